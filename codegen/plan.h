@@ -1,0 +1,53 @@
+/* A Plan is what code generation produces for (IR, Config): the device source and the launch
+ * sequence. The emitted host API (heat.cu / heat.h) is printed from the Plan, and the runtime
+ * executes the same Plan, so what is tuned is exactly what is emitted. */
+#ifndef STC_PLAN_H
+#define STC_PLAN_H
+#include "../ir/ir.h"
+#include "config.h"
+
+typedef enum {
+    ARG_BUF,    /* a field's buffer: field, level (0 = step t, -1 = t-1, +1 = the one written) */
+    ARG_PARAM,  /* a runtime parameter, passed as the element type: index */
+    ARG_DIM,    /* the interior size on axis `index`, as int */
+} ArgKind;
+
+typedef struct {
+    ArgKind kind;
+    int field, level, index;
+} PlanArg;
+
+typedef struct {
+    const char *kernel;   /* __global__ function name in Plan.source (extern "C") */
+    int block[3];         /* threads per block */
+    /* Grid: axis d has ceil(cover_n[d] / tile[d]) blocks (1 when tile[d] is 0), where
+     * cover_n[d] = n[axis_of[d]] + extra[d] (interior size, plus e.g. a halo for halo fills). */
+    int tile[3];
+    int axis_of[3];
+    int extra[3];
+    int smem_bytes;       /* dynamic shared memory */
+    PlanArg *args;
+    int nargs;
+    int steps;            /* time steps this launch advances (temporal blocking) */
+    int rotate_after;     /* after this launch, the state fields' buffers rotate once */
+} PlanLaunch;
+
+typedef struct {
+    const IrProgram *prog;
+    Config config;
+    char *source;          /* device code only: NVRTC compiles it as is (no #include) */
+    PlanLaunch *prologue;  /* run once at the start of a run: boundary set-up */
+    int nprologue;
+    PlanLaunch *step;      /* one group of launches; advances step_count steps */
+    int nstep;
+    int step_count;        /* steps advanced by one pass of `step` */
+    PlanLaunch *single;    /* one plain step, for the steps left over when step_count > 1 */
+    int nsingle;
+    int needs_temp;        /* temp fields need device buffers (the host API allocates them) */
+} Plan;
+
+/* Builds the plan of prog under config c (codegen/plan.c). Returns NULL, with a reason a person
+ * can read in why, when c is not valid for prog (the constraints of codegen/space.c). */
+Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
+
+#endif

@@ -1,0 +1,3 @@
+#include <stdio.h>
+#include "stc_config.h"
+int main(void) { puts("stencilc " STC_VERSION); return 0; }

@@ -1,0 +1,36 @@
+/* The reference interpreter: the oracle every generated kernel is checked against. It runs a
+ * program on the CPU in double precision, with the same memory layout as the generated code
+ * (ir.h) and the same boundary semantics (docs/language.md). */
+#ifndef STC_INTERP_H
+#define STC_INTERP_H
+#include "ir.h"
+
+typedef struct {
+    const IrProgram *prog;
+    int n[3];          /* interior size; 1 on axes >= dims */
+    int pad[3];        /* padded extents n[d] + 2*halo[d] */
+    long total;        /* elements per buffer */
+    /* buf[f][l]: field f, buffer l. State fields have prog->fields[f].levels buffers; coef and
+     * temp fields have one. newest[f] is the index of the buffer holding step t, the one before
+     * it holds t-1 (levels 3). */
+    double **buf[64];
+    int newest[64];
+    double *params;    /* one per program parameter (defaults filled in) */
+} InterpGrid;
+
+/* Allocates (heap) a grid of interior size n for prog, all zeros, params set to defaults. */
+InterpGrid *interp_grid_new(const IrProgram *prog, const int n[3]);
+void interp_grid_free(InterpGrid *g);
+/* Fills every buffer of every field (halo included) with reproducible values in [0.5, 1.5). All
+ * levels of a state field get the same values. */
+void interp_fill_random(InterpGrid *g, unsigned seed);
+/* Index of interior point (i,j,k) (may be negative into the halo) in a buffer. */
+long interp_index(const InterpGrid *g, int i, int j, int k);
+/* Applies each field's boundary condition to the halo of its newest buffer (fixed: nothing). */
+void interp_fill_halos(InterpGrid *g);
+/* Advances steps time steps. At the start, halos are made consistent as the generated code does:
+ * each field's boundary condition is applied to its newest buffer, and for `fixed` fields the
+ * newest buffer's halo is copied to the field's other buffers. */
+void interp_run(InterpGrid *g, int steps);
+
+#endif

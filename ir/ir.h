@@ -1,0 +1,123 @@
+/* The stencil IR. A program is a list of fields and parameters and a step made of stages.
+ * Each stage is a straight-line list of value nodes (SSA: a node's operands come before it),
+ * built with hash-consing (common subexpressions are shared) and constant folding, and a list
+ * of writes (field <- node). A stage boundary exists where a statement reads, at a non-zero
+ * offset, a temp field computed earlier in the same step: every point of that temp must be
+ * computed before the reader runs.
+ *
+ * Memory layout, shared by the interpreter, the generated kernels and the emitted C API:
+ * every field of a program has the same padded shape. Axis d has n[d] interior points and a
+ * halo of halo[d] points on each side (halo[d] = the largest |offset| on axis d over all reads),
+ * so its padded extent is n[d] + 2*halo[d]; axes >= dims have extent 1 and halo 0. x (axis 0)
+ * is contiguous: element (i,j,k) of the interior, 0-based, is at
+ *   ((k + halo[2]) * P1 + (j + halo[1])) * P0 + (i + halo[0])   with Pd = n[d] + 2*halo[d]. */
+#ifndef STC_IR_H
+#define STC_IR_H
+#include "../frontend/ast.h"
+
+typedef enum {
+    N_CONST,  /* value */
+    N_PARAM,  /* param: index into IrProgram.params */
+    N_READ,   /* field, level, off[3] */
+    /* unary: a */
+    N_NEG, N_NOT, N_SQRT, N_RSQRT, N_EXP, N_LOG, N_SIN, N_COS, N_ABS, N_FLOOR,
+    /* binary: a, b */
+    N_ADD, N_SUB, N_MUL, N_DIV, N_POW, N_MIN, N_MAX,
+    N_LT, N_LE, N_GT, N_GE, N_EQ, N_NE, N_AND, N_OR,
+    /* ternary: a ? b : c */
+    N_SELECT,
+    N_OP_COUNT
+} IrOp;
+
+typedef struct {
+    IrOp op;
+    int a, b, c;      /* operand node indices in the same stage, -1 when unused */
+    double value;     /* N_CONST */
+    int param;        /* N_PARAM */
+    int field;        /* N_READ */
+    int level;        /* N_READ: 0 = step t (or this step, for temps), -1 = step t-1 */
+    int off[3];       /* N_READ: offsets, 0 on axes >= dims */
+    int uses;         /* how many nodes and writes of the stage use it */
+} IrNode;
+
+typedef struct {
+    int field; /* target */
+    int node;  /* value */
+    Loc loc;
+} IrWrite;
+
+typedef struct {
+    IrNode *nodes;
+    int nnodes, cap_nodes;
+    IrWrite *writes;
+    int nwrites, cap_writes;
+    int radius[3]; /* largest |offset| read per axis in this stage */
+} IrStage;
+
+typedef struct {
+    const char *name;
+    FieldRole role;
+    int levels;        /* state: 2 or 3 buffers; coef and temp: 1 */
+    BoundaryKind bc;
+    double bc_value;   /* BC_CONSTANT */
+    int lo[3], hi[3];  /* footprint: smallest and largest offset read per axis, all stages */
+    int read, written; /* whether the step reads / writes it */
+    int write_stage;   /* temp and state: the stage that writes it, -1 if none */
+    Loc loc;
+} IrField;
+
+typedef struct {
+    const char *name;
+    double def;        /* default value */
+    int has_default;
+    int used;
+} IrParam;
+
+typedef enum { SHAPE_STAR, SHAPE_BOX, SHAPE_GENERAL } IrShape;
+
+typedef struct {
+    int radius;            /* largest |offset| over all axes and fields */
+    IrShape shape;         /* of the union of all reads of the (single) state field, or general */
+    int points;            /* distinct (field, level, offset) reads over all stages */
+    int flops_written;     /* as the literature counts: the source expression, lets expanded */
+    int flops;             /* arithmetic nodes after folding and CSE, all stages */
+    int bytes_per_point;   /* one read of every field read + one write of every field written,
+                              times the element size (no reuse counted twice) */
+    int fields_read, fields_written;
+} IrAnalysis;
+
+typedef struct {
+    const char *name;
+    int dims;
+    ElemType type;
+    long size[3];       /* default interior size (from `size`, else 0) */
+    long steps;         /* default step count (from `steps`, else 0) */
+    IrField *fields;
+    int nfields, cap_fields;
+    IrParam *params;
+    int nparams, cap_params;
+    IrStage *stages;
+    int nstages, cap_stages;
+    int halo[3];        /* halo width per axis; 0 on axes >= dims */
+    IrAnalysis an;
+} IrProgram;
+
+/* Lowers one stencil of the AST to IR with semantic checks (diagnostics through diag). Returns
+ * NULL on errors. The type override, when >= 0, replaces the stencil's element type. */
+IrProgram *ir_lower(const AstStencil *st, Arena *arena, Diag *diag);
+
+/* Analyses (fills prog->an and the fields' footprints; lowering calls it). */
+void ir_analyse(IrProgram *prog);
+
+/* Prints the IR and its analyses readably (--dump-ir). */
+void ir_dump(FILE *out, const IrProgram *prog);
+
+/* Names for printing. */
+const char *ir_op_name(IrOp op);
+const char *ir_bc_name(BoundaryKind bc);
+const char *ir_shape_name(IrShape s);
+int ir_op_arity(IrOp op); /* 0 for leaves */
+
+static inline int ir_elem_size(const IrProgram *p) { return p->type == ELEM_DOUBLE ? 8 : 4; }
+
+#endif

@@ -1,0 +1,70 @@
+/* Diagnostics: `file:line:col: error: message [STC-NNN]`, then the source line and a caret.
+ * Error codes are stable; docs/errors.md lists them and tests/err/ names them. */
+#ifndef STC_DIAG_H
+#define STC_DIAG_H
+#include <stdio.h>
+
+typedef struct {
+    int line, col; /* 1-based; line 0 means "no location" */
+    int len;       /* columns to underline (>= 1) */
+} Loc;
+
+typedef struct {
+    const char *name; /* as given on the command line */
+    const char *text; /* whole file, NUL-terminated (NULs inside are replaced) */
+    long size;
+} Source;
+
+typedef struct {
+    const Source *src;
+    FILE *out;
+    int errors, warnings;
+    int max_errors; /* stop reporting after this many (0: 50) */
+} Diag;
+
+void diag_init(Diag *d, const Source *src, FILE *out);
+void diag_error(Diag *d, Loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void diag_warning(Diag *d, Loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Stable error codes. Add new ones at the end of a range; never renumber. */
+enum {
+    /* 001-099: lexer and parser */
+    STC_E_BAD_CHAR = 1,       /* a character the language does not use */
+    STC_E_BAD_NUMBER = 2,     /* malformed numeric literal */
+    STC_E_UNTERMINATED = 3,   /* unterminated comment or string */
+    STC_E_SYNTAX = 4,         /* parser: unexpected token */
+    STC_E_TOO_DEEP = 5,       /* expression nesting too deep */
+    STC_E_TOO_LARGE = 6,      /* integer too large, file too large */
+    STC_E_BINARY = 7,         /* input is not text */
+    /* 100-199: declarations and names */
+    STC_E_UNDECLARED = 100,
+    STC_E_REDECLARED = 101,
+    STC_E_NO_GRID = 102,
+    STC_E_DUP_DECL = 103,     /* grid/type/size/steps given twice */
+    STC_E_BAD_SIZE = 104,     /* size count or value wrong */
+    STC_E_BAD_LEVELS = 105,
+    STC_E_BAD_OPTION = 106,   /* field option not valid for the role */
+    STC_E_NOT_CONST = 107,    /* const initializer or bc value not constant */
+    STC_E_NO_STENCIL = 108,   /* --stencil names no stencil, or file has none */
+    STC_E_DUP_STENCIL = 109,
+    /* 200-299: semantic checks of lowering */
+    STC_E_WRITE_READONLY = 200,
+    STC_E_OFFSET_NOT_INT = 201,
+    STC_E_NO_TIME_LEVEL = 202,
+    STC_E_DIM_MISMATCH = 203,
+    STC_E_RADIUS_TOO_BIG = 204,
+    STC_E_WRITTEN_TWICE = 205,
+    STC_E_NOT_A_FIELD = 206,  /* indexing a param/const/let */
+    STC_E_FIELD_AS_VALUE = 207,
+    STC_E_BAD_CALL = 208,     /* unknown function or wrong arity */
+    STC_E_TEMP_BEFORE_WRITE = 209,
+    STC_E_NO_WRITE = 210,     /* a step writes nothing */
+    /* 300-399: warnings */
+    STC_W_UNUSED_PARAM = 300,
+    STC_W_UNUSED_FIELD = 301,
+    STC_W_UNUSED_LET = 302,
+    STC_W_UNUSED_CONST = 303,
+};
+
+#endif

@@ -1,0 +1,74 @@
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void reserve(StrBuf *sb, size_t extra)
+{
+    if (sb->len + extra + 1 <= sb->cap)
+        return;
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(sb->data, cap);
+    if (!p) {
+        fputs("stencilc: out of memory\n", stderr);
+        exit(3);
+    }
+    sb->data = p;
+    sb->cap = cap;
+}
+
+void sb_putn(StrBuf *sb, const char *s, size_t n)
+{
+    reserve(sb, n);
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = 0;
+}
+
+void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
+
+void sb_printf(StrBuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    reserve(sb, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb->len += (size_t)n;
+}
+
+void sb_free(StrBuf *sb)
+{
+    free(sb->data);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
+}
+
+int sb_write_file_atomic(const StrBuf *sb, const char *path)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return -1;
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int ok = f != NULL;
+    if (ok && sb->len)
+        ok = fwrite(sb->data, 1, sb->len, f) == sb->len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0;
+    if (!ok)
+        remove(tmp);
+    free(tmp);
+    return ok ? 0 : -1;
+}

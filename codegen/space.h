@@ -1,0 +1,32 @@
+/* The tuning space of a program on a grid: every parameter of Config with the values it may
+ * take, and the constraints that decide, before anything is compiled, whether a configuration
+ * is valid, each with a reason a person can read. */
+#ifndef STC_SPACE_H
+#define STC_SPACE_H
+#include "../ir/ir.h"
+#include "config.h"
+
+#define SPACE_MAX_VALUES 16
+
+typedef struct {
+    ParamId id;
+    int values[SPACE_MAX_VALUES]; /* ascending; a parameter that cannot vary has one value, 1 */
+    int nvalues;
+} SpaceParam;
+
+typedef struct {
+    const IrProgram *prog;
+    long n[3];                 /* interior grid size; 1 on axes >= dims */
+    SpaceParam params[P_COUNT];
+} Space;
+
+void space_init(Space *s, const IrProgram *prog, const long n[3]);
+/* 1 if c satisfies every static constraint; else 0 and the first broken one in why. */
+int space_check(const Space *s, const Config *c, char *why, int whylen);
+/* Number of valid configurations (exact when small enough to enumerate, else an estimate from
+ * sampling; *exact says which). */
+double space_valid_count(const Space *s, int *exact);
+/* Prints the parameters, their values and the size of the valid space (--list-space). */
+void space_print(FILE *out, const Space *s);
+
+#endif

@@ -64,6 +64,9 @@ typedef struct {
     int read, written; /* whether the step reads / writes it */
     int write_stage;   /* temp and state: the stage that writes it, -1 if none */
     Loc loc;
+    /* Whether the field lives in memory: state and coef always; a temp only when a later
+     * stage reads it (a temp read only at offset 0 in its own stage stays in registers). */
+    int materialized;
 } IrField;
 
 typedef struct {
@@ -117,6 +120,22 @@ const char *ir_op_name(IrOp op);
 const char *ir_bc_name(BoundaryKind bc);
 const char *ir_shape_name(IrShape s);
 int ir_op_arity(IrOp op); /* 0 for leaves */
+
+/* Replaces the element type (the CLI's --type) and updates the analyses that depend on it. */
+void ir_set_type(IrProgram *prog, ElemType type);
+
+/* Checks that an interior of n[0..dims-1] points fits the program's halo: every axis needs at
+ * least max(1, halo[d]) points. Returns 0 when it fits; otherwise -1 with a reason in why. */
+int ir_check_grid(const IrProgram *prog, const long n[3], char *why, int len);
+
+/* The value of one operation on doubles, as the interpreter and constant folding compute it
+ * (comparisons and logic give 1 or 0; select(a,b,c) is a != 0 ? b : c). */
+double ir_eval_op(IrOp op, double a, double b, double c);
+
+/* Runs the interpreter on a small odd-sized grid with random data for `steps` steps (0: 10) and
+ * prints a summary (grid, steps, per field min/max/mean/checksum, NaN/Inf warnings) to out.
+ * Returns 0, or 1 when a field holds NaN or Inf (ir/check.c, `stencilc check`). */
+int ir_check_report(FILE *out, const IrProgram *prog, unsigned seed, int steps);
 
 static inline int ir_elem_size(const IrProgram *p) { return p->type == ELEM_DOUBLE ? 8 : 4; }
 

@@ -1,0 +1,209 @@
+#include "options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stc_config.h"
+
+static const char usage_text[] =
+    "usage: stencilc [options] FILE.st            compile a stencil to CUDA (FILE.cu + FILE.h)\n"
+    "       stencilc check [options] FILE.st      run the reference interpreter on a small grid\n"
+    "       stencilc bench [options] FILE.st      time the kernel it would emit (needs a GPU)\n"
+    "       stencilc replay [options] RECORD.tsv  compare tuning strategies on recorded timings\n"
+    "\n"
+    "options:\n"
+    "  -o FILE             output file (default: the stencil's name + .cu); the header goes\n"
+    "                      next to it with the extension .h\n"
+    "  --stencil NAME      which stencil of the file (needed when it holds several)\n"
+    "  --type float|double element type (overrides the file)\n"
+    "  --grid NXxNYxNZ     interior grid size for tuning and bench (default: the file's `size`)\n"
+    "  --steps N           time steps for tuning and bench (default: the file's `steps`)\n"
+    "  --config SPEC       emit exactly this variant, e.g. 'tb=32x8x1,stream=z,sb=64'\n"
+    "                      (docs/config.md)\n"
+    "  --list-space        print the tuning space of the program and grid, then exit\n"
+    "  --dump-ast          print the parsed program back as source\n"
+    "  --dump-ir           print the IR and its analyses\n"
+    "  --validate          also parse the emitted CUDA with libclang and report its diagnostics\n"
+    "  --autotune          search the tuning space on this GPU and emit the fastest correct\n"
+    "                      variant\n"
+    "  --budget T          tuning budget: seconds ('60s', '2m') or a count of variants ('200')\n"
+    "  --strategy S        gest (default), random, genetic or exhaustive\n"
+    "  --seed N            random seed of the search (default 1)\n"
+    "  --seeds N           replay: seeds per strategy (default 10)\n"
+    "  --tune-log FILE     write one JSON line per evaluated variant\n"
+    "  --tune-db DIR       the tuning database (default: ~/.cache/stencilc)\n"
+    "  --replay FILE       tune against recorded measurements instead of the GPU\n"
+    "  -q, --quiet         no progress line\n"
+    "  -h, --help          this text\n"
+    "  --version           print the version\n"
+    "\n"
+    "exit status: 0 success, 1 errors in the input or the run, 2 usage errors\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("stencilc: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(see stencilc --help)\n", stderr);
+    return 2;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "512x512x512", "8192x8192" or "1024" */
+static int parse_grid(const char *s, Options *o)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    int n = 0;
+    for (char *tok = strtok(buf, "x,"); tok; tok = strtok(NULL, "x,")) {
+        if (n == 3 || parse_long(tok, 1, 1L << 30, &o->grid[n]) != 0)
+            return -1;
+        n++;
+    }
+    if (n == 0)
+        return -1;
+    o->ngrid = n;
+    return 0;
+}
+
+static int parse_budget(const char *s, Options *o)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v <= 0)
+        return -1;
+    if (!strcmp(end, "s"))
+        o->budget_s = v;
+    else if (!strcmp(end, "m") || !strcmp(end, "min"))
+        o->budget_s = v * 60;
+    else if (!strcmp(end, "h"))
+        o->budget_s = v * 3600;
+    else if (*end == 0 && v == (long)v)
+        o->budget_count = (long)v;
+    else
+        return -1;
+    return 0;
+}
+
+int options_parse(int argc, char **argv, Options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->type = -1;
+    o->seed = 1;
+    o->seeds = 10;
+    int i = 1;
+    if (argc > 1) {
+        if (!strcmp(argv[1], "check"))
+            o->cmd = CMD_CHECK, i = 2;
+        else if (!strcmp(argv[1], "bench"))
+            o->cmd = CMD_BENCH, i = 2;
+        else if (!strcmp(argv[1], "replay"))
+            o->cmd = CMD_REPLAY, i = 2;
+    }
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG()                                                          \
+    do {                                                                    \
+        if (!next)                                                          \
+            return usage_error("option '%s' needs an argument", a);         \
+        i++;                                                                \
+    } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return 1;
+        } else if (!strcmp(a, "--version")) {
+            printf("stencilc %s\n", STC_VERSION);
+            return 1;
+        } else if (!strcmp(a, "-o")) {
+            NEED_ARG();
+            o->output = next;
+        } else if (!strcmp(a, "--stencil")) {
+            NEED_ARG();
+            o->stencil = next;
+        } else if (!strcmp(a, "--type")) {
+            NEED_ARG();
+            if (!strcmp(next, "float"))
+                o->type = 0;
+            else if (!strcmp(next, "double"))
+                o->type = 1;
+            else
+                return usage_error("--type takes float or double, not '%s'", next);
+        } else if (!strcmp(a, "--grid")) {
+            NEED_ARG();
+            if (parse_grid(next, o) != 0)
+                return usage_error("--grid takes sizes like 512x512x512, not '%s'", next);
+        } else if (!strcmp(a, "--steps")) {
+            NEED_ARG();
+            if (parse_long(next, 1, 1L << 30, &o->steps) != 0)
+                return usage_error("--steps takes a positive count, not '%s'", next);
+        } else if (!strcmp(a, "--config")) {
+            NEED_ARG();
+            o->config = next;
+        } else if (!strcmp(a, "--list-space")) {
+            o->list_space = 1;
+        } else if (!strcmp(a, "--dump-ast")) {
+            o->dump_ast = 1;
+        } else if (!strcmp(a, "--dump-ir")) {
+            o->dump_ir = 1;
+        } else if (!strcmp(a, "--validate")) {
+            o->validate = 1;
+        } else if (!strcmp(a, "--autotune")) {
+            o->autotune = 1;
+        } else if (!strcmp(a, "--budget")) {
+            NEED_ARG();
+            if (parse_budget(next, o) != 0)
+                return usage_error("--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", next);
+        } else if (!strcmp(a, "--strategy")) {
+            NEED_ARG();
+            o->strategy = next;
+        } else if (!strcmp(a, "--seed")) {
+            long v;
+            NEED_ARG();
+            if (parse_long(next, 0, 0x7fffffff, &v) != 0)
+                return usage_error("--seed takes a number, not '%s'", next);
+            o->seed = (unsigned)v;
+        } else if (!strcmp(a, "--seeds")) {
+            long v;
+            NEED_ARG();
+            if (parse_long(next, 1, 1000, &v) != 0)
+                return usage_error("--seeds takes a count from 1 to 1000, not '%s'", next);
+            o->seeds = (int)v;
+        } else if (!strcmp(a, "--tune-log")) {
+            NEED_ARG();
+            o->tune_log = next;
+        } else if (!strcmp(a, "--tune-db")) {
+            NEED_ARG();
+            o->tune_db = next;
+        } else if (!strcmp(a, "--replay")) {
+            NEED_ARG();
+            o->replay = next;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (o->input) {
+            return usage_error("more than one input file ('%s')", a);
+        } else {
+            o->input = a;
+        }
+#undef NEED_ARG
+    }
+    if (!o->input)
+        return usage_error("%s", "no input file");
+    return 0;
+}

@@ -1,0 +1,37 @@
+/* The command line of stencilc. */
+#ifndef STC_OPTIONS_H
+#define STC_OPTIONS_H
+
+typedef enum {
+    CMD_COMPILE, /* stencilc FILE.st -o OUT.cu */
+    CMD_CHECK,   /* stencilc check FILE.st: run the interpreter, print a summary */
+    CMD_BENCH,   /* stencilc bench FILE.st: time the kernel it would emit */
+    CMD_REPLAY,  /* stencilc replay RECORD.tsv: compare strategies on recorded measurements */
+} Command;
+
+typedef struct {
+    Command cmd;
+    const char *input;
+    const char *output;       /* -o; default NAME.cu in the current directory */
+    const char *stencil;      /* --stencil */
+    int type;                 /* --type: -1 = as the file says, else ElemType */
+    long grid[3];             /* --grid; 0 = from the file */
+    int ngrid;
+    long steps;               /* --steps; 0 = from the file */
+    const char *config;       /* --config */
+    int list_space, dump_ast, dump_ir, validate;
+    int autotune, quiet;
+    double budget_s;          /* --budget 60s */
+    long budget_count;        /* --budget 200 */
+    const char *strategy;     /* --strategy */
+    const char *tune_log, *tune_db, *replay;
+    unsigned seed;
+    int seeds;                /* replay: how many seeds */
+    int no_write;             /* internal: parse and check only */
+} Options;
+
+/* Parses argv. Returns 0 to go on, 1 when --help/--version was printed (exit 0), 2 on a usage
+ * error (message printed). */
+int options_parse(int argc, char **argv, Options *o);
+
+#endif

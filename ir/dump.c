@@ -1,0 +1,168 @@
+/* Readable printing of the IR and its analyses (--dump-ir), and the names used for it. */
+#include "ir.h"
+
+static const char *const op_names[N_OP_COUNT] = {
+    [N_CONST] = "const", [N_PARAM] = "param", [N_READ] = "read",
+    [N_NEG] = "neg",     [N_NOT] = "not",     [N_SQRT] = "sqrt",   [N_RSQRT] = "rsqrt",
+    [N_EXP] = "exp",     [N_LOG] = "log",     [N_SIN] = "sin",     [N_COS] = "cos",
+    [N_ABS] = "abs",     [N_FLOOR] = "floor", [N_ADD] = "add",     [N_SUB] = "sub",
+    [N_MUL] = "mul",     [N_DIV] = "div",     [N_POW] = "pow",     [N_MIN] = "min",
+    [N_MAX] = "max",     [N_LT] = "lt",       [N_LE] = "le",       [N_GT] = "gt",
+    [N_GE] = "ge",       [N_EQ] = "eq",       [N_NE] = "ne",       [N_AND] = "and",
+    [N_OR] = "or",       [N_SELECT] = "select",
+};
+
+const char *ir_op_name(IrOp op)
+{
+    return op >= 0 && op < N_OP_COUNT && op_names[op] ? op_names[op] : "?";
+}
+
+int ir_op_arity(IrOp op)
+{
+    if (op >= N_NEG && op <= N_FLOOR)
+        return 1;
+    if (op >= N_ADD && op <= N_OR)
+        return 2;
+    if (op == N_SELECT)
+        return 3;
+    return 0;
+}
+
+const char *ir_bc_name(BoundaryKind bc)
+{
+    switch (bc) {
+    case BC_FIXED: return "fixed";
+    case BC_CONSTANT: return "constant";
+    case BC_PERIODIC: return "periodic";
+    case BC_CLAMP: return "clamp";
+    case BC_MIRROR: return "mirror";
+    }
+    return "?";
+}
+
+const char *ir_shape_name(IrShape s)
+{
+    switch (s) {
+    case SHAPE_STAR: return "star";
+    case SHAPE_BOX: return "box";
+    case SHAPE_GENERAL: return "general";
+    }
+    return "?";
+}
+
+static const char *role_name(FieldRole r)
+{
+    return r == ROLE_STATE ? "state" : r == ROLE_COEF ? "coef" : "temp";
+}
+
+static void print_offsets(FILE *out, const IrProgram *p, const int *off)
+{
+    fputc('[', out);
+    for (int d = 0; d < p->dims; d++)
+        fprintf(out, "%s%d", d ? "," : "", off[d]);
+    fputc(']', out);
+}
+
+static void dump_fields(FILE *out, const IrProgram *p)
+{
+    static const char axis[] = "xyz";
+    fprintf(out, "fields:\n");
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fd = &p->fields[f];
+        fprintf(out, "  %s: %s", fd->name, role_name(fd->role));
+        if (fd->role == ROLE_STATE)
+            fprintf(out, ", levels %d", fd->levels);
+        fprintf(out, ", bc %s", ir_bc_name(fd->bc));
+        if (fd->bc == BC_CONSTANT)
+            fprintf(out, "(%.17g)", fd->bc_value);
+        if (fd->read) {
+            fprintf(out, ", footprint");
+            for (int d = 0; d < p->dims; d++)
+                fprintf(out, " %c[%d,%d]", axis[d], fd->lo[d], fd->hi[d]);
+        }
+        fprintf(out, "%s", fd->read ? ", read" : "");
+        if (fd->written)
+            fprintf(out, ", written in stage %d", fd->write_stage);
+        if (fd->role == ROLE_TEMP)
+            fprintf(out, ", %s", fd->materialized ? "in memory" : "in registers");
+        fputc('\n', out);
+    }
+}
+
+static void dump_node(FILE *out, const IrProgram *p, int i, const IrNode *n)
+{
+    fprintf(out, "    %%%d = ", i);
+    switch (n->op) {
+    case N_CONST:
+        fprintf(out, "const %.17g", n->value);
+        break;
+    case N_PARAM:
+        fprintf(out, "param %s", p->params[n->param].name);
+        break;
+    case N_READ:
+        fprintf(out, "read %s", p->fields[n->field].name);
+        if (n->level)
+            fprintf(out, "@%d", n->level);
+        print_offsets(out, p, n->off);
+        break;
+    default:
+        fprintf(out, "%s %%%d", ir_op_name(n->op), n->a);
+        if (ir_op_arity(n->op) >= 2)
+            fprintf(out, ", %%%d", n->b);
+        if (ir_op_arity(n->op) >= 3)
+            fprintf(out, ", %%%d", n->c);
+        break;
+    }
+    if (n->uses > 1)
+        fprintf(out, "    ; %d uses", n->uses);
+    fputc('\n', out);
+}
+
+void ir_dump(FILE *out, const IrProgram *p)
+{
+    fprintf(out, "stencil %s: %dd, %s", p->name ? p->name : "?", p->dims,
+            p->type == ELEM_DOUBLE ? "double" : "float");
+    if (p->size[0] > 0) {
+        fprintf(out, ", size");
+        for (int d = 0; d < p->dims; d++)
+            fprintf(out, "%s%ld", d ? "x" : " ", p->size[d]);
+    }
+    if (p->steps > 0)
+        fprintf(out, ", steps %ld", p->steps);
+    fprintf(out, ", halo");
+    for (int d = 0; d < p->dims; d++)
+        fprintf(out, "%s%d", d ? "," : " ", p->halo[d]);
+    fputc('\n', out);
+    dump_fields(out, p);
+    if (p->nparams) {
+        fprintf(out, "params:\n");
+        for (int i = 0; i < p->nparams; i++) {
+            fprintf(out, "  %s", p->params[i].name);
+            if (p->params[i].has_default)
+                fprintf(out, " = %.17g", p->params[i].def);
+            fprintf(out, "%s\n", p->params[i].used ? "" : " (unused)");
+        }
+    }
+    for (int s = 0; s < p->nstages; s++) {
+        const IrStage *st = &p->stages[s];
+        fprintf(out, "stage %d (radius", s);
+        for (int d = 0; d < p->dims; d++)
+            fprintf(out, "%s%d", d ? "," : " ", st->radius[d]);
+        fprintf(out, "):\n");
+        for (int i = 0; i < st->nnodes; i++)
+            if (st->nodes[i].uses > 0)
+                dump_node(out, p, i, &st->nodes[i]);
+        for (int w = 0; w < st->nwrites; w++)
+            fprintf(out, "    %s <- %%%d\n", p->fields[st->writes[w].field].name,
+                    st->writes[w].node);
+    }
+    const IrAnalysis *an = &p->an;
+    fprintf(out, "analysis:\n");
+    fprintf(out, "  radius %d, shape %s, points %d\n", an->radius, ir_shape_name(an->shape),
+            an->points);
+    fprintf(out, "  flops per point: %d as written, %d after folding and CSE\n",
+            an->flops_written, an->flops);
+    fprintf(out, "  bytes per point: %d (%d field%s read, %d written, %d-byte elements)\n",
+            an->bytes_per_point, an->fields_read, an->fields_read == 1 ? "" : "s",
+            an->fields_written, ir_elem_size(p));
+}

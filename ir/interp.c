@@ -1,0 +1,269 @@
+/* The reference interpreter: double precision, the padded layout of ir.h, the boundary
+ * conditions of docs/language.md. Each stage is evaluated a row of x at a time, node by node,
+ * so the per-node dispatch is paid once per row rather than once per point. */
+#include "interp.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("stencilc: out of memory\n", stderr);
+        exit(3);
+    }
+    return p;
+}
+
+InterpGrid *interp_grid_new(const IrProgram *prog, const int n[3])
+{
+    InterpGrid *g = xcalloc(1, sizeof *g);
+    g->prog = prog;
+    g->total = 1;
+    for (int d = 0; d < 3; d++) {
+        g->n[d] = d < prog->dims ? (n[d] > 0 ? n[d] : 1) : 1;
+        g->pad[d] = g->n[d] + 2 * prog->halo[d];
+        g->total *= g->pad[d];
+    }
+    for (int f = 0; f < prog->nfields && f < 64; f++) {
+        int levels = prog->fields[f].role == ROLE_STATE ? prog->fields[f].levels : 1;
+        g->buf[f] = xcalloc((size_t)levels, sizeof *g->buf[f]);
+        for (int l = 0; l < levels; l++)
+            g->buf[f][l] = xcalloc((size_t)g->total, sizeof(double));
+        g->newest[f] = 0;
+    }
+    g->params = xcalloc((size_t)prog->nparams, sizeof(double));
+    for (int i = 0; i < prog->nparams; i++)
+        g->params[i] = prog->params[i].def;
+    return g;
+}
+
+static int field_levels(const InterpGrid *g, int f)
+{
+    const IrField *fd = &g->prog->fields[f];
+    return fd->role == ROLE_STATE ? fd->levels : 1;
+}
+
+void interp_grid_free(InterpGrid *g)
+{
+    if (!g)
+        return;
+    for (int f = 0; f < g->prog->nfields && f < 64; f++) {
+        for (int l = 0; l < field_levels(g, f); l++)
+            free(g->buf[f][l]);
+        free(g->buf[f]);
+    }
+    free(g->params);
+    free(g);
+}
+
+/* A hash of (seed, field, index): the values do not depend on the order of filling. */
+static double random_value(unsigned seed, int f, long i)
+{
+    uint64_t z = ((uint64_t)seed << 40) ^ ((uint64_t)(unsigned)f << 32) ^ (uint64_t)i;
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return 0.5 + (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void interp_fill_random(InterpGrid *g, unsigned seed)
+{
+    for (int f = 0; f < g->prog->nfields && f < 64; f++)
+        for (int l = 0; l < field_levels(g, f); l++)
+            for (long i = 0; i < g->total; i++)
+                g->buf[f][l][i] = random_value(seed, f, i);
+}
+
+long interp_index(const InterpGrid *g, int i, int j, int k)
+{
+    const int *h = g->prog->halo;
+    return ((long)(k + h[2]) * g->pad[1] + (j + h[1])) * g->pad[0] + (i + h[0]);
+}
+
+/* The interior coordinate whose value halo coordinate x takes, on an axis of n points. */
+static int map_coord(BoundaryKind bc, int x, int n)
+{
+    if (x >= 0 && x < n)
+        return x;
+    switch (bc) {
+    case BC_PERIODIC:
+        return ((x % n) + n) % n;
+    case BC_CLAMP:
+        return x < 0 ? 0 : n - 1;
+    case BC_MIRROR: {
+        if (n == 1)
+            return 0;
+        int m = 2 * (n - 1);
+        x = ((x % m) + m) % m;
+        return x >= n ? m - x : x;
+    }
+    default:
+        return x;
+    }
+}
+
+/* Fills the halo of one buffer. A halo point maps each coordinate independently, so edges and
+ * corners take the value of the interior point the mapped coordinates name. */
+static void fill_halo(InterpGrid *g, double *b, BoundaryKind bc, double value)
+{
+    if (bc == BC_FIXED)
+        return;
+    const int *h = g->prog->halo;
+    for (int k = -h[2]; k < g->n[2] + h[2]; k++)
+        for (int j = -h[1]; j < g->n[1] + h[1]; j++) {
+            int inner = k >= 0 && k < g->n[2] && j >= 0 && j < g->n[1];
+            for (int i = -h[0]; i < g->n[0] + h[0]; i++) {
+                if (inner && i == 0 && g->n[0] > 0) {
+                    i = g->n[0] - 1; /* skip the interior of this row */
+                    continue;
+                }
+                long at = interp_index(g, i, j, k);
+                if (bc == BC_CONSTANT)
+                    b[at] = value;
+                else
+                    b[at] = b[interp_index(g, map_coord(bc, i, g->n[0]),
+                                           map_coord(bc, j, g->n[1]),
+                                           map_coord(bc, k, g->n[2]))];
+            }
+        }
+}
+
+static void for_each_halo_point(InterpGrid *g, double *dst, const double *src)
+{
+    const int *h = g->prog->halo;
+    for (int k = -h[2]; k < g->n[2] + h[2]; k++)
+        for (int j = -h[1]; j < g->n[1] + h[1]; j++)
+            for (int i = -h[0]; i < g->n[0] + h[0]; i++) {
+                if (i >= 0 && i < g->n[0] && j >= 0 && j < g->n[1] && k >= 0 && k < g->n[2])
+                    continue;
+                long at = interp_index(g, i, j, k);
+                dst[at] = src ? src[at] : 0.0;
+            }
+}
+
+void interp_fill_halos(InterpGrid *g)
+{
+    for (int f = 0; f < g->prog->nfields && f < 64; f++) {
+        const IrField *fd = &g->prog->fields[f];
+        fill_halo(g, g->buf[f][g->newest[f]], fd->bc, fd->bc_value);
+    }
+}
+
+/* Evaluates one stage on the whole interior, writing state fields into target[f]. */
+static void run_stage(InterpGrid *g, const IrStage *st, double *const *target)
+{
+    const IrProgram *p = g->prog;
+    int nx = g->n[0], nn = st->nnodes;
+    if (nn == 0)
+        return;
+    double *v = xcalloc((size_t)nn * (size_t)nx, sizeof(double));
+    const double **src = xcalloc((size_t)nn, sizeof *src);
+    long stride1 = g->pad[0], stride2 = (long)g->pad[0] * g->pad[1];
+    for (int i = 0; i < nn; i++) {
+        const IrNode *n = &st->nodes[i];
+        double *r = v + (size_t)i * (size_t)nx;
+        if (n->op == N_CONST || n->op == N_PARAM) {
+            double c = n->op == N_CONST ? n->value : g->params[n->param];
+            for (int x = 0; x < nx; x++)
+                r[x] = c;
+        } else if (n->op == N_READ) {
+            int f = n->field, levels = field_levels(g, f);
+            int l = (g->newest[f] + n->level % levels + levels) % levels;
+            src[i] = g->buf[f][l] + n->off[0] + n->off[1] * stride1 + n->off[2] * stride2;
+        }
+    }
+    for (int k = 0; k < g->n[2]; k++)
+        for (int j = 0; j < g->n[1]; j++) {
+            long base = interp_index(g, 0, j, k);
+            for (int i = 0; i < nn; i++) {
+                const IrNode *n = &st->nodes[i];
+                double *r = v + (size_t)i * (size_t)nx;
+                const double *a = n->a >= 0 ? v + (size_t)n->a * (size_t)nx : NULL;
+                const double *b = n->b >= 0 ? v + (size_t)n->b * (size_t)nx : NULL;
+                const double *c = n->c >= 0 ? v + (size_t)n->c * (size_t)nx : NULL;
+                switch (n->op) {
+                case N_CONST:
+                case N_PARAM:
+                    break;
+                case N_READ:
+                    memcpy(r, src[i] + base, sizeof(double) * (size_t)nx);
+                    break;
+                case N_ADD: for (int x = 0; x < nx; x++) r[x] = a[x] + b[x]; break;
+                case N_SUB: for (int x = 0; x < nx; x++) r[x] = a[x] - b[x]; break;
+                case N_MUL: for (int x = 0; x < nx; x++) r[x] = a[x] * b[x]; break;
+                case N_DIV: for (int x = 0; x < nx; x++) r[x] = a[x] / b[x]; break;
+                case N_NEG: for (int x = 0; x < nx; x++) r[x] = -a[x]; break;
+                default:
+                    for (int x = 0; x < nx; x++)
+                        r[x] = ir_eval_op(n->op, a[x], b ? b[x] : 0.0, c ? c[x] : 0.0);
+                    break;
+                }
+            }
+            for (int w = 0; w < st->nwrites; w++) {
+                const IrWrite *wr = &st->writes[w];
+                memcpy(target[wr->field] + base, v + (size_t)wr->node * (size_t)nx,
+                       sizeof(double) * (size_t)nx);
+            }
+        }
+    free(v);
+    free(src);
+    (void)p;
+}
+
+/* Start of a run: every buffer's halo made consistent with its boundary condition. */
+static void prepare(InterpGrid *g)
+{
+    const IrProgram *p = g->prog;
+    for (int f = 0; f < p->nfields && f < 64; f++) {
+        const IrField *fd = &p->fields[f];
+        int levels = field_levels(g, f);
+        double *newest = g->buf[f][g->newest[f]];
+        if (fd->role == ROLE_TEMP && fd->bc == BC_FIXED) {
+            for_each_halo_point(g, newest, NULL); /* a fixed temp's halo holds 0 */
+            continue;
+        }
+        for (int l = 0; l < levels; l++) {
+            if (fd->bc == BC_FIXED) {
+                if (l != g->newest[f])
+                    for_each_halo_point(g, g->buf[f][l], newest);
+            } else {
+                fill_halo(g, g->buf[f][l], fd->bc, fd->bc_value);
+            }
+        }
+    }
+}
+
+void interp_run(InterpGrid *g, int steps)
+{
+    const IrProgram *p = g->prog;
+    double *target[64];
+    prepare(g);
+    for (int t = 0; t < steps; t++) {
+        for (int f = 0; f < p->nfields && f < 64; f++) {
+            int levels = field_levels(g, f);
+            target[f] = g->buf[f][(g->newest[f] + 1) % levels];
+        }
+        for (int s = 0; s < p->nstages; s++) {
+            run_stage(g, &p->stages[s], target);
+            for (int f = 0; f < p->nfields; f++) {
+                const IrField *fd = &p->fields[f];
+                if (fd->role == ROLE_TEMP && fd->write_stage == s)
+                    fill_halo(g, g->buf[f][0], fd->bc, fd->bc_value);
+            }
+        }
+        for (int f = 0; f < p->nfields && f < 64; f++) {
+            const IrField *fd = &p->fields[f];
+            if (fd->role != ROLE_STATE)
+                continue;
+            int levels = field_levels(g, f), next = (g->newest[f] + 1) % levels;
+            if (!fd->written) /* keeps its value: the whole buffer, halo included */
+                memcpy(g->buf[f][next], g->buf[f][g->newest[f]], sizeof(double) * (size_t)g->total);
+            g->newest[f] = next;
+            fill_halo(g, g->buf[f][next], fd->bc, fd->bc_value);
+        }
+    }
+}

@@ -1,0 +1,853 @@
+/* Lowering of one stencil's AST to the IR: name resolution in source order, the semantic checks
+ * of docs/language.md, stage splitting, and the flop count of the source as written. Lowering
+ * keeps going after an error (an erroneous value is node -1) so one run reports every error. */
+#include "build.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_FIELDS = 64, MAX_OFFSET = 255 };
+
+typedef enum { SYM_PARAM, SYM_CONST, SYM_FIELD, SYM_LET } SymKind;
+
+typedef struct {
+    const char *name;
+    SymKind kind;
+    int index;  /* into params, consts, fields (-1: not stored) or lets */
+    Loc loc;
+    int used;
+} Sym;
+
+typedef struct {
+    const AstExpr *value;
+    int bad;          /* its definition had errors: uses stay quiet */
+    int is_const;
+    int stage, node;  /* the node of its value in that stage (rebuilt in later stages) */
+    long long flops;  /* as written, lets inside expanded */
+    uint64_t nz_mask; /* fields it reads at a non-zero offset */
+} Let;
+
+typedef struct {
+    const AstStencil *st;
+    IrProgram *p;
+    Arena *arena;
+    Diag *diag;
+    Sym *syms;
+    int nsyms, cap_syms;
+    int *htab; /* symbol index + 1 */
+    int hcap;
+    double *consts;
+    int nconsts, cap_consts;
+    Let *lets;
+    int nlets, cap_lets;
+    int dims_known;
+    IrBuilder b;
+    int cur;                   /* current stage */
+    uint64_t temps_here;       /* temps written in the current stage */
+    int temp_node[MAX_FIELDS]; /* their value nodes */
+    Loc write_loc[MAX_FIELDS];
+    int quiet;                 /* rebuilding a let already checked: no diagnostics */
+    long long flops_written;
+} Lower;
+
+/* ---- symbols ---- */
+
+static unsigned str_hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int sym_find(const Lower *L, const char *name)
+{
+    if (!name)
+        return -1;
+    unsigned h = str_hash(name) & (unsigned)(L->hcap - 1);
+    while (L->htab[h]) {
+        int i = L->htab[h] - 1;
+        if (strcmp(L->syms[i].name, name) == 0)
+            return i;
+        h = (h + 1) & (unsigned)(L->hcap - 1);
+    }
+    return -1;
+}
+
+static void sym_rehash(Lower *L)
+{
+    int cap = L->hcap ? L->hcap * 2 : 64;
+    int *t = arena_alloc(L->arena, sizeof(int) * (size_t)cap);
+    for (int i = 0; i < L->nsyms; i++) {
+        unsigned h = str_hash(L->syms[i].name) & (unsigned)(cap - 1);
+        while (t[h])
+            h = (h + 1) & (unsigned)(cap - 1);
+        t[h] = i + 1;
+    }
+    L->htab = t;
+    L->hcap = cap;
+}
+
+/* Declares name, or reports STC-101 and returns -1 when it is taken. */
+static int sym_add(Lower *L, const char *name, SymKind kind, int index, Loc loc)
+{
+    if (!name)
+        return -1;
+    int old = sym_find(L, name);
+    if (old >= 0) {
+        diag_error(L->diag, loc, STC_E_REDECLARED, "'%s' is already declared", name);
+        diag_note(L->diag, L->syms[old].loc, "'%s' was declared here", name);
+        return -1;
+    }
+    Sym *s = ARENA_PUSH(L->arena, L->syms, L->nsyms, L->cap_syms);
+    s->name = name;
+    s->kind = kind;
+    s->index = index;
+    s->loc = loc;
+    if (2 * L->nsyms >= L->hcap)
+        sym_rehash(L);
+    else {
+        unsigned h = str_hash(name) & (unsigned)(L->hcap - 1);
+        while (L->htab[h])
+            h = (h + 1) & (unsigned)(L->hcap - 1);
+        L->htab[h] = L->nsyms;
+    }
+    return L->nsyms - 1;
+}
+
+static const char *kind_word(const Lower *L, const Sym *s)
+{
+    switch (s->kind) {
+    case SYM_PARAM: return "param";
+    case SYM_CONST: return "const";
+    case SYM_LET: return "let";
+    case SYM_FIELD:
+        if (s->index < 0)
+            return "field";
+        switch (L->p->fields[s->index].role) {
+        case ROLE_STATE: return "state field";
+        case ROLE_COEF: return "coef field";
+        case ROLE_TEMP: return "temp field";
+        }
+    }
+    return "name";
+}
+
+#define REPORT(L, loc, code, ...) \
+    do { if (!(L)->quiet) diag_error((L)->diag, (loc), (code), __VA_ARGS__); } while (0)
+
+/* ---- functions ---- */
+
+typedef struct {
+    const char *name;
+    IrOp op;
+    int arity;
+} Func;
+
+static const Func funcs[] = {
+    {"sqrt", N_SQRT, 1}, {"rsqrt", N_RSQRT, 1}, {"exp", N_EXP, 1}, {"log", N_LOG, 1},
+    {"sin", N_SIN, 1},   {"cos", N_COS, 1},     {"abs", N_ABS, 1}, {"floor", N_FLOOR, 1},
+    {"pow", N_POW, 2},   {"min", N_MIN, 2},     {"max", N_MAX, 2}, {"select", N_SELECT, 3},
+};
+
+static const Func *func_find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof funcs / sizeof funcs[0]; i++)
+        if (strcmp(funcs[i].name, name) == 0)
+            return &funcs[i];
+    return NULL;
+}
+
+static IrOp binary_op(AstOp op)
+{
+    switch (op) {
+    case OP_ADD: return N_ADD;
+    case OP_SUB: return N_SUB;
+    case OP_MUL: return N_MUL;
+    case OP_DIV: return N_DIV;
+    case OP_LT: return N_LT;
+    case OP_LE: return N_LE;
+    case OP_GT: return N_GT;
+    case OP_GE: return N_GE;
+    case OP_EQ: return N_EQ;
+    case OP_NE: return N_NE;
+    case OP_AND: return N_AND;
+    case OP_OR: return N_OR;
+    default: return N_ADD;
+    }
+}
+
+/* ---- compile-time constants ---- */
+
+/* 1: *out holds the value; 0: not constant (nothing reported); -1: an error was reported.
+ * With quiet set, nothing is reported and names are not marked used. */
+static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
+{
+    double a = 0, b = 0, c = 0;
+    int r;
+    if (!e)
+        return -1;
+    switch (e->kind) {
+    case AST_NUM:
+        *out = e->num;
+        return 1;
+    case AST_NAME: {
+        int s = sym_find(L, e->name);
+        if (s < 0) {
+            if (!quiet)
+                diag_error(L->diag, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
+            return -1;
+        }
+        if (!quiet)
+            L->syms[s].used = 1;
+        if (L->syms[s].kind == SYM_CONST && e->level == 0) {
+            *out = L->consts[L->syms[s].index];
+            return 1;
+        }
+        if (L->syms[s].kind == SYM_FIELD) {
+            if (!quiet)
+                diag_error(L->diag, e->loc, STC_E_FIELD_AS_VALUE,
+                           "'%s' is a field; a constant is expected here", e->name);
+            return -1;
+        }
+        return 0;
+    }
+    case AST_READ:
+        if (!quiet)
+            diag_error(L->diag, e->loc, STC_E_FIELD_AS_VALUE,
+                       "a field read where a constant is expected");
+        return -1;
+    case AST_UNARY:
+        if ((r = const_eval(L, e->a, &a, quiet)) != 1)
+            return r;
+        *out = e->op == OP_NEG ? -a : e->op == OP_NOT ? (a == 0.0) : a;
+        return 1;
+    case AST_BINARY: {
+        int ra = const_eval(L, e->a, &a, quiet), rb = const_eval(L, e->b, &b, quiet);
+        if (ra < 0 || rb < 0)
+            return -1;
+        if (!ra || !rb)
+            return 0;
+        *out = ir_eval_op(binary_op(e->op), a, b, 0);
+        return 1;
+    }
+    case AST_COND: {
+        int ra = const_eval(L, e->a, &a, quiet), rb = const_eval(L, e->b, &b, quiet),
+            rc = const_eval(L, e->c, &c, quiet);
+        if (ra < 0 || rb < 0 || rc < 0)
+            return -1;
+        if (!ra || !rb || !rc)
+            return 0;
+        *out = a != 0.0 ? b : c;
+        return 1;
+    }
+    case AST_CALL: {
+        const Func *f = func_find(e->name);
+        double v[3] = {0, 0, 0};
+        int res = 1;
+        for (int i = 0; i < e->nargs; i++) {
+            double t = 0;
+            int ri = const_eval(L, e->args[i], &t, quiet);
+            if (ri < 0)
+                res = -1;
+            else if (ri == 0 && res == 1)
+                res = 0;
+            if (i < 3)
+                v[i] = t;
+        }
+        if (!f || f->arity != e->nargs) {
+            if (!quiet && !f)
+                diag_error(L->diag, e->loc, STC_E_BAD_CALL, "unknown function '%s'", e->name);
+            else if (!quiet)
+                diag_error(L->diag, e->loc, STC_E_BAD_CALL, "'%s' takes %d argument%s, not %d",
+                           e->name, f->arity, f->arity == 1 ? "" : "s", e->nargs);
+            return -1;
+        }
+        if (res == 1)
+            *out = ir_eval_op(f->op, v[0], v[1], v[2]);
+        return res;
+    }
+    }
+    return 0;
+}
+
+/* Evaluates a constant the language requires (const value, bc value, param default). */
+static int require_const(Lower *L, const AstExpr *e, const char *what, double *out)
+{
+    int r = const_eval(L, e, out, 0);
+    if (r == 0)
+        diag_error(L->diag, e->loc, STC_E_NOT_CONST, "%s must be a constant expression", what);
+    return r == 1 ? 0 : -1;
+}
+
+/* Evaluates the offsets of a read into off[3]. Reports problems unless quiet; -1 on error. */
+static int eval_offsets(Lower *L, const AstExpr *e, int off[3], int quiet)
+{
+    int ok = 0;
+    off[0] = off[1] = off[2] = 0;
+    int dims = L->p->dims;
+    if (L->dims_known && e->nargs != dims) {
+        if (!quiet)
+            diag_error(L->diag, e->loc, STC_E_DIM_MISMATCH,
+                       "'%s' is read with %d offset%s on a %dd grid; give one per dimension",
+                       e->name, e->nargs, e->nargs == 1 ? "" : "s", dims);
+        ok = -1;
+    }
+    for (int i = 0; i < e->nargs; i++) {
+        double v = 0;
+        int r = const_eval(L, e->args[i], &v, quiet);
+        if (r == 0 || (r == 1 && (v != floor(v) || !isfinite(v)))) {
+            if (!quiet)
+                diag_error(L->diag, e->args[i]->loc, STC_E_OFFSET_NOT_INT,
+                           "an offset must be a constant integer expression");
+            ok = -1;
+        } else if (r < 0) {
+            ok = -1;
+        } else if (fabs(v) > MAX_OFFSET) {
+            if (!quiet)
+                diag_error(L->diag, e->args[i]->loc, STC_E_RADIUS_TOO_BIG,
+                           "offset %.0f is larger than the limit %d", v, MAX_OFFSET);
+            ok = -1;
+        } else if (i < 3) {
+            off[i] = (int)v;
+        }
+    }
+    return ok;
+}
+
+/* ---- scanning the source expression (lets expanded through their summaries) ---- */
+
+/* The fields read at a non-zero offset: a statement reading a temp of the current stage that
+ * way starts a new stage. */
+static uint64_t nz_reads(Lower *L, const AstExpr *e)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case AST_NUM:
+        return 0;
+    case AST_NAME: {
+        int s = sym_find(L, e->name);
+        if (s >= 0 && L->syms[s].kind == SYM_LET)
+            return L->lets[L->syms[s].index].nz_mask;
+        return 0;
+    }
+    case AST_READ: {
+        int s = sym_find(L, e->name), off[3];
+        if (s < 0 || L->syms[s].kind != SYM_FIELD || L->syms[s].index < 0)
+            return 0;
+        eval_offsets(L, e, off, 1);
+        return off[0] || off[1] || off[2] ? (uint64_t)1 << L->syms[s].index : 0;
+    }
+    case AST_UNARY:
+        return nz_reads(L, e->a);
+    case AST_BINARY:
+        return nz_reads(L, e->a) | nz_reads(L, e->b);
+    case AST_COND:
+        return nz_reads(L, e->a) | nz_reads(L, e->b) | nz_reads(L, e->c);
+    case AST_CALL: {
+        uint64_t m = 0;
+        for (int i = 0; i < e->nargs; i++)
+            m |= nz_reads(L, e->args[i]);
+        return m;
+    }
+    }
+    return 0;
+}
+
+static long long sat_add(long long a, long long b)
+{
+    return a + b > INT_MAX ? INT_MAX : a + b;
+}
+
+/* Flops as the literature counts them: every operation written, lets expanded; operations
+ * on compile-time constants only are folded and cost nothing. */
+static long long count_flops(Lower *L, const AstExpr *e, int *is_const)
+{
+    *is_const = 0;
+    if (!e)
+        return 0;
+    long long n = 0;
+    int ca = 1, cb = 1, cc = 1;
+    switch (e->kind) {
+    case AST_NUM:
+        *is_const = 1;
+        return 0;
+    case AST_NAME: {
+        int s = sym_find(L, e->name);
+        if (s >= 0 && L->syms[s].kind == SYM_CONST)
+            *is_const = 1;
+        if (s >= 0 && L->syms[s].kind == SYM_LET) {
+            const Let *l = &L->lets[L->syms[s].index];
+            *is_const = l->is_const;
+            return l->flops;
+        }
+        return 0;
+    }
+    case AST_READ:
+        return 0;
+    case AST_UNARY:
+        n = count_flops(L, e->a, &ca);
+        *is_const = ca;
+        return ca ? 0 : sat_add(n, e->op == OP_PLUS ? 0 : 1);
+    case AST_BINARY:
+        n = sat_add(count_flops(L, e->a, &ca), count_flops(L, e->b, &cb));
+        break;
+    case AST_COND:
+        n = sat_add(count_flops(L, e->a, &ca), count_flops(L, e->b, &cb));
+        n = sat_add(n, count_flops(L, e->c, &cc));
+        break;
+    case AST_CALL:
+        for (int i = 0; i < e->nargs; i++) {
+            int ci;
+            n = sat_add(n, count_flops(L, e->args[i], &ci));
+            ca &= ci;
+        }
+        break;
+    }
+    *is_const = ca && cb && cc;
+    return *is_const ? 0 : sat_add(n, 1);
+}
+
+/* ---- lowering expressions ---- */
+
+static int lower_expr(Lower *L, const AstExpr *e);
+
+static int field_read(Lower *L, int f, int level, const int off[3], Loc loc)
+{
+    if (f < 0)
+        return -1;
+    IrField *fd = &L->p->fields[f];
+    if (level != 0) {
+        if (level != -1 || fd->role != ROLE_STATE || fd->levels < 3) {
+            if (fd->role != ROLE_STATE)
+                REPORT(L, loc, STC_E_NO_TIME_LEVEL,
+                       "'%s' is a %s field: it has no older time level",
+                       fd->name, fd->role == ROLE_COEF ? "coef" : "temp");
+            else if (level != -1)
+                REPORT(L, loc, STC_E_NO_TIME_LEVEL,
+                       "'%s@%d': only the previous level, @-1, can be read", fd->name, level);
+            else
+                REPORT(L, loc, STC_E_NO_TIME_LEVEL,
+                       "'%s@-1' needs 'levels 3' in the declaration of '%s'", fd->name,
+                       fd->name);
+            return -1;
+        }
+    }
+    if (fd->role == ROLE_TEMP) {
+        if (fd->write_stage < 0) {
+            REPORT(L, loc, STC_E_TEMP_BEFORE_WRITE,
+                   "temp '%s' is read before it is written in the step", fd->name);
+            return -1;
+        }
+        if (fd->write_stage == L->cur && !off[0] && !off[1] && !off[2])
+            return L->temp_node[f];
+    }
+    return irb_read(&L->b, f, level, off);
+}
+
+static int let_value(Lower *L, int li)
+{
+    Let *l = &L->lets[li];
+    if (l->bad)
+        return -1;
+    if (l->stage != L->cur) {
+        /* Defined in an earlier stage: rebuild it here (its temps are now memory reads). */
+        int q = L->quiet;
+        L->quiet = 1;
+        l->node = lower_expr(L, l->value);
+        L->quiet = q;
+        l->stage = L->cur;
+    }
+    return l->node;
+}
+
+static int lower_name(Lower *L, const AstExpr *e)
+{
+    int s = sym_find(L, e->name);
+    if (s < 0) {
+        REPORT(L, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
+        return -1;
+    }
+    Sym *sym = &L->syms[s];
+    if (!L->quiet)
+        sym->used = 1;
+    if (e->level != 0 && sym->kind != SYM_FIELD) {
+        REPORT(L, e->loc, STC_E_NOT_A_FIELD, "'%s' is a %s, not a field: it has no time levels",
+               e->name, kind_word(L, sym));
+        return -1;
+    }
+    static const int zero[3] = {0, 0, 0};
+    switch (sym->kind) {
+    case SYM_PARAM:
+        if (!L->quiet)
+            L->p->params[sym->index].used = 1;
+        return irb_param(&L->b, sym->index);
+    case SYM_CONST:
+        return irb_const(&L->b, L->consts[sym->index]);
+    case SYM_LET:
+        return let_value(L, sym->index);
+    case SYM_FIELD:
+        return field_read(L, sym->index, e->level, zero, e->loc);
+    }
+    return -1;
+}
+
+static int lower_read(Lower *L, const AstExpr *e)
+{
+    int s = sym_find(L, e->name), off[3];
+    if (s < 0) {
+        REPORT(L, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
+        return -1;
+    }
+    Sym *sym = &L->syms[s];
+    if (!L->quiet)
+        sym->used = 1;
+    if (sym->kind != SYM_FIELD) {
+        REPORT(L, e->loc, STC_E_NOT_A_FIELD, "'%s' is a %s, not a field: it cannot be indexed",
+               e->name, kind_word(L, sym));
+        return -1;
+    }
+    if (eval_offsets(L, e, off, L->quiet) < 0)
+        return -1;
+    return field_read(L, sym->index, e->level, off, e->loc);
+}
+
+static int lower_call(Lower *L, const AstExpr *e)
+{
+    const Func *f = func_find(e->name);
+    int args[3] = {-1, -1, -1}, ok = 1;
+    for (int i = 0; i < e->nargs; i++) {
+        int v = lower_expr(L, e->args[i]);
+        if (v < 0)
+            ok = 0;
+        if (i < 3)
+            args[i] = v;
+    }
+    if (!f) {
+        int s = sym_find(L, e->name);
+        if (s >= 0)
+            REPORT(L, e->loc, STC_E_BAD_CALL, "'%s' is a %s, not a function", e->name,
+                   kind_word(L, &L->syms[s]));
+        else
+            REPORT(L, e->loc, STC_E_BAD_CALL, "unknown function '%s'", e->name);
+        return -1;
+    }
+    if (f->arity != e->nargs) {
+        REPORT(L, e->loc, STC_E_BAD_CALL, "'%s' takes %d argument%s, not %d", e->name, f->arity,
+               f->arity == 1 ? "" : "s", e->nargs);
+        return -1;
+    }
+    return ok ? irb_op(&L->b, f->op, args[0], args[1], args[2]) : -1;
+}
+
+static int lower_expr(Lower *L, const AstExpr *e)
+{
+    if (!e)
+        return -1;
+    switch (e->kind) {
+    case AST_NUM:
+        return irb_const(&L->b, e->num);
+    case AST_NAME:
+        return lower_name(L, e);
+    case AST_READ:
+        return lower_read(L, e);
+    case AST_UNARY: {
+        int a = lower_expr(L, e->a);
+        if (e->op == OP_PLUS)
+            return a;
+        return irb_op(&L->b, e->op == OP_NOT ? N_NOT : N_NEG, a, -1, -1);
+    }
+    case AST_BINARY: {
+        int a = lower_expr(L, e->a), b = lower_expr(L, e->b);
+        return irb_op(&L->b, binary_op(e->op), a, b, -1);
+    }
+    case AST_COND: {
+        int a = lower_expr(L, e->a), b = lower_expr(L, e->b), c = lower_expr(L, e->c);
+        return irb_op(&L->b, N_SELECT, a, b, c);
+    }
+    case AST_CALL:
+        return lower_call(L, e);
+    }
+    return -1;
+}
+
+/* ---- declarations ---- */
+
+static void declare(Lower *L, const AstDecl *d)
+{
+    IrProgram *p = L->p;
+    double v = 0;
+    switch (d->kind) {
+    case DECL_PARAM: {
+        IrParam prm = {d->name, 0, 0, 0};
+        if (d->value && require_const(L, d->value, "a param's default", &v) == 0) {
+            prm.def = v;
+            prm.has_default = 1;
+        }
+        if (sym_add(L, d->name, SYM_PARAM, p->nparams, d->loc) >= 0)
+            *ARENA_PUSH(L->arena, p->params, p->nparams, p->cap_params) = prm;
+        return;
+    }
+    case DECL_CONST:
+        if (d->value)
+            require_const(L, d->value, "a const's value", &v);
+        if (sym_add(L, d->name, SYM_CONST, L->nconsts, d->loc) >= 0)
+            *ARENA_PUSH(L->arena, L->consts, L->nconsts, L->cap_consts) = v;
+        return;
+    case DECL_FIELD: {
+        IrField f;
+        memset(&f, 0, sizeof f);
+        f.name = d->name;
+        f.role = d->role;
+        f.levels = d->role == ROLE_STATE ? 2 : 1;
+        f.bc = d->has_bc ? d->bc : BC_FIXED;
+        f.write_stage = -1;
+        f.loc = d->loc;
+        f.materialized = d->role != ROLE_TEMP;
+        if (d->levels) {
+            if (d->role != ROLE_STATE)
+                diag_error(L->diag, d->loc, STC_E_BAD_OPTION,
+                           "'levels' applies to state fields only; '%s' is a %s field", d->name,
+                           d->role == ROLE_COEF ? "coef" : "temp");
+            else if (d->levels != 2 && d->levels != 3)
+                diag_error(L->diag, d->loc, STC_E_BAD_LEVELS,
+                           "a state field has 2 or 3 levels, not %d", d->levels);
+            else
+                f.levels = d->levels;
+        }
+        if (d->has_bc && d->bc == BC_CONSTANT) {
+            if (!d->bc_value)
+                diag_error(L->diag, d->bc_loc, STC_E_NOT_CONST,
+                           "boundary constant needs a value");
+            else if (require_const(L, d->bc_value, "a boundary value", &v) == 0)
+                f.bc_value = v;
+        }
+        int index = p->nfields < MAX_FIELDS ? p->nfields : -1;
+        if (sym_add(L, d->name, SYM_FIELD, index, d->loc) < 0)
+            return;
+        if (index < 0) {
+            diag_error(L->diag, d->loc, STC_E_TOO_MANY_FIELDS,
+                       "too many fields: at most %d are supported", MAX_FIELDS);
+            return;
+        }
+        *ARENA_PUSH(L->arena, p->fields, p->nfields, p->cap_fields) = f;
+        return;
+    }
+    }
+}
+
+/* ---- statements ---- */
+
+static void new_stage(Lower *L)
+{
+    IrProgram *p = L->p;
+    IrStage *s = ARENA_PUSH(L->arena, p->stages, p->nstages, p->cap_stages);
+    memset(s, 0, sizeof *s);
+    L->cur = p->nstages - 1;
+    irb_begin(&L->b, s, L->arena);
+    L->temps_here = 0;
+}
+
+static void lower_let(Lower *L, const AstStmt *st)
+{
+    int errors = L->diag->errors;
+    Let l;
+    memset(&l, 0, sizeof l);
+    l.value = st->value;
+    l.flops = count_flops(L, st->value, &l.is_const);
+    l.nz_mask = nz_reads(L, st->value);
+    l.node = lower_expr(L, st->value);
+    l.stage = L->cur;
+    l.bad = L->diag->errors != errors || l.node < 0;
+    if (sym_add(L, st->name, SYM_LET, L->nlets, st->loc) >= 0)
+        *ARENA_PUSH(L->arena, L->lets, L->nlets, L->cap_lets) = l;
+}
+
+static void lower_assign(Lower *L, const AstStmt *st)
+{
+    IrProgram *p = L->p;
+    int s = sym_find(L, st->name), f = -1;
+    if (s < 0) {
+        diag_error(L->diag, st->loc, STC_E_UNDECLARED, "'%s' is not declared", st->name);
+    } else if (L->syms[s].kind != SYM_FIELD) {
+        diag_error(L->diag, st->loc, STC_E_WRITE_READONLY, "'%s' is a %s: it cannot be written",
+                   st->name, kind_word(L, &L->syms[s]));
+    } else if (L->syms[s].index >= 0) {
+        f = L->syms[s].index;
+        L->syms[s].used = 1;
+        IrField *fd = &p->fields[f];
+        if (fd->role == ROLE_COEF) {
+            diag_error(L->diag, st->loc, STC_E_WRITE_READONLY,
+                       "'%s' is a coef field, a read-only input: it cannot be written", st->name);
+            f = -1;
+        } else if (fd->written) {
+            diag_error(L->diag, st->loc, STC_E_WRITTEN_TWICE,
+                       "'%s' is written twice in one step", st->name);
+            diag_note(L->diag, L->write_loc[f], "first written here");
+            f = -1;
+        }
+    }
+    int is_const;
+    L->flops_written = sat_add(L->flops_written, count_flops(L, st->value, &is_const));
+    int node = lower_expr(L, st->value);
+    if (f < 0)
+        return;
+    IrField *fd = &p->fields[f];
+    fd->written = 1;
+    fd->write_stage = L->cur;
+    L->write_loc[f] = st->loc;
+    if (fd->role == ROLE_TEMP) {
+        L->temp_node[f] = node;
+        L->temps_here |= (uint64_t)1 << f;
+    }
+    if (node >= 0)
+        irb_write(&L->b, f, node, st->loc);
+}
+
+static void lower_stmt(Lower *L, const AstStmt *st)
+{
+    if (nz_reads(L, st->value) & L->temps_here)
+        new_stage(L);
+    if (st->kind == STMT_LET)
+        lower_let(L, st);
+    else
+        lower_assign(L, st);
+}
+
+/* ---- the header of a stencil ---- */
+
+static void lower_header(Lower *L)
+{
+    const AstStencil *st = L->st;
+    IrProgram *p = L->p;
+    p->name = st->name;
+    p->type = st->has_type ? st->type : ELEM_FLOAT;
+    p->steps = st->steps > 0 ? st->steps : 0;
+    if (st->dims < 1 || st->dims > 3) {
+        diag_error(L->diag, st->loc, STC_E_NO_GRID, "stencil '%s' has no 'grid' declaration",
+                   st->name ? st->name : "?");
+        p->dims = 3;
+    } else {
+        p->dims = st->dims;
+        L->dims_known = 1;
+    }
+    if (st->nsize > 0) {
+        int ok = 1;
+        if (L->dims_known && st->nsize != p->dims) {
+            diag_error(L->diag, st->size_loc, STC_E_BAD_SIZE,
+                       "'size' gives %d value%s for a %dd grid", st->nsize,
+                       st->nsize == 1 ? "" : "s", p->dims);
+            ok = 0;
+        }
+        for (int d = 0; d < st->nsize && d < 3; d++)
+            if (st->size[d] < 1) {
+                diag_error(L->diag, st->size_loc, STC_E_BAD_SIZE,
+                           "'size' values must be positive");
+                ok = 0;
+                break;
+            }
+        for (int d = 0; ok && d < 3; d++)
+            p->size[d] = d < p->dims ? st->size[d] : 1;
+    }
+}
+
+/* ---- after the statements ---- */
+
+static void warn_unused(Lower *L)
+{
+    for (int i = 0; i < L->nsyms; i++) {
+        const Sym *s = &L->syms[i];
+        if (s->kind == SYM_FIELD && s->index >= 0) {
+            const IrField *f = &L->p->fields[s->index];
+            if (!s->used)
+                diag_warning(L->diag, s->loc, STC_W_UNUSED_FIELD, "field '%s' is never used",
+                             s->name);
+            else if (f->role == ROLE_TEMP && f->written && !f->read)
+                diag_warning(L->diag, s->loc, STC_W_UNUSED_FIELD,
+                             "temp '%s' is written but never read", s->name);
+            continue;
+        }
+        if (s->used)
+            continue;
+        if (s->kind == SYM_PARAM)
+            diag_warning(L->diag, s->loc, STC_W_UNUSED_PARAM, "param '%s' is never used",
+                         s->name);
+        else if (s->kind == SYM_LET)
+            diag_warning(L->diag, s->loc, STC_W_UNUSED_LET, "let '%s' is never used", s->name);
+        else if (s->kind == SYM_CONST)
+            diag_warning(L->diag, s->loc, STC_W_UNUSED_CONST, "const '%s' is never used",
+                         s->name);
+    }
+}
+
+/* Compacts every stage and drops those left without writes (a stage opened by a let whose
+ * users came later, say). */
+static void finish_stages(IrProgram *p, Arena *arena)
+{
+    int *map = arena_alloc(arena, sizeof(int) * (size_t)(p->nstages + 1));
+    int m = 0;
+    for (int s = 0; s < p->nstages; s++) {
+        ir_stage_compact(&p->stages[s], arena);
+        map[s] = -1;
+        if (p->stages[s].nwrites > 0) {
+            map[s] = m;
+            p->stages[m++] = p->stages[s];
+        }
+    }
+    p->nstages = m;
+    for (int f = 0; f < p->nfields; f++)
+        if (p->fields[f].write_stage >= 0)
+            p->fields[f].write_stage = map[p->fields[f].write_stage];
+}
+
+IrProgram *ir_lower(const AstStencil *st, Arena *arena, Diag *diag)
+{
+    Lower L;
+    memset(&L, 0, sizeof L);
+    L.st = st;
+    L.arena = arena;
+    L.diag = diag;
+    L.p = arena_alloc(arena, sizeof *L.p);
+    int errors = diag->errors;
+    sym_rehash(&L);
+    lower_header(&L);
+    new_stage(&L);
+
+    int next_decl = 0;
+    for (int i = 0; i < st->nstmts; i++) {
+        int upto = st->stmt_after_decls ? st->stmt_after_decls[i] : st->ndecls;
+        for (; next_decl < upto && next_decl < st->ndecls; next_decl++)
+            declare(&L, &st->decls[next_decl]);
+        lower_stmt(&L, &st->stmts[i]);
+    }
+    for (; next_decl < st->ndecls; next_decl++)
+        declare(&L, &st->decls[next_decl]);
+
+    IrProgram *p = L.p;
+    int any_write = 0;
+    for (int f = 0; f < p->nfields; f++)
+        any_write |= p->fields[f].written;
+    if (!any_write && diag->errors == errors)
+        diag_error(diag, st->loc, STC_E_NO_WRITE, "stencil '%s' writes no field in its step",
+                   st->name ? st->name : "?");
+    if (diag->errors != errors)
+        return NULL;
+
+    finish_stages(p, arena);
+    p->an.flops_written = (int)L.flops_written;
+    ir_analyse(p);
+    warn_unused(&L);
+
+    if (p->size[0] > 0) {
+        char why[200];
+        if (ir_check_grid(p, p->size, why, sizeof why) != 0) {
+            diag_error(diag, st->size_loc, STC_E_RADIUS_TOO_BIG, "%s", why);
+            return NULL;
+        }
+    }
+    return p;
+}

@@ -37,6 +37,7 @@ enum {
     STC_E_TOO_DEEP = 5,       /* expression nesting too deep */
     STC_E_TOO_LARGE = 6,      /* integer too large, file too large */
     STC_E_BINARY = 7,         /* input is not text */
+    STC_E_CANNOT_READ = 8,    /* the input path cannot be opened or read (directory, missing) */
     /* 100-199: declarations and names */
     STC_E_UNDECLARED = 100,
     STC_E_REDECLARED = 101,

@@ -49,6 +49,7 @@ typedef struct {
     uint64_t temps_here;       /* temps written in the current stage */
     int temp_node[MAX_FIELDS]; /* their value nodes */
     Loc write_loc[MAX_FIELDS];
+    int read_in_source[MAX_FIELDS]; /* some expression reads it (a register temp included) */
     int quiet;                 /* rebuilding a let already checked: no diagnostics */
     long long flops_written;
 } Lower;
@@ -421,6 +422,7 @@ static int field_read(Lower *L, int f, int level, const int off[3], Loc loc)
     if (f < 0)
         return -1;
     IrField *fd = &L->p->fields[f];
+    L->read_in_source[f] = 1;
     if (level != 0) {
         if (level != -1 || fd->role != ROLE_STATE || fd->levels < 3) {
             if (fd->role != ROLE_STATE)
@@ -766,7 +768,7 @@ static void warn_unused(Lower *L)
             if (!s->used)
                 diag_warning(L->diag, s->loc, STC_W_UNUSED_FIELD, "field '%s' is never used",
                              s->name);
-            else if (f->role == ROLE_TEMP && f->written && !f->read)
+            else if (f->role == ROLE_TEMP && f->written && !L->read_in_source[s->index])
                 diag_warning(L->diag, s->loc, STC_W_UNUSED_FIELD,
                              "temp '%s' is written but never read", s->name);
             continue;

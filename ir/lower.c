@@ -610,17 +610,9 @@ static void declare(Lower *L, const AstDecl *d)
         f.write_stage = -1;
         f.loc = d->loc;
         f.materialized = d->role != ROLE_TEMP;
-        if (d->levels) {
-            if (d->role != ROLE_STATE)
-                diag_error(L->diag, d->loc, STC_E_BAD_OPTION,
-                           "'levels' applies to state fields only; '%s' is a %s field", d->name,
-                           d->role == ROLE_COEF ? "coef" : "temp");
-            else if (d->levels != 2 && d->levels != 3)
-                diag_error(L->diag, d->loc, STC_E_BAD_LEVELS,
-                           "a state field has 2 or 3 levels, not %d", d->levels);
-            else
-                f.levels = d->levels;
-        }
+        /* The parser reports levels on other roles and counts other than 2 or 3. */
+        if (d->role == ROLE_STATE && (d->levels == 2 || d->levels == 3))
+            f.levels = d->levels;
         if (d->has_bc && d->bc == BC_CONSTANT) {
             if (!d->bc_value)
                 diag_error(L->diag, d->bc_loc, STC_E_NOT_CONST,

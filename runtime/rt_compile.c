@@ -1,0 +1,142 @@
+/* NVRTC: a Plan's device source to a CUBIN for this GPU, then a loaded module. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rt_internal.h"
+
+static void copy_log(const CudaApi *api, nvrtcProgram prog, char *log, int loglen)
+{
+    size_t size = 0;
+    if (loglen <= 0)
+        return;
+    if (api->nvrtcGetProgramLogSize(prog, &size) != NVRTC_SUCCESS || size == 0)
+        return;
+    char *text = malloc(size + 1);
+    if (!text)
+        return;
+    if (api->nvrtcGetProgramLog(prog, text) == NVRTC_SUCCESS) {
+        text[size] = 0;
+        size_t used = strlen(log);
+        if ((int)used < loglen - 1)
+            snprintf(log + used, (size_t)(loglen - (int)used), "\n%s", text);
+    }
+    free(text);
+}
+
+int rt_nvrtc_compile(const RtContext *rc, const char *source, const char *name, void **cubin,
+                     size_t *cubin_size, char *log, int loglen)
+{
+    const CudaApi *api = &rc->api;
+    nvrtcProgram prog;
+    *cubin = NULL;
+    *cubin_size = 0;
+    if (loglen > 0)
+        log[0] = 0;
+    nvrtcResult r = api->nvrtcCreateProgram(&prog, source, name ? name : "plan.cu", 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        snprintf(log, (size_t)loglen, "nvrtcCreateProgram: %s", api->nvrtcGetErrorString(r));
+        return -1;
+    }
+    char arch[32];
+    snprintf(arch, sizeof arch, "-arch=sm_%d%d", rc->info.cc_major, rc->info.cc_minor);
+    const char *opts[] = { arch, "-default-device", "-std=c++17" };
+    r = api->nvrtcCompileProgram(prog, 3, opts);
+    if (r != NVRTC_SUCCESS) {
+        snprintf(log, (size_t)loglen, "NVRTC (%s) failed: %s", arch, api->nvrtcGetErrorString(r));
+        copy_log(api, prog, log, loglen);
+        api->nvrtcDestroyProgram(&prog);
+        return -1;
+    }
+    size_t size = 0;
+    r = api->nvrtcGetCUBINSize(prog, &size);
+    char *bin = r == NVRTC_SUCCESS && size > 0 ? malloc(size) : NULL;
+    if (!bin || api->nvrtcGetCUBIN(prog, bin) != NVRTC_SUCCESS) {
+        snprintf(log, (size_t)loglen, "NVRTC produced no CUBIN (%s)",
+                 r != NVRTC_SUCCESS ? api->nvrtcGetErrorString(r) : "empty or out of memory");
+        free(bin);
+        api->nvrtcDestroyProgram(&prog);
+        return -1;
+    }
+    api->nvrtcDestroyProgram(&prog);
+    *cubin = bin;
+    *cubin_size = size;
+    return 0;
+}
+
+/* Resolves the kernels of one launch list and opts in to the shared memory they ask for. */
+static CUfunction *resolve_list(RtModule *m, const PlanLaunch *ls, int n, char *why, int whylen)
+{
+    RtContext *rc = m->rc;
+    CUfunction *fns = calloc((size_t)(n > 0 ? n : 1), sizeof *fns);
+    if (!fns) {
+        snprintf(why, (size_t)whylen, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        char what[300];
+        snprintf(what, sizeof what, "kernel %s", ls[i].kernel);
+        if (RT_CU(rc, ModuleGetFunction(&fns[i], m->mod, ls[i].kernel), what, why, whylen))
+            goto fail;
+        if (ls[i].smem_bytes > 48 * 1024) {
+            snprintf(what, sizeof what, "kernel %s: %d bytes of dynamic shared memory (at most %d)",
+                     ls[i].kernel, ls[i].smem_bytes, rc->info.smem_optin);
+            if (RT_CU(rc, FuncSetAttribute(fns[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           ls[i].smem_bytes), what, why, whylen))
+                goto fail;
+        }
+    }
+    return fns;
+fail:
+    free(fns);
+    return NULL;
+}
+
+RtModule *rt_module_load(RtContext *rc, const Plan *plan, const void *cubin, char *why,
+                         int whylen)
+{
+    RtModule *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(why, (size_t)whylen, "out of memory");
+        return NULL;
+    }
+    m->rc = rc;
+    m->plan = plan;
+    if (RT_CU(rc, CtxSetCurrent(rc->ctx), "cuCtxSetCurrent", why, whylen)
+        || RT_CU(rc, ModuleLoadData(&m->mod, cubin), "cuModuleLoadData", why, whylen)) {
+        free(m);
+        return NULL;
+    }
+    if (!(m->prologue = resolve_list(m, plan->prologue, plan->nprologue, why, whylen))
+        || !(m->step = resolve_list(m, plan->step, plan->nstep, why, whylen))
+        || !(m->single = resolve_list(m, plan->single, plan->nsingle, why, whylen))) {
+        rt_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+RtModule *rt_compile_plan(RtContext *rc, const Plan *plan, char *log, int loglen)
+{
+    void *cubin;
+    size_t size;
+    const char *name = plan->prog && plan->prog->name ? plan->prog->name : "plan";
+    char file[256];
+    snprintf(file, sizeof file, "%s.cu", name);
+    if (rt_nvrtc_compile(rc, plan->source, file, &cubin, &size, log, loglen) != 0)
+        return NULL;
+    RtModule *m = rt_module_load(rc, plan, cubin, log, loglen);
+    free(cubin);
+    return m;
+}
+
+void rt_module_free(RtModule *m)
+{
+    if (!m)
+        return;
+    if (m->mod)
+        m->rc->api.ModuleUnload(m->mod);
+    free(m->prologue);
+    free(m->step);
+    free(m->single);
+    free(m);
+}

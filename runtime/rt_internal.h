@@ -1,0 +1,97 @@
+/* Internals shared by the runtime's files: the CUDA driver and NVRTC entry points, resolved at
+ * run time with dlsym (stencilc links nothing from CUDA, so it builds and runs without a GPU),
+ * and the objects behind rt.h's opaque handles. cuda.h and nvrtc.h are included for their types
+ * only. */
+#ifndef STC_RT_INTERNAL_H
+#define STC_RT_INTERNAL_H
+#include <cuda.h>
+#include <nvrtc.h>
+#include "rt.h"
+
+/* The driver entry points, by the symbol names every driver since CUDA 4 exports (cuda.h maps
+ * e.g. cuMemAlloc to cuMemAlloc_v2 with macros; dlsym needs the real names). */
+typedef struct {
+    void *libcuda, *libnvrtc;
+    CUresult (*Init)(unsigned);
+    CUresult (*DriverGetVersion)(int *);
+    CUresult (*DeviceGetCount)(int *);
+    CUresult (*DeviceGet)(CUdevice *, int);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*CtxSynchronize)(void);
+    CUresult (*ModuleLoadData)(CUmodule *, const void *);
+    CUresult (*ModuleUnload)(CUmodule);
+    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
+    CUresult (*FuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
+    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, CUstream, void **, void **);
+    CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*MemFree)(CUdeviceptr);
+    CUresult (*MemGetInfo)(size_t *, size_t *);
+    CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+    CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+    CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+    CUresult (*EventCreate)(CUevent *, unsigned);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventSynchronize)(CUevent);
+    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+    CUresult (*EventDestroy)(CUevent);
+    CUresult (*GetErrorName)(CUresult, const char **);
+    CUresult (*GetErrorString)(CUresult, const char **);
+
+    nvrtcResult (*nvrtcVersion)(int *, int *);
+    nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                                      const char *const *, const char *const *);
+    nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
+    nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
+    const char *(*nvrtcGetErrorString)(nvrtcResult);
+} CudaApi;
+
+/* cuda_loader.c: opens libcuda and libnvrtc and resolves every entry point above. Returns 0, or
+ * -1 with a reason in why (both libraries closed again). */
+int rt_cuda_load(CudaApi *api, char *why, int whylen);
+void rt_cuda_unload(CudaApi *api);
+
+struct RtContext {
+    CudaApi api;
+    CUdevice dev;
+    CUcontext ctx;
+    RtDeviceInfo info;
+    CUdeviceptr flush_buf;  /* written between timed repetitions (rt_time.c), lazily */
+    size_t flush_bytes;
+};
+
+/* The functions of one launch list, resolved from the module. */
+struct RtModule {
+    RtContext *rc;
+    const Plan *plan;
+    CUmodule mod;
+    CUfunction *prologue, *step, *single;
+};
+
+struct RtGrid {
+    RtContext *rc;
+    const IrProgram *prog;
+    int n[3], pad[3];
+    long total;                 /* elements per buffer */
+    size_t bytes;               /* bytes per buffer */
+    CUdeviceptr buf[RT_MAX_FIELDS][3];
+    int newest[RT_MAX_FIELDS];  /* which buffer of a state field holds step t */
+    double *params;             /* one per program parameter */
+};
+
+/* Writes "what: CUDA_ERROR_X (description)" into why when r is an error; returns 0 or -1. */
+int rt_cu_check(const RtContext *rc, CUresult r, const char *what, char *why, int whylen);
+#define RT_CU(rc, call, what, why, whylen) rt_cu_check((rc), (rc)->api.call, (what), (why), (whylen))
+
+#endif

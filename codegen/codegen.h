@@ -1,0 +1,18 @@
+/* The public entry points of code generation beyond the Plan: the emitted C API. */
+#ifndef STC_CODEGEN_H
+#define STC_CODEGEN_H
+#include "../util/strbuf.h"
+#include "plan.h"
+#include "space.h"
+
+/* Prints the host API of plan: into cu the file BASE.cu (the Plan's device source verbatim, then
+ * host code with extern "C" functions that replay the launch sequence) and into h the header
+ * BASE.h (layout, boundary handling, configuration, declarations). base is the file name without
+ * extension (a directory part is ignored); the C prefix is the stencil's name sanitized
+ * (j2d9pt-gol -> j2d9pt_gol). Returns 0, or -1 on bad arguments. docs/c-api.md. */
+int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h);
+
+/* The stencil's name as a C identifier (what cg_emit uses as the prefix), in arena. */
+const char *cg_c_identifier(Arena *arena, const char *name);
+
+#endif

@@ -1,0 +1,85 @@
+/* Internal to codegen: the pieces of the device-source emitter that optimization passes reuse.
+ * A kernel is emitted in three parts: its signature (from its argument list), the mapping of
+ * threads to points (the pass's own business: the plain kernel maps one thread per point), and
+ * the point computation (cg_emit_point), which loads reads through cg_emit_read. A pass that
+ * stages reads through shared memory or registers replaces the load by setting ctx->read_hook. */
+#ifndef STC_CG_EMIT_H
+#define STC_CG_EMIT_H
+#include "../util/arena.h"
+#include "../util/strbuf.h"
+#include "plan.h"
+
+typedef struct CgCtx CgCtx;
+
+/* Emits the load of read node n (an N_READ) as an expression into out. */
+typedef void (*CgReadHook)(CgCtx *ctx, const IrNode *n, StrBuf *out);
+
+struct CgCtx {
+    const IrProgram *prog;
+    const Config *cfg;
+    Arena *arena;
+    const char *prefix;  /* the stencil's name as a C identifier */
+    const char *T;       /* element type: "float" or "double" */
+    StrBuf *src;         /* device source being built */
+    int stage;           /* stage being emitted */
+    const char *idx;     /* expression of the point's linear index (default "idx") */
+    CgReadHook read_hook;/* NULL: the plain global-memory load */
+};
+
+/* A kernel's argument list, with which buffers it writes (those are not const). */
+typedef struct {
+    PlanArg *args;
+    unsigned char *writes;
+    int nargs, cap, cap_w;
+} CgArgs;
+
+void cg_args_add(CgCtx *ctx, CgArgs *a, PlanArg arg, int writes);
+/* Index of the argument, or -1. */
+int cg_args_find(const CgArgs *a, ArgKind kind, int field, int level, int index);
+/* C name of an argument inside a kernel: f_u_l0, f_u_lp1, f_u_lm1, p_alpha, n0. */
+void cg_arg_name(const IrProgram *prog, const PlanArg *arg, char *buf, int len);
+
+/* `extern "C" __global__ void <launch bounds> name(args...)`, with the opening brace. */
+void cg_emit_signature(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args);
+/* Declares the strides s1, s2 (as needed for the program's dims) from the dims n0, n1. */
+void cg_emit_strides(CgCtx *ctx);
+
+/* Constants printed exactly in the element type (a float constant as the float it rounds to). */
+void cg_emit_const(StrBuf *out, double v, ElemType t);
+/* The read of node n at the point: in[idx + off . strides] (or the read hook's text). */
+void cg_emit_read(CgCtx *ctx, const IrNode *n, StrBuf *out);
+/* The point computation of ctx->stage: shared nodes as `const T vN = ...;`, single-use nodes
+ * inlined, then every write `f_X_lY[idx] = ...;`. */
+void cg_emit_point(CgCtx *ctx, const char *indent);
+/* Adds the arguments of stage `stage` (written buffers, read buffers, used params) to a. */
+void cg_stage_args(CgCtx *ctx, int stage, CgArgs *a);
+/* The plain kernel of a stage: one thread per interior point. */
+void cg_emit_stage_plain(CgCtx *ctx, int stage, const char *name, const CgArgs *args);
+
+/* Boundary and bookkeeping kernels (emit_bc.c). All take (buffer..., n0[, n1[, n2]]). */
+/* Fills the halo of `field` (buffer level 0) along `axis` by its boundary condition, over the
+ * full padded extent of the other axes. */
+void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args);
+/* Whole padded buffer kernels: zero (temps), copy level 0 -> +1 (unwritten state fields),
+ * halo copy level 0 -> the other levels (fixed state fields, at the start). */
+void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args);
+void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
+void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
+/* Threads per block of the whole-buffer and fill kernels. */
+enum { CG_UTIL_BLOCK = 128 };
+
+/* Whether field f has device buffers: state and coef fields always; a temp when it is
+ * materialized (a later stage reads it) and some stage writes it. Writes of other temps are
+ * register values only and are not stored. */
+int cg_field_stored(const IrProgram *p, int f);
+/* The stage that writes field f, or -1. */
+int cg_writing_stage(const IrProgram *p, int f);
+
+/* The stencil's name as a C identifier (dashes and other characters become '_'). */
+const char *cg_c_identifier(Arena *arena, const char *name);
+/* A field or param name as a C identifier that is not a C or C++ keyword. */
+const char *cg_member_name(Arena *arena, const char *name);
+/* Generator version (for headers). */
+const char *cg_version(void);
+
+#endif

@@ -1,0 +1,269 @@
+/* Builds the Plan of (IR, Config): the device source and the launch sequence.
+ *
+ * Buffers: ARG_BUF (field, level) names a buffer of the field as seen at the time of the launch.
+ * A state field of L levels has L buffers, kept newest first: level 0 is buffer [0] (step t),
+ * level -1 is [1] (step t-1), level +1 is [L-1] (the oldest, which the step overwrites with
+ * t+1). After a launch with rotate_after, every state field's list rotates once
+ * ([L-1] moves to the front). Coef and temp fields have one buffer (level 0).
+ *
+ * One step: the kernel of each stage (writing the +1 buffers of state fields and the buffers of
+ * temps, reading level 0 / -1), the halo fills of the temps it wrote; copies level 0 -> +1 of
+ * state fields the step does not write; rotate; the halo fills of the written state fields
+ * whose boundary condition is not fixed. The prologue fills the halos of every field's newest
+ * buffer by its boundary condition, copies the halo of fixed state fields into their other
+ * buffers, and zeroes temps (a fixed temp halo holds 0). */
+#include "emit.h"
+#include "space.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    CgCtx ctx;
+    PlanLaunch *launches;
+    int nlaunches, cap;
+    const char **emitted; /* names of kernels already in the source */
+    int nemitted, cap_emitted;
+} Builder;
+
+static int already_emitted(Builder *b, const char *name)
+{
+    for (int i = 0; i < b->nemitted; i++)
+        if (strcmp(b->emitted[i], name) == 0)
+            return 1;
+    *ARENA_PUSH(b->ctx.arena, b->emitted, b->nemitted, b->cap_emitted) = name;
+    return 0;
+}
+
+static PlanLaunch *add_launch(Builder *b, const char *kernel, const int block[3], const CgArgs *args)
+{
+    PlanLaunch *l = ARENA_PUSH(b->ctx.arena, b->launches, b->nlaunches, b->cap);
+    memset(l, 0, sizeof *l);
+    l->kernel = kernel;
+    for (int d = 0; d < 3; d++) {
+        l->block[d] = block[d];
+        l->axis_of[d] = d;
+    }
+    l->args = args->args;
+    l->nargs = args->nargs;
+    return l;
+}
+
+static void add_dims(Builder *b, CgArgs *a)
+{
+    for (int d = 0; d < b->ctx.prog->dims; d++)
+        cg_args_add(&b->ctx, a, (PlanArg){ARG_DIM, 0, 0, d}, 0);
+}
+
+/* The grid of a whole-padded-buffer kernel: block CG_UTIL_BLOCK x 1 x 1 over the padded extent. */
+static void cover_padded(const IrProgram *p, PlanLaunch *l)
+{
+    for (int d = 0; d < 3; d++) {
+        l->tile[d] = d == 0 ? CG_UTIL_BLOCK : 1;
+        l->axis_of[d] = d;
+        l->extra[d] = 2 * p->halo[d];
+    }
+}
+
+/* Halo fills of one buffer of field (level: which one, as an ARG_BUF level). The kernel is the
+ * same for every level; only the launch's argument differs. */
+static void add_fills(Builder *b, int field, int level)
+{
+    const IrProgram *p = b->ctx.prog;
+    static const char axis_letter[3] = {'x', 'y', 'z'};
+    for (int axis = 0; axis < p->dims; axis++) {
+        if (p->halo[axis] == 0)
+            continue;
+        const char *name = arena_printf(b->ctx.arena, "%s_bc_%s_%c", b->ctx.prefix,
+                                        p->fields[field].name, axis_letter[axis]);
+        CgArgs args = {0}, launch_args = {0};
+        cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 1);
+        add_dims(b, &args);
+        cg_args_add(&b->ctx, &launch_args, (PlanArg){ARG_BUF, field, level, 0}, 1);
+        add_dims(b, &launch_args);
+        if (!already_emitted(b, name))
+            cg_emit_fill(&b->ctx, field, axis, name, &args);
+        int block[3] = {CG_UTIL_BLOCK, 1, 1};
+        PlanLaunch *l = add_launch(b, name, block, &launch_args);
+        /* threads over the other two axes (padded), x first */
+        int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
+        l->tile[0] = CG_UTIL_BLOCK;
+        l->axis_of[0] = o1;
+        l->extra[0] = 2 * p->halo[o1];
+        l->tile[1] = 1;
+        l->axis_of[1] = o2;
+        l->extra[1] = 2 * p->halo[o2];
+        l->tile[2] = 0;
+        l->axis_of[2] = 2;
+    }
+}
+
+typedef void (*WholeEmit)(CgCtx *, int, const char *, const CgArgs *);
+
+static void add_whole(Builder *b, int field, const char *what, WholeEmit emit, const int *levels_written,
+                      int nwritten)
+{
+    const char *name = arena_printf(b->ctx.arena, "%s_%s_%s", b->ctx.prefix, what, b->ctx.prog->fields[field].name);
+    CgArgs args = {0};
+    for (int i = 0; i < nwritten; i++)
+        cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, levels_written[i], 0}, 1);
+    if (emit != cg_emit_zero)
+        cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 0);
+    add_dims(b, &args);
+    if (!already_emitted(b, name))
+        emit(&b->ctx, field, name, &args);
+    int block[3] = {CG_UTIL_BLOCK, 1, 1};
+    cover_padded(b->ctx.prog, add_launch(b, name, block, &args));
+}
+
+static int field_written(const IrProgram *p, int f) { return cg_writing_stage(p, f) >= 0; }
+
+static int is_materialized_temp(const IrProgram *p, int f)
+{
+    return p->fields[f].role == ROLE_TEMP && cg_field_stored(p, f);
+}
+
+static void build_prologue(Builder *b)
+{
+    const IrProgram *p = b->ctx.prog;
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (is_materialized_temp(p, f)) {
+            const int lv0[1] = {0};
+            add_whole(b, f, "zero", cg_emit_zero, lv0, 1);
+        } else if (fl->role != ROLE_TEMP && fl->bc != BC_FIXED) {
+            /* every buffer of the field, as the interpreter's start of a run does */
+            add_fills(b, f, 0);
+            if (fl->role == ROLE_STATE && fl->levels > 2)
+                add_fills(b, f, -1);
+            if (fl->role == ROLE_STATE)
+                add_fills(b, f, 1);
+        } else if (fl->role == ROLE_STATE && fl->bc == BC_FIXED && fl->levels > 1) {
+            const int others[2] = {1, -1};
+            add_whole(b, f, "halo_copy", cg_emit_halo_copy, others, fl->levels > 2 ? 2 : 1);
+        }
+    }
+}
+
+static void build_step(Builder *b)
+{
+    const IrProgram *p = b->ctx.prog;
+    const Config *c = b->ctx.cfg;
+    for (int s = 0; s < p->nstages; s++) {
+        const char *name = p->nstages == 1 ? arena_printf(b->ctx.arena, "%s_step", b->ctx.prefix)
+                                           : arena_printf(b->ctx.arena, "%s_stage%d", b->ctx.prefix, s);
+        CgArgs args = {0};
+        cg_stage_args(&b->ctx, s, &args);
+        cg_emit_stage_plain(&b->ctx, s, name, &args);
+        int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
+        PlanLaunch *l = add_launch(b, name, block, &args);
+        for (int d = 0; d < 3; d++)
+            l->tile[d] = block[d];
+        for (int f = 0; f < p->nfields; f++)
+            if (is_materialized_temp(p, f) && cg_writing_stage(p, f) == s &&
+                p->fields[f].bc != BC_FIXED)
+                add_fills(b, f, 0);
+    }
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_STATE && !field_written(p, f)) {
+            const int lv1[1] = {1};
+            add_whole(b, f, "copy", cg_emit_copy, lv1, 1);
+        }
+    }
+    b->launches[b->nlaunches - 1].rotate_after = 1;
+    b->launches[b->nlaunches - 1].steps = 1;
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_STATE && fl->bc != BC_FIXED && field_written(p, f))
+            add_fills(b, f, 0);
+    }
+}
+
+static int check_program(const IrProgram *prog, char *why, int whylen)
+{
+    if (prog->dims < 1 || prog->dims > 3) {
+        snprintf(why, (size_t)whylen, "grid dimension %d is not 1, 2 or 3", prog->dims);
+        return 0;
+    }
+    if (prog->nstages < 1) {
+        snprintf(why, (size_t)whylen, "the step has no stage");
+        return 0;
+    }
+    if (prog->nfields > 64) {
+        snprintf(why, (size_t)whylen, "more than 64 fields");
+        return 0;
+    }
+    for (int f = 0; f < prog->nfields; f++) {
+        int lv = prog->fields[f].levels;
+        if (prog->fields[f].role == ROLE_STATE && (lv < 2 || lv > 3)) {
+            snprintf(why, (size_t)whylen, "state field %s has %d levels (2 or 3 supported)",
+                     prog->fields[f].name, lv);
+            return 0;
+        }
+    }
+    int writes = 0;
+    for (int s = 0; s < prog->nstages; s++)
+        writes += prog->stages[s].nwrites;
+    if (writes == 0) {
+        snprintf(why, (size_t)whylen, "the step writes nothing");
+        return 0;
+    }
+    return 1;
+}
+
+Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen)
+{
+    char scratch[256];
+    if (!why || whylen <= 0) {
+        why = scratch;
+        whylen = (int)sizeof scratch;
+    }
+    why[0] = 0;
+    if (!prog || !c) {
+        snprintf(why, (size_t)whylen, "no program or configuration");
+        return NULL;
+    }
+    if (!check_program(prog, why, whylen))
+        return NULL;
+    Space space;
+    space_init(&space, prog, NULL); /* grid size unknown: size-dependent constraints skipped */
+    if (!space_check(&space, c, why, whylen))
+        return NULL;
+
+    Plan *plan = arena_alloc(arena, sizeof *plan);
+    plan->prog = prog;
+    plan->config = *c;
+    StrBuf src = {0};
+    Builder b = {0};
+    b.ctx.prog = prog;
+    b.ctx.cfg = &plan->config;
+    b.ctx.arena = arena;
+    b.ctx.prefix = cg_c_identifier(arena, prog->name);
+    b.ctx.T = prog->type == ELEM_DOUBLE ? "double" : "float";
+    b.ctx.src = &src;
+    b.ctx.idx = "idx";
+
+    char cfgtext[256];
+    config_format(c, cfgtext, sizeof cfgtext);
+    sb_printf(&src, "/* Device code of stencil %s, generated by stencilc %s.\n * Configuration: %s\n"
+              " * Element type %s; halo %d x %d x %d. Compiles with NVRTC as is (no #include). */\n\n",
+              b.ctx.prefix, cg_version(), cfgtext, b.ctx.T, prog->halo[0], prog->halo[1], prog->halo[2]);
+
+    build_prologue(&b);
+    plan->prologue = b.launches;
+    plan->nprologue = b.nlaunches;
+    b.launches = NULL;
+    b.nlaunches = b.cap = 0;
+    build_step(&b);
+    plan->step = b.launches;
+    plan->nstep = b.nlaunches;
+    plan->step_count = 1;
+    plan->single = plan->step;
+    plan->nsingle = plan->nstep;
+    for (int f = 0; f < prog->nfields; f++)
+        plan->needs_temp |= is_materialized_temp(prog, f);
+    plan->source = arena_strdup(arena, src.data ? src.data : "");
+    sb_free(&src);
+    return plan;
+}

@@ -17,6 +17,7 @@ typedef struct {
     int last_token;   /* its token kind */
     const char *last_text;
     int last_len;
+    int last_had_error; /* the lexer reported an error while reading the last token */
 } Lexer;
 
 void lex_init(Lexer *lx, const Source *src, Arena *arena, Diag *diag);

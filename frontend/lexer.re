@@ -123,6 +123,7 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
             Loc start = loc_here(lx, lx->tok, lx->cur);
             if (!skip_block_comment(lx)) {
                 diag_error(lx->diag, start, STC_E_UNTERMINATED, "unterminated comment: '/*' without '*/'");
+                lx->stopped = 1;
                 *loc = loc_here(lx, lx->cur, lx->cur);
                 return TOK_YYEOF;
             }
@@ -224,7 +225,9 @@ int lex_next(Lexer *lx, PARSE_STYPE *val, Loc *loc)
         *loc = lx->last;
         return TOK_YYEOF;
     }
+    int errors = lx->diag->errors;
     int t = lex_token(lx, val, loc);
+    lx->last_had_error = lx->diag->errors != errors;
     lx->before = lx->last;
     lx->last = *loc;
     lx->last_token = t;

@@ -524,7 +524,8 @@ static const char *describe_found(ParseState *ps, yysymbol_kind_t k)
 
 static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
 {
-    if (ps->lx.stopped)
+    /* The lexer has already said what is wrong here; a second message would only confuse. */
+    if (ps->lx.stopped || ps->lx.last_had_error)
         return 0;
     yysymbol_kind_t set[YYNTOKENS];
     int n = yypcontext_expected_tokens(ctx, set, YYNTOKENS);
@@ -533,6 +534,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     const char *what = describe_found(ps, found);
     if (n < 0)
         n = 0;
+    take(set, &n, YYSYMBOL_YYEOF);
 
     if (has(set, n, YYTRANSLATE(';')) && found != YYTRANSLATE(';')) {
         diag_error(ps->diag, after(ps->lx.before), STC_E_SYNTAX, "expected ';' after %s, before %s",

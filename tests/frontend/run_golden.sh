@@ -1,0 +1,32 @@
+#!/bin/sh
+# run_golden.sh PARSE_CHECK SOURCE_ROOT NAME
+# Runs PARSE_CHECK on tests/err/NAME.st (path relative to the source root, as the .err files
+# show it) and compares its stderr with tests/err/NAME.err; the exit status must be 1.
+# Inputs that do not belong in git (binary junk, a directory, 100000 brackets, a 65 MiB file)
+# are made by tests/err/NAME.gen, run in a scratch directory with the path to create.
+set -u
+check=$1 root=$2 name=$3
+case $check in /*) ;; *) check="$PWD/$check" ;; esac
+expected="$root/tests/err/$name.err"
+scratch=$(mktemp -d) || exit 1
+trap 'rm -rf "$scratch"' EXIT
+if [ -f "$root/tests/err/$name.gen" ]; then
+    mkdir -p "$scratch/tests/err"
+    (cd "$scratch" && sh "$root/tests/err/$name.gen" "tests/err/$name.st") || {
+        echo "FAIL $name: the generator failed"; exit 1; }
+    cd "$scratch"
+else
+    cd "$root"
+fi
+"$check" "tests/err/$name.st" >/dev/null 2>"$scratch/actual.err"
+rc=$?
+if [ "$rc" -ne 1 ]; then
+    echo "FAIL $name: exit status $rc, expected 1"
+    cat "$scratch/actual.err"
+    exit 1
+fi
+if ! diff -u "$expected" "$scratch/actual.err"; then
+    echo "FAIL $name: stderr differs from tests/err/$name.err (actual output above, after +)"
+    exit 1
+fi
+echo "ok $name"

@@ -131,13 +131,25 @@ void ir_analyse(IrProgram *p)
         an->fields_read += fd->read;
         an->fields_written += fd->written && fd->materialized;
     }
-    an->bytes_per_point = (an->fields_read + an->fields_written) * ir_elem_size(p);
+    /* Each time level read is its own buffer: u and u@-1 cost two reads. */
+    int levels_read = 0;
+    for (int f = 0; f < p->nfields; f++) {
+        int seen[4] = {0, 0, 0, 0};
+        for (int s = 0; s < p->nstages; s++)
+            for (int i = 0; i < p->stages[s].nnodes; i++) {
+                const IrNode *n = &p->stages[s].nodes[i];
+                if (n->op == N_READ && n->field == f && n->level <= 0 && n->level > -4)
+                    seen[-n->level] = 1;
+            }
+        levels_read += seen[0] + seen[1] + seen[2] + seen[3];
+    }
+    an->bytes_per_point = (levels_read + an->fields_written) * ir_elem_size(p);
 }
 
 void ir_set_type(IrProgram *p, ElemType type)
 {
     p->type = type;
-    p->an.bytes_per_point = (p->an.fields_read + p->an.fields_written) * ir_elem_size(p);
+    ir_analyse(p);
 }
 
 int ir_check_grid(const IrProgram *p, const long n[3], char *why, int len)

@@ -13,6 +13,14 @@ int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps)
         if (n[d] < 2 * p->halo[d] + 1)
             n[d] = 2 * p->halo[d] + 1; /* odd, and wider than the halo */
     }
+    double elems = 1;
+    for (int d = 0; d < 3; d++)
+        elems *= (double)n[d] + 2.0 * p->halo[d];
+    if (elems * p->nfields > 64.0 * 1024 * 1024) {
+        fprintf(out, "check %s: the halo (%d,%d,%d) makes the test grid too large to run\n",
+                p->name ? p->name : "?", p->halo[0], p->halo[1], p->halo[2]);
+        return 1;
+    }
     if (steps <= 0)
         steps = 10;
     InterpGrid *g = interp_grid_new(p, n);

@@ -84,8 +84,9 @@ typedef struct {
     int points;            /* distinct (field, level, offset) reads over all stages */
     int flops_written;     /* as the literature counts: the source expression, lets expanded */
     int flops;             /* arithmetic nodes after folding and CSE, all stages */
-    int bytes_per_point;   /* one read of every field read + one write of every field written,
-                              times the element size (no reuse counted twice) */
+    int bytes_per_point;   /* one read of every field read (each time level read counts:
+                              u and u@-1 are two buffers) + one write of every field written
+                              to memory, times the element size (no reuse counted twice) */
     int fields_read, fields_written;
 } IrAnalysis;
 

@@ -255,6 +255,7 @@ static void test_stages_and_dump(void)
         for (int i = 0; i < p->stages[0].nnodes; i++)
             lv += p->stages[0].nodes[i].op == N_READ && p->stages[0].nodes[i].level == -1;
         CHECK(lv == 2 && p->an.points == 3);
+        CHECK(p->an.bytes_per_point == 4 * 3); /* u, u@-1 read; u written */
     }
     arena_free(a);
 }

@@ -91,6 +91,14 @@ def generate(name, spec):
         "// do not edit by hand, regenerate instead.",
         "// dims %d, radius %d, %d flops per point as the literature counts them."
         % (dims, spec["radius"], spec["flop_per_point"]),
+    ]
+    offsets = [tuple(p[:-1]) for p in spec.get("points", [])]
+    repeated = sorted({o for o in offsets if offsets.count(o) > 1})
+    for o in repeated:
+        lines.append("// Note: the JSON lists offset [%s] more than once; kept as given, so that the"
+                     % ",".join(str(int(x)) for x in o))
+        lines.append("// weights and the flop count stay those of the benchmark definition.")
+    lines += [
         "stencil %s {" % stencil_name(name),
         "  grid %dd;" % dims,
         "  type float;",

@@ -1,0 +1,166 @@
+/* The GeST strategy: a small random dataset, parameter grouping by correlation, then rounds
+ * that re-draw one group's parameters around the best configuration, each group sampled in
+ * proportion to a ratio that grows when the group improves the best and shrinks otherwise. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gest.h"
+#include "tune_int.h"
+
+/* Draws per sample before a group counts as exhausted around the best configuration. */
+#define GEST_ATTEMPTS 64
+
+typedef struct {
+    TuneStrategy base;
+    const TuneProblem *pb;
+    TuneKnobs k;
+    TuneRng rng;
+    TuneSample *data; /* every observation, in order */
+    int ndata, capdata;
+    int proposed;     /* configurations handed out (plus observed ones we did not hand out) */
+    int have_best;
+    Config best;
+    double best_ms;
+    int grouped;
+    GestGroup groups[GEST_MAX_GROUPS];
+    int ng;
+    double sr[GEST_MAX_GROUPS], credit[GEST_MAX_GROUPS];
+    int count[GEST_MAX_GROUPS], up[GEST_MAX_GROUPS];
+    int in_round, cur, round_requested;
+    int batch_group;  /* group of the last batch, -1 for random ones */
+} Gest;
+
+static void gest_observe(TuneStrategy *st, const TuneSample *r)
+{
+    Gest *g = (Gest *)st;
+    if (g->ndata == g->capdata) {
+        g->capdata = g->capdata ? g->capdata * 2 : 64;
+        g->data = realloc(g->data, (size_t)g->capdata * sizeof *g->data);
+    }
+    g->data[g->ndata++] = *r;
+    if (g->ndata > g->proposed)
+        g->proposed = g->ndata; /* loaded from a journal: part of the dataset */
+    if (r->ok && (!g->have_best || r->ms < g->best_ms)) {
+        g->have_best = 1;
+        g->best = r->config;
+        g->best_ms = r->ms;
+        if (g->batch_group >= 0)
+            g->up[g->batch_group] = 1;
+    }
+}
+
+static int propose_random(Gest *g, const TuneHistory *h, Config *out, int n)
+{
+    TuneSeen *batch = tune_seen_new();
+    int got = 0;
+    while (got < n && tune_sample(g->pb, h, batch, &g->rng, NULL, NULL, 0, 256, &out[got])) {
+        tune_seen_add(batch, &out[got]);
+        got++;
+    }
+    tune_seen_free(batch);
+    g->batch_group = -1;
+    g->proposed += got;
+    return got;
+}
+
+static void form_groups(Gest *g)
+{
+    g->ng = gest_group(g->pb->space, g->data, g->ndata, g->k.groups, g->k.grouping_front,
+                       g->groups);
+    double sum = 0;
+    for (int i = 0; i < g->ng; i++) {
+        double size = 1;
+        for (int j = 0; j < g->groups[i].n; j++)
+            size *= g->pb->space->params[g->groups[i].params[j]].nvalues;
+        g->sr[i] = g->k.ratio_by_size ? size : 1;
+        sum += g->sr[i];
+    }
+    double lr = g->k.lr * g->ng > 1 ? 1.0 / g->ng : g->k.lr;
+    for (int i = 0; i < g->ng; i++) /* the floor holds from the start */
+        g->sr[i] = g->sr[i] / sum < lr ? lr : g->sr[i] / sum;
+    sum = 0;
+    for (int i = 0; i < g->ng; i++)
+        sum += g->sr[i];
+    for (int i = 0; i < g->ng; i++) {
+        g->sr[i] /= sum;
+        g->credit[i] = 0;
+    }
+    g->grouped = 1;
+}
+
+static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int max)
+{
+    Gest *g = (Gest *)st;
+    if (max <= 0)
+        return 0;
+    if (g->proposed < g->k.dataset) {
+        int n = g->k.dataset - g->proposed;
+        return propose_random(g, h, out, n < max ? n : max);
+    }
+    if (!g->have_best) /* nothing ran yet: keep sampling at random */
+        return propose_random(g, h, out, g->k.quota < max ? g->k.quota : max);
+    if (!g->grouped)
+        form_groups(g);
+    if (g->ng == 0)
+        return propose_random(g, h, out, max);
+    for (int guard = 0; guard < 4 * GEST_MAX_GROUPS + 8; guard++) {
+        if (!g->in_round) {
+            gest_split_quota(g->sr, g->credit, g->ng, g->k.quota, g->count);
+            memset(g->up, 0, sizeof g->up);
+            g->in_round = 1;
+            g->cur = 0;
+            g->round_requested = 0;
+        }
+        while (g->cur < g->ng && g->count[g->cur] == 0)
+            g->cur++;
+        if (g->cur == g->ng) {
+            g->in_round = 0;
+            if (g->round_requested > 0)
+                gest_update_ratios(g->sr, g->up, g->ng, g->k.ar, g->k.lr);
+            continue;
+        }
+        int gi = g->cur, want = g->count[gi] < max ? g->count[gi] : max, got = 0;
+        TuneSeen *batch = tune_seen_new();
+        while (got < want && tune_sample(g->pb, h, batch, &g->rng, &g->best,
+                                         g->groups[gi].params, g->groups[gi].n, GEST_ATTEMPTS,
+                                         &out[got])) {
+            tune_seen_add(batch, &out[got]);
+            got++;
+        }
+        tune_seen_free(batch);
+        g->count[gi] = got < want ? 0 : g->count[gi] - got;
+        if (got == 0)
+            continue; /* this group is exhausted around the best: the next one */
+        g->round_requested += got;
+        g->batch_group = gi;
+        g->proposed += got;
+        return got;
+    }
+    /* Every group is exhausted around the best: wander off at random. */
+    return propose_random(g, h, out, g->k.quota < max ? g->k.quota : max);
+}
+
+static void gest_destroy(TuneStrategy *st)
+{
+    Gest *g = (Gest *)st;
+    free(g->data);
+    free(g);
+}
+
+TuneStrategy *tune_gest_new(const TuneProblem *pb, const TuneKnobs *k)
+{
+    Gest *g = calloc(1, sizeof *g);
+    g->base = (TuneStrategy){"gest", gest_propose, gest_observe, gest_destroy};
+    g->pb = pb;
+    g->k = *k;
+    if (g->k.dataset < 1)
+        g->k.dataset = 1;
+    if (g->k.quota < 1)
+        g->k.quota = 1;
+    if (g->k.groups < 1)
+        g->k.groups = 1;
+    tune_rng_seed(&g->rng, k->seed);
+    g->batch_group = -1;
+    return &g->base;
+}

@@ -1,0 +1,118 @@
+/* `stencilc replay`: every strategy over several seeds on the same recording and the same
+ * simulated tuning time, summed up in one table. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune_int.h"
+
+#define CMP_MAX_STRATEGIES 8
+
+int replay_compare(FILE *out, const Replay *rp, const TuneProblem *pb_or_null,
+                   const char *const *strategies, int nstrategies, int nseeds, TuneBudget budget,
+                   const TuneKnobs *knobs, char *err, int errlen)
+{
+    Space space;
+    TuneProblem pb;
+    if (pb_or_null)
+        pb = *pb_or_null;
+    else {
+        replay_space(rp, &space);
+        pb = (TuneProblem){&space, replay_valid, (void *)rp};
+    }
+    const char *names[CMP_MAX_STRATEGIES + 1];
+    int n = 0, ref = -1;
+    for (int i = 0; i < nstrategies && n < CMP_MAX_STRATEGIES; i++) {
+        int dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= !strcmp(names[j], strategies[i]);
+        if (!dup)
+            names[n++] = strategies[i];
+    }
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], "random"))
+            ref = i;
+    if (ref < 0)
+        names[ref = n++] = "random";
+    if (nseeds < 1)
+        nseeds = 1;
+    TuneKnobs k;
+    if (knobs)
+        k = *knobs;
+    else
+        tune_knobs_default(&k);
+    double *best = malloc(sizeof *best * (size_t)(n * nseeds));
+    double *evals = calloc((size_t)n, sizeof *evals);
+    char refused[CMP_MAX_STRATEGIES + 1][200] = {{0}};
+    for (int s = 0; s < n; s++)
+        for (int seed = 0; seed < nseeds; seed++) {
+            TuneKnobs ks = k;
+            ks.seed = k.seed + (unsigned long long)seed;
+            best[s * nseeds + seed] = INFINITY;
+            TuneStrategy *st = tune_strategy_new(names[s], &pb, &ks, refused[s],
+                                                 sizeof refused[s]);
+            if (!st) {
+                if (s == ref || !refused[s][0]) {
+                    snprintf(err, (size_t)errlen, "%s", refused[s]);
+                    free(best);
+                    free(evals);
+                    return -1;
+                }
+                break;
+            }
+            ReplayRun rr;
+            TuneEvaluator ev;
+            replay_run_init(&rr, rp);
+            replay_evaluator(&rr, &ev);
+            TuneHistory h;
+            tune_history_init(&h);
+            TuneRunOptions o = {.budget = budget, .quiet = 1};
+            TuneResult res;
+            tune_run(&pb, st, &ev, &h, &o, &res);
+            if (res.found)
+                best[s * nseeds + seed] = res.best_ms;
+            evals[s] += (double)res.evaluated / nseeds;
+            tune_history_free(&h);
+            tune_strategy_free(st);
+        }
+    const char *prog = replay_header(rp, "program"), *grid = replay_header(rp, "grid"),
+               *gpu = replay_header(rp, "gpu");
+    fprintf(out, "replay: %s on %s, %s: %d recorded configs, recorded best %.4g ms\n",
+            prog ? prog : "?", grid ? grid : "?", gpu ? gpu : "?", replay_count(rp),
+            replay_best_ms(rp, NULL));
+    fprintf(out, "budget: %g s simulated%s%ld evaluations; %d seeds from %llu\n", budget.seconds,
+            budget.count > 0 ? ", " : ", no limit on ", budget.count, nseeds, k.seed);
+    fprintf(out, "%-12s %14s %16s %18s %10s\n", "strategy", "mean best ms", "speed-up vs rand",
+            "best or within 2%", "mean evals");
+    for (int s = 0; s < n; s++) {
+        if (refused[s][0] && isinf(best[s * nseeds])) {
+            fprintf(out, "%-12s %s\n", names[s], refused[s]);
+            continue;
+        }
+        double sum = 0, speed = 0;
+        int found = 0, near = 0;
+        for (int seed = 0; seed < nseeds; seed++) {
+            double b = best[s * nseeds + seed], r = best[ref * nseeds + seed];
+            double top = INFINITY;
+            for (int t = 0; t < n; t++)
+                if (best[t * nseeds + seed] < top)
+                    top = best[t * nseeds + seed];
+            if (isfinite(b)) {
+                sum += b;
+                found++;
+                speed += isfinite(r) ? r / b : 1;
+                near += b <= top * 1.02;
+            }
+        }
+        if (!found) {
+            fprintf(out, "%-12s %14s %16s %17.0f%% %10.1f\n", names[s], "none", "-", 0.0,
+                    evals[s]);
+            continue;
+        }
+        fprintf(out, "%-12s %14.4g %15.3fx %17.0f%% %10.1f\n", names[s], sum / found,
+                speed / found, 100.0 * near / nseeds, evals[s]);
+    }
+    free(best);
+    free(evals);
+    return 0;
+}

@@ -1,0 +1,242 @@
+/* The autotuner: search strategies over a Space (GeST, random, genetic, exhaustive), the driver
+ * loop that asks a strategy for configurations and feeds it measurements, the tuning database
+ * and the replay of recorded measurements. Nothing here touches a GPU: the measurement is a
+ * callback (the runtime's pipeline, or replay), so every part runs and is tested without one.
+ *
+ * Prefixes: tune_ (driver loop, history, strategies), tunedb_ (database), replay_ (replay). */
+#ifndef STC_TUNE_H
+#define STC_TUNE_H
+#include <stdio.h>
+
+#include "../codegen/config.h"
+#include "../codegen/space.h"
+
+/* ---- callbacks ---------------------------------------------------------------------------- */
+
+/* 1 if c may be evaluated (static constraints hold); else 0 and a reason in why. */
+typedef int (*TuneValidFn)(void *ctx, const Config *c, char *why, int whylen);
+/* Measures c: 0 with *ms set, or nonzero with a reason in why (compile, launch, verify...). */
+typedef int (*TuneEvalFn)(void *ctx, const Config *c, double *ms, char *why, int whylen);
+
+/* The adapter for the real space: ctx is a const Space *, calls space_check. */
+int tune_space_valid(void *space, const Config *c, char *why, int whylen);
+
+/* What is tuned: the space (values per parameter) and which points of it are valid. */
+typedef struct {
+    const Space *space;
+    TuneValidFn valid;
+    void *valid_ctx;
+} TuneProblem;
+
+/* ---- history of measurements ------------------------------------------------------------- */
+
+typedef struct {
+    Config config;
+    int ok;           /* 1: measured; 0: failed (why says how) */
+    double ms;        /* when ok */
+    char why[160];
+    double elapsed_s; /* tuning time (the run's clock) when it finished; -1 when loaded */
+} TuneSample;
+
+typedef struct TuneSeen TuneSeen; /* a hash set of configurations */
+
+typedef struct {
+    TuneSample *items;
+    int n, cap;
+    int best;         /* index of the fastest ok sample, -1 if none */
+    int nok;
+    TuneSeen *seen;
+} TuneHistory;
+
+void tune_history_init(TuneHistory *h);
+void tune_history_free(TuneHistory *h);
+/* Appends a result (a config already in the history is ignored: returns -1), else its index. */
+int tune_history_add(TuneHistory *h, const Config *c, int ok, double ms, const char *why,
+                     double elapsed_s);
+int tune_history_seen(const TuneHistory *h, const Config *c);
+
+/* ---- strategies --------------------------------------------------------------------------- */
+
+typedef struct {
+    unsigned long long seed;
+    /* GeST */
+    int dataset;           /* random evaluations before grouping (paper: 15-20); default 16 */
+    int groups;            /* parameter groups (paper: 4-5); default 5 */
+    double ar, lr;         /* adjustment ratio, lowest ratio; default 0.1, 0.1 */
+    int quota;             /* evaluations per round; default 8 */
+    int ratio_by_size;     /* 1: initial ratios by group combinations (paper); 0: equal */
+    int grouping_front;    /* 1: grow groups from the low-CV end (brief variant); 0: paper */
+    /* genetic (OpenTuner-like) */
+    int ga_subpops, ga_pop; /* 2 x 16 */
+    double ga_cross, ga_mut; /* 0.8, 0.005 per gene */
+    int ga_tournament;      /* 3 */
+    int ga_elite;           /* 1 per sub-population */
+    int ga_migrate;         /* generations between migrations; 5 */
+    /* exhaustive */
+    long exhaustive_max;    /* refuse above this many valid points; default 200000 */
+} TuneKnobs;
+
+void tune_knobs_default(TuneKnobs *k);
+
+typedef struct TuneStrategy TuneStrategy;
+struct TuneStrategy {
+    const char *name;
+    /* Proposes up to max configurations, each valid and never in h nor proposed before;
+     * returns how many, 0 when the strategy has nothing left to try. The driver evaluates them
+     * and calls observe for each before calling propose again. */
+    int (*propose)(TuneStrategy *s, const TuneHistory *h, Config *out, int max);
+    /* One measured (or failed) configuration, also those loaded from a journal at the start. */
+    void (*observe)(TuneStrategy *s, const TuneSample *r);
+    void (*destroy)(TuneStrategy *s);
+};
+
+/* "gest", "random", "genetic" or "exhaustive". NULL with a message in err when the name is
+ * unknown or the strategy refuses the space (exhaustive above exhaustive_max). The problem
+ * must outlive the strategy. */
+TuneStrategy *tune_strategy_new(const char *name, const TuneProblem *pb, const TuneKnobs *k,
+                                char *err, int errlen);
+void tune_strategy_free(TuneStrategy *s);
+extern const char *const tune_strategy_names[]; /* NULL-terminated */
+
+/* ---- the driver loop ---------------------------------------------------------------------- */
+
+typedef struct {
+    double seconds; /* 0: no time limit */
+    long count;     /* 0: no count limit; counts every evaluation in the history */
+} TuneBudget;
+
+typedef struct {
+    long evaluated, valid; /* in the history: all / measured ok */
+    double best_ms;        /* -1 when nothing measured yet */
+    const Config *best;    /* NULL when nothing measured yet */
+    double elapsed_s;
+    double time_left_s;    /* -1 without a time budget */
+    long count_left;       /* -1 without a count budget */
+    int done;              /* 1 on the last call */
+} TuneProgress;
+
+typedef void (*TuneProgressFn)(void *ctx, const TuneProgress *p);
+/* The default progress line on stderr: '\r'-updated when stderr is a tty, otherwise a line
+ * every 5 seconds of wall time (and one at the end). ctx is unused. */
+void tune_progress_stderr(void *ctx, const TuneProgress *p);
+
+typedef struct {
+    TuneEvalFn evaluate;
+    void *ctx;
+    /* Optional: measures n configurations at once (parallel compiles); fills ok[i], ms[i],
+     * why[i] (160 chars each). When set, the loop proposes up to batch at a time. */
+    void (*evaluate_batch)(void *ctx, const Config *cs, int n, int *ok, double *ms,
+                           char (*why)[160]);
+    int batch;
+    /* Optional clock (seconds); replay passes its simulated clock. NULL: monotonic time. */
+    double (*clock)(void *ctx);
+    void *clock_ctx;
+} TuneEvaluator;
+
+typedef struct {
+    TuneBudget budget;
+    int quiet;              /* no progress output at all */
+    TuneProgressFn progress; /* NULL: tune_progress_stderr */
+    void *progress_ctx;
+    FILE *log;              /* --tune-log: one JSON line per evaluation, or NULL */
+    FILE *journal;          /* tunedb journal: the same lines, flushed one by one, or NULL */
+} TuneRunOptions;
+
+typedef enum { TUNE_STOP_COUNT, TUNE_STOP_TIME, TUNE_STOP_EXHAUSTED } TuneStop;
+
+typedef struct {
+    int found;       /* 1 when some configuration measured ok */
+    Config best;
+    double best_ms;
+    long evaluated;  /* in this run (not counting resumed ones) */
+    long valid;      /* ok in this run */
+    double elapsed_s;
+    TuneStop stop;
+} TuneResult;
+
+/* Runs the strategy until the budget is spent or it has nothing left. h may already hold
+ * results (a resumed journal): they are fed to the strategy first and never re-evaluated.
+ * Returns 0 (also when nothing measured ok: see res->found). */
+int tune_run(const TuneProblem *pb, TuneStrategy *st, const TuneEvaluator *ev, TuneHistory *h,
+             const TuneRunOptions *o, TuneResult *res);
+
+/* One JSON line: {"config":"...","ms":1.234|null,"status":"ok"|"fail","reason":"...",
+ * "elapsed_s":...}. */
+void tune_log_line(FILE *f, const TuneSample *r);
+/* Parses such a line (dims for config_parse). Returns 0, or -1 when it is not one. */
+int tune_log_parse(const char *line, int dims, TuneSample *r);
+
+/* ---- tuning database ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *program;    /* the IR dump text (or source text) */
+    long grid[3];
+    const char *elem_type;  /* "float", "double" */
+    const char *gpu;        /* device name */
+    const char *cuda;       /* CUDA version */
+    const char *generator;  /* stencilc version + anything that changes the emitted code */
+} TuneDbKey;
+
+typedef struct {
+    char config[512];       /* config_format text */
+    double ms;
+    char date[32];          /* ISO 8601, UTC */
+    char gpu[128];
+} TuneDbEntry;
+
+/* $XDG_CACHE_HOME/stencilc, else ~/.cache/stencilc; override wins when not NULL. */
+void tunedb_dir(const char *override, char *buf, int len);
+/* 16 hex digits naming the key. */
+void tunedb_key_hash(const TuneDbKey *k, char out[17]);
+/* 0 found, 1 missing, -1 unreadable (message in err). */
+int tunedb_lookup(const char *dir, const TuneDbKey *k, TuneDbEntry *e, char *err, int errlen);
+/* Atomic: temp file + fsync + rename (+ fsync of the directory); creates dir. 0 or -1. */
+int tunedb_store(const char *dir, const TuneDbKey *k, const TuneDbEntry *e, char *err,
+                 int errlen);
+/* The key's journal, opened for appending (creates dir); NULL with err on failure. */
+FILE *tunedb_journal_open(const char *dir, const TuneDbKey *k, char *err, int errlen);
+/* Loads the key's journal into h (lines that do not parse, e.g. a torn last line, are
+ * skipped). Returns how many were loaded (0 when there is no journal). */
+int tunedb_journal_load(const char *dir, const TuneDbKey *k, int dims, TuneHistory *h);
+
+/* ---- replay of recorded measurements ------------------------------------------------------ */
+
+typedef struct Replay Replay;
+
+/* File: a header '#stencilc-replay<TAB>program=NAME<TAB>grid=NxN[xN]<TAB>gpu=NAME' (more
+ * key=value fields allowed), then one line per config: 'CONFIG<TAB>MS' or
+ * 'CONFIG<TAB>fail<TAB>REASON', each optionally followed by '<TAB>cost=SECONDS' (the recorded
+ * compile+run time; default 0.5). Lines starting with '#' and blank lines are skipped.
+ * NULL with 'FILE:LINE: message' in err on a bad file. */
+Replay *replay_load(const char *path, char *err, int errlen);
+void replay_free(Replay *rp);
+const char *replay_header(const Replay *rp, const char *key); /* NULL if absent */
+int replay_dims(const Replay *rp);
+int replay_count(const Replay *rp);
+/* The best recorded ok time, -1 if none. */
+double replay_best_ms(const Replay *rp, Config *best);
+/* A space holding, per parameter, the values the recorded configs use (prog = NULL). */
+void replay_space(const Replay *rp, Space *s);
+/* Validity for replay: recorded (ok or failed). ctx is the Replay. */
+int replay_valid(void *rp, const Config *c, char *why, int whylen);
+
+/* The replay evaluator with its simulated clock: each evaluation advances the clock by the
+ * recorded cost (0.5 s when not recorded). Reset before each run. */
+typedef struct {
+    const Replay *rp;
+    double now_s;
+} ReplayRun;
+
+void replay_run_init(ReplayRun *r, const Replay *rp);
+/* Fills ev with the replay evaluator and clock over r. */
+void replay_evaluator(ReplayRun *r, TuneEvaluator *ev);
+
+/* Runs each strategy over seeds 1..nseeds (knobs->seed + i) with the budget (time on the
+ * simulated clock) and prints a table: strategy, mean best ms, mean speed-up vs random,
+ * fraction of seeds where it is best or within 2%. 'random' always runs as the reference.
+ * When valid is NULL, replay_valid is used. Returns 0, or -1 with err. */
+int replay_compare(FILE *out, const Replay *rp, const TuneProblem *pb_or_null,
+                   const char *const *strategies, int nstrategies, int nseeds, TuneBudget budget,
+                   const TuneKnobs *knobs, char *err, int errlen);
+
+#endif

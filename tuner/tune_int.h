@@ -1,0 +1,64 @@
+/* Internals shared by the tuner's files: random numbers, the configuration hash set, sampling
+ * valid unseen configurations, and the strategy constructors. */
+#ifndef STC_TUNE_INT_H
+#define STC_TUNE_INT_H
+#include "tune.h"
+
+/* xoshiro256** seeded by splitmix64: the same seed gives the same run everywhere. */
+typedef struct {
+    unsigned long long s[4];
+} TuneRng;
+
+void tune_rng_seed(TuneRng *r, unsigned long long seed);
+unsigned long long tune_rng_next(TuneRng *r);
+int tune_rng_below(TuneRng *r, int n); /* uniform in [0, n) */
+double tune_rng_unit(TuneRng *r);      /* uniform in [0, 1) */
+
+unsigned long long tune_config_hash(const Config *c);
+int tune_config_equal(const Config *a, const Config *b);
+
+/* A growable open-addressing set of configurations. */
+struct TuneSeen {
+    Config *slots;
+    unsigned char *used;
+    long cap, n;
+};
+TuneSeen *tune_seen_new(void);
+void tune_seen_free(TuneSeen *s);
+int tune_seen_has(const TuneSeen *s, const Config *c);
+int tune_seen_add(TuneSeen *s, const Config *c); /* 1 if added, 0 if it was there */
+
+/* Index of v among p's values, -1 if absent. */
+int tune_value_index(const SpaceParam *p, int v);
+int tune_param_free(const Space *s, int p);
+/* A config holding every parameter's smallest value. */
+void tune_config_min(const Space *s, Config *c);
+
+/* Whether c may be proposed: valid, not in h, not in extra (may be NULL). */
+int tune_fresh(const TuneProblem *pb, const TuneHistory *h, const TuneSeen *extra,
+               const Config *c);
+
+/* Draws c from base by re-drawing the listed parameters (all free ones when params is NULL)
+ * uniformly; when the draw is invalid or seen, resets drawn parameters one at a time to their
+ * smallest value (the padded form), which is how most constraints are met. Tries up to
+ * attempts draws. Returns 1 with a fresh config, 0 when none was found. */
+int tune_sample(const TuneProblem *pb, const TuneHistory *h, const TuneSeen *extra,
+                TuneRng *rng, const Config *base, const int *params, int nparams,
+                int attempts, Config *out);
+
+/* Product of the parameters' value counts (a double: it can be huge). */
+double tune_space_points(const Space *s);
+/* Enumerates every valid configuration into *out (malloc'd), up to max. Returns the count, or
+ * -1 when there are more than max valid points (or the space is too large to walk). */
+long tune_enumerate_valid(const TuneProblem *pb, long max, Config **out);
+
+TuneStrategy *tune_gest_new(const TuneProblem *pb, const TuneKnobs *k);
+TuneStrategy *tune_random_new(const TuneProblem *pb, const TuneKnobs *k);
+TuneStrategy *tune_genetic_new(const TuneProblem *pb, const TuneKnobs *k);
+TuneStrategy *tune_exhaustive_new(const TuneProblem *pb, const TuneKnobs *k, char *err,
+                                  int errlen);
+
+/* JSON string helpers (tune_log.c). */
+void tune_json_string(FILE *f, const char *s);
+
+#endif

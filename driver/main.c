@@ -1,3 +1,69 @@
+/* stencilc: the whole pipeline, in the order data flows through it.
+ *
+ *   source --parse--> AST --lower--> IR --(config | autotune)--> Plan --emit--> FILE.cu + FILE.h
+ */
 #include <stdio.h>
-#include "stc_config.h"
-int main(void) { puts("stencilc " STC_VERSION); return 0; }
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codegen/plan.h"
+#include "../codegen/space.h"
+#include "../ir/ir.h"
+#include "../util/strbuf.h"
+#include "options.h"
+#include "steps.h"
+
+int main(int argc, char **argv)
+{
+    Options opt;
+    int rc = options_parse(argc, argv, &opt);
+    if (rc == 1)
+        return 0;
+    if (rc == 2)
+        return 2;
+
+    Arena *arena = arena_new();
+    Job job = {.opt = &opt, .arena = arena};
+    rc = 1;
+    if (opt.cmd == CMD_REPLAY) {
+        rc = step_replay(&job);
+        goto done;
+    }
+    if (step_read_and_parse(&job) != 0) /* frontend/ */
+        goto done;
+    if (opt.dump_ast) {
+        step_dump_ast(&job);
+        rc = 0;
+        goto done;
+    }
+    if (step_lower(&job) != 0) /* ir/: checks, stages, analyses */
+        goto done;
+    if (opt.dump_ir) {
+        ir_dump(stdout, job.prog);
+        rc = 0;
+        goto done;
+    }
+    if (opt.cmd == CMD_CHECK) { /* ir/interp.c on a small grid */
+        rc = step_check(&job);
+        goto done;
+    }
+    if (opt.list_space) { /* codegen/space.c */
+        space_print(stdout, &job.space);
+        rc = 0;
+        goto done;
+    }
+    if (step_choose_config(&job) != 0) /* --config, --autotune (tuner/), or the default */
+        goto done;
+    if (step_build_plan(&job) != 0) /* codegen/ */
+        goto done;
+    if (opt.cmd == CMD_BENCH) { /* runtime/ */
+        rc = step_bench(&job);
+        goto done;
+    }
+    if (step_emit(&job) != 0) /* FILE.cu + FILE.h, validated, written atomically */
+        goto done;
+    rc = 0;
+done:
+    arena_free(arena);
+    return rc;
+}

@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,13 @@ static const char usage_text[] =
     "\n"
     "exit status: 0 success, 1 errors in the input or the run, 2 usage errors\n";
 
-static int usage_error(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
     fputs("stencilc: error: ", stderr);
-    fprintf(stderr, fmt, arg);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputs("\n(see stencilc --help)\n", stderr);
     return 2;
 }

@@ -1,0 +1,42 @@
+/* Which variant to emit: --config as given, the tuner's choice (--autotune), or the default. */
+#include <stdio.h>
+#include <string.h>
+
+#include "steps.h"
+
+int step_choose_config(Job *job)
+{
+    const Options *o = job->opt;
+    const IrProgram *p = job->prog;
+    char err[256];
+    job->config = config_default(p->dims);
+    if (o->config) {
+        if (config_parse(o->config, p->dims, &job->config, err, sizeof err) != 0) {
+            fprintf(stderr, "stencilc: error: --config: %s\n", err);
+            return -1;
+        }
+        snprintf(job->config_origin, sizeof job->config_origin, "configuration given by --config '%s'",
+                 o->config);
+    }
+    if (o->autotune)
+        return step_autotune(job);
+    char why[256];
+    if (!space_check(&job->space, &job->config, why, sizeof why)) {
+        fprintf(stderr, "stencilc: error: the configuration is not valid for '%s' on this grid: %s\n",
+                p->name, why);
+        return -1;
+    }
+    return 0;
+}
+
+int step_build_plan(Job *job)
+{
+    char why[512];
+    config_format(&job->config, job->config_text, sizeof job->config_text);
+    job->plan = plan_build(job->prog, &job->config, job->arena, why, sizeof why);
+    if (!job->plan) {
+        fprintf(stderr, "stencilc: error: cannot build '%s' with this configuration: %s\n", job->prog->name, why);
+        return -1;
+    }
+    return 0;
+}

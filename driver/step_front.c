@@ -1,0 +1,95 @@
+/* Front half of the pipeline: read, parse, choose the stencil, lower to IR, settle the grid. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../ir/interp.h"
+#include "steps.h"
+
+int step_read_and_parse(Job *job)
+{
+    diag_init(&job->diag, &job->src, stderr);
+    job->src.name = job->opt->input;
+    if (source_read(job->opt->input, job->arena, &job->diag, &job->src) != 0)
+        return -1;
+    if (parse_source(&job->src, job->arena, &job->diag, &job->ast) != 0)
+        return -1;
+    return 0;
+}
+
+void step_dump_ast(Job *job) { ast_print(stdout, &job->ast); }
+
+/* The stencil named by --stencil, or the only one in the file. */
+static const AstStencil *select_stencil(Job *job)
+{
+    const AstFile *f = &job->ast;
+    const char *want = job->opt->stencil;
+    Loc none = {0, 0, 0};
+    if (f->nstencils == 0) {
+        diag_error(&job->diag, none, STC_E_NO_STENCIL, "the file defines no stencil");
+        return NULL;
+    }
+    if (!want) {
+        if (f->nstencils == 1)
+            return &f->stencils[0];
+        char names[512] = "";
+        for (int i = 0; i < f->nstencils && strlen(names) < 400; i++) {
+            strcat(names, i ? ", " : "");
+            strncat(names, f->stencils[i].name, 64);
+        }
+        diag_error(&job->diag, none, STC_E_NO_STENCIL,
+                   "the file defines %d stencils (%s); choose one with --stencil NAME", f->nstencils, names);
+        return NULL;
+    }
+    for (int i = 0; i < f->nstencils; i++)
+        if (!strcmp(f->stencils[i].name, want))
+            return &f->stencils[i];
+    diag_error(&job->diag, none, STC_E_NO_STENCIL, "the file defines no stencil named '%s'", want);
+    return NULL;
+}
+
+/* The grid: --grid, else the file's `size`, else a size that suits the dimension. */
+static int settle_grid(Job *job)
+{
+    const IrProgram *p = job->prog;
+    const Options *o = job->opt;
+    static const long fallback[4][3] = {{1, 1, 1}, {1 << 24, 1, 1}, {4096, 4096, 1}, {256, 256, 256}};
+    for (int d = 0; d < 3; d++)
+        job->grid[d] = d < p->dims ? (p->size[d] > 0 ? p->size[d] : fallback[p->dims][d]) : 1;
+    if (o->ngrid) {
+        if (o->ngrid != p->dims) {
+            fprintf(stderr, "stencilc: error: --grid gives %d sizes but '%s' is %dD\n", o->ngrid, p->name, p->dims);
+            return -1;
+        }
+        for (int d = 0; d < p->dims; d++)
+            job->grid[d] = o->grid[d];
+    }
+    job->steps = o->steps ? o->steps : (p->steps ? p->steps : 100);
+    char why[256];
+    if (ir_check_grid(p, job->grid, why, sizeof why) != 0) {
+        fprintf(stderr, "stencilc: error: %s\n", why);
+        return -1;
+    }
+    return 0;
+}
+
+int step_lower(Job *job)
+{
+    job->stencil = select_stencil(job);
+    if (!job->stencil)
+        return -1;
+    job->prog = ir_lower(job->stencil, job->arena, &job->diag);
+    if (!job->prog)
+        return -1;
+    if (job->opt->type >= 0)
+        ir_set_type(job->prog, (ElemType)job->opt->type);
+    if (settle_grid(job) != 0)
+        return -1;
+    space_init(&job->space, job->prog, job->grid);
+    return 0;
+}
+
+int step_check(Job *job)
+{
+    int steps = job->opt->steps ? (int)job->opt->steps : 3;
+    return ir_check_report(stdout, job->prog, job->opt->seed, steps);
+}

@@ -1,0 +1,38 @@
+/* The steps of the pipeline that main.c strings together. Each reports its own errors and
+ * returns 0 on success. */
+#ifndef STC_STEPS_H
+#define STC_STEPS_H
+#include "../codegen/plan.h"
+#include "../codegen/space.h"
+#include "../frontend/ast.h"
+#include "options.h"
+
+typedef struct {
+    const Options *opt;
+    Arena *arena;
+    Source src;
+    Diag diag;
+    AstFile ast;
+    const AstStencil *stencil;
+    IrProgram *prog;
+    long grid[3];    /* interior size for tuning and bench */
+    long steps;
+    Space space;
+    Config config;
+    char config_origin[512]; /* how the config was chosen, for the emitted files' first line */
+    char config_text[512];   /* config_format of config */
+    Plan *plan;
+} Job;
+
+int step_read_and_parse(Job *job);
+void step_dump_ast(Job *job);
+int step_lower(Job *job);
+int step_check(Job *job);
+int step_choose_config(Job *job);
+int step_autotune(Job *job);
+int step_build_plan(Job *job);
+int step_bench(Job *job);
+int step_emit(Job *job);
+int step_replay(Job *job);
+
+#endif

@@ -30,7 +30,14 @@ long interp_index(const InterpGrid *g, int i, int j, int k);
 void interp_fill_halos(InterpGrid *g);
 /* Advances steps time steps. At the start, halos are made consistent as the generated code does:
  * each field's boundary condition is applied to its newest buffer, and for `fixed` fields the
- * newest buffer's halo is copied to the field's other buffers. */
+ * newest buffer's halo is copied to the field's other buffers. (Non-fixed fields get their
+ * condition applied to every buffer, so that u@-1 read at an offset sees a filled halo in the
+ * first step; fixed temps get a halo of 0.) A halo point maps each coordinate independently:
+ * corner (-1,-1) under clamp is interior point (0,0); periodic and mirror wrap or reflect as
+ * often as needed when the halo is wider than the interior. Each step: the stages in order,
+ * state fields written into the buffer after the newest, temps into their one buffer (halo
+ * filled by their condition after their stage); then unwritten state fields are copied whole,
+ * every state field rotates, and the new newest buffer's halo is filled. */
 void interp_run(InterpGrid *g, int steps);
 
 #endif

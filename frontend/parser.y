@@ -62,25 +62,33 @@ static void parse_error(Loc *loc, ParseState *ps, const char *msg);
 
 static AstStencil *cur_stencil(ParseState *ps) { return &ps->file->stencils[ps->cur]; }
 
-static ExprVal expr_new(ParseState *ps, AstKind kind, Loc loc, int nest, int depth)
+/* Reports an expression that crosses a limit; its children were within the limits. */
+static void check_limits(ParseState *ps, Loc loc, int nest, int child_nest, int depth)
+{
+    if (nest > LEX_MAX_NEST && child_nest <= LEX_MAX_NEST)
+        diag_error(ps->diag, loc, STC_E_TOO_DEEP, "expression nested too deeply (the limit is %d levels)",
+                   LEX_MAX_NEST);
+    if (depth == PARSE_MAX_DEPTH + 1)
+        diag_error(ps->diag, loc, STC_E_TOO_DEEP,
+                   "expression too long (its tree is deeper than %d levels); split it with 'let'", PARSE_MAX_DEPTH);
+}
+
+/* A node whose children have nesting child_nest; brackets, unary operators and conditionals
+ * nest one deeper (grows), binary operators do not. */
+static ExprVal expr_new(ParseState *ps, AstKind kind, Loc loc, int child_nest, int grows, int depth)
 {
     AstExpr *e = arena_alloc(ps->arena, sizeof *e);
     e->kind = kind;
     e->loc = loc;
-    if (nest > LEX_MAX_NEST - 0 && nest == LEX_MAX_NEST + 1)
-        diag_error(ps->diag, loc, STC_E_TOO_DEEP, "expression nested too deeply (the limit is %d levels)",
-                   LEX_MAX_NEST);
-    if (depth == PARSE_MAX_DEPTH + 1)
-        diag_error(ps->diag, loc, STC_E_TOO_DEEP, "expression too long (its tree is deeper than %d levels); split it with 'let'",
-                   PARSE_MAX_DEPTH);
-    return (ExprVal){e, nest, depth};
+    check_limits(ps, loc, child_nest + grows, child_nest, depth);
+    return (ExprVal){e, child_nest + grows, depth};
 }
 
 static int max2(int a, int b) { return a > b ? a : b; }
 
 static ExprVal expr_num(ParseState *ps, Loc loc, double v, int is_int)
 {
-    ExprVal r = expr_new(ps, AST_NUM, loc, 0, 1);
+    ExprVal r = expr_new(ps, AST_NUM, loc, 0, 0, 1);
     r.e->num = v;
     r.e->num_is_int = is_int;
     return r;
@@ -88,7 +96,7 @@ static ExprVal expr_num(ParseState *ps, Loc loc, double v, int is_int)
 
 static ExprVal expr_unary(ParseState *ps, Loc loc, AstOp op, ExprVal a)
 {
-    ExprVal r = expr_new(ps, AST_UNARY, loc, a.nest + 1, a.depth + 1);
+    ExprVal r = expr_new(ps, AST_UNARY, loc, a.nest, 1, a.depth + 1);
     r.e->op = op;
     r.e->a = a.e;
     return r;
@@ -96,7 +104,7 @@ static ExprVal expr_unary(ParseState *ps, Loc loc, AstOp op, ExprVal a)
 
 static ExprVal expr_binary(ParseState *ps, Loc loc, AstOp op, ExprVal a, ExprVal b)
 {
-    ExprVal r = expr_new(ps, AST_BINARY, loc, max2(a.nest, b.nest), max2(a.depth, b.depth) + 1);
+    ExprVal r = expr_new(ps, AST_BINARY, loc, max2(a.nest, b.nest), 0, max2(a.depth, b.depth) + 1);
     r.e->op = op;
     r.e->a = a.e;
     r.e->b = b.e;
@@ -105,7 +113,7 @@ static ExprVal expr_binary(ParseState *ps, Loc loc, AstOp op, ExprVal a, ExprVal
 
 static ExprVal expr_cond(ParseState *ps, Loc loc, ExprVal a, ExprVal b, ExprVal c)
 {
-    ExprVal r = expr_new(ps, AST_COND, loc, max2(a.nest, max2(b.nest, c.nest)) + 1,
+    ExprVal r = expr_new(ps, AST_COND, loc, max2(a.nest, max2(b.nest, c.nest)), 1,
                          max2(a.depth, max2(b.depth, c.depth)) + 1);
     r.e->a = a.e;
     r.e->b = b.e;
@@ -115,7 +123,7 @@ static ExprVal expr_cond(ParseState *ps, Loc loc, ExprVal a, ExprVal b, ExprVal 
 
 static ExprVal expr_name(ParseState *ps, Loc loc, AstKind kind, const char *name, int level, ExprList *args)
 {
-    ExprVal r = expr_new(ps, kind, loc, args ? args->nest + 1 : 0, args ? args->depth + 1 : 1);
+    ExprVal r = expr_new(ps, kind, loc, args ? args->nest : 0, args != NULL, args ? args->depth + 1 : 1);
     r.e->name = name;
     r.e->level = level;
     if (args) {
@@ -430,7 +438,7 @@ expr
 primary
     : INT                          { $$ = expr_num(ps, @$, (double)$1, 1); }
     | REAL                         { $$ = expr_num(ps, @$, $1, 0); }
-    | '(' expr ')'                 { $$ = $2; $$.nest++; }
+    | '(' expr ')'                 { $$ = $2; $$.nest++; check_limits(ps, @$, $$.nest, $2.nest, 0); }
     | IDENT                        { $$ = expr_name(ps, @$, AST_NAME, $1, 0, NULL); }
     | IDENT '@' '-' INT            { $$ = expr_name(ps, @$, AST_NAME, $1, -(int)$4, NULL); }
     | IDENT '[' offsets ']'        { $$ = expr_name(ps, @$, AST_READ, $1, 0, &$3); }

@@ -272,6 +272,12 @@ static void test_nesting_limits(void)
         CHECK(strstr(diag_text, "[STC-005]"));
         free(s);
     }
+    /* brackets and unary operators together count: 150 x "-(" is 300 levels */
+    char *mixed = repeat("stencil s { grid 1d; state u; u = ", "-(", 150, "u");
+    char *mixed2 = repeat(mixed, ")", 150, "; }");
+    CHECK(parse_str(arena, mixed2, &f) == 1 && strstr(diag_text, "[STC-005]"));
+    free(mixed);
+    free(mixed2);
     /* a sum of 729 terms (box3d4r) is fine; 20000 terms exceed the tree depth limit */
     char *sum = repeat("stencil s { grid 1d; state u; u = u", " + u[1]", 728, "; }");
     CHECK(parse_str(arena, sum, &f) == 0);

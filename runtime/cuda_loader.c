@@ -54,12 +54,11 @@ static int resolve(void *lib, const char *name, void *slot, char *why, int whyle
     return 0;
 }
 
-int rt_cuda_load(CudaApi *api, char *why, int whylen)
+static int load(CudaApi *api, int driver, char *why, int whylen)
 {
     memset(api, 0, sizeof *api);
     static const char *const cuda_names[] = { "libcuda.so.1", "libcuda.so" };
-    api->libcuda = open_first(cuda_names, 2);
-    if (!api->libcuda) {
+    if (driver && !(api->libcuda = open_first(cuda_names, 2))) {
         snprintf(why, (size_t)whylen, "no CUDA driver (libcuda.so.1 not found: %s)", dlerror());
         return -1;
     }
@@ -117,6 +116,8 @@ int rt_cuda_load(CudaApi *api, char *why, int whylen)
 #undef N
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        if (!syms[i].lib)
+            continue;
         if (resolve(syms[i].lib, syms[i].name, syms[i].slot, why, whylen) != 0) {
             rt_cuda_unload(api);
             return -1;
@@ -124,6 +125,10 @@ int rt_cuda_load(CudaApi *api, char *why, int whylen)
     }
     return 0;
 }
+
+int rt_cuda_load(CudaApi *api, char *why, int whylen) { return load(api, 1, why, whylen); }
+
+int rt_nvrtc_load(CudaApi *api, char *why, int whylen) { return load(api, 0, why, whylen); }
 
 void rt_cuda_unload(CudaApi *api)
 {

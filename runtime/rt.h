@@ -46,6 +46,9 @@ int rt_available(char *why, int whylen);
 /* Opens the libraries, initializes device 0 (or $STC_DEVICE) and its primary context. */
 RtContext *rt_context_new(char *why, int whylen);
 void rt_context_free(RtContext *rc);
+/* A context that can only compile (NVRTC, no driver, no GPU needed) for compute capability
+ * cc_major.cc_minor: rt_nvrtc_compile works on it, nothing else does. */
+RtContext *rt_context_compile_only(int cc_major, int cc_minor, char *why, int whylen);
 const RtDeviceInfo *rt_device_info(const RtContext *rc);
 void rt_device_print(FILE *out, const RtContext *rc);
 

@@ -94,6 +94,10 @@ fail:
 RtModule *rt_module_load(RtContext *rc, const Plan *plan, const void *cubin, char *why,
                          int whylen)
 {
+    if (!rc->ctx) {
+        snprintf(why, (size_t)whylen, "a compile-only context cannot load modules");
+        return NULL;
+    }
     RtModule *m = calloc(1, sizeof *m);
     if (!m) {
         snprintf(why, (size_t)whylen, "out of memory");

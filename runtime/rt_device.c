@@ -145,11 +145,29 @@ RtContext *rt_context_new(char *why, int whylen)
     return rc;
 }
 
+RtContext *rt_context_compile_only(int cc_major, int cc_minor, char *why, int whylen)
+{
+    RtContext *rc = calloc(1, sizeof *rc);
+    if (!rc) {
+        snprintf(why, (size_t)whylen, "out of memory");
+        return NULL;
+    }
+    if (rt_nvrtc_load(&rc->api, why, whylen) != 0) {
+        free(rc);
+        return NULL;
+    }
+    snprintf(rc->info.name, sizeof rc->info.name, "(compile only)");
+    rc->info.cc_major = cc_major;
+    rc->info.cc_minor = cc_minor;
+    rc->api.nvrtcVersion(&rc->info.nvrtc_major, &rc->info.nvrtc_minor);
+    return rc;
+}
+
 void rt_context_free(RtContext *rc)
 {
     if (!rc)
         return;
-    if (rc->flush_buf)
+    if (rc->flush_buf && rc->api.MemFree)
         rc->api.MemFree(rc->flush_buf);
     if (rc->ctx)
         rc->api.DevicePrimaryCtxRelease(rc->dev);

@@ -60,6 +60,8 @@ typedef struct {
 /* cuda_loader.c: opens libcuda and libnvrtc and resolves every entry point above. Returns 0, or
  * -1 with a reason in why (both libraries closed again). */
 int rt_cuda_load(CudaApi *api, char *why, int whylen);
+/* NVRTC alone (the driver's entry points stay NULL): compiling where no GPU is. */
+int rt_nvrtc_load(CudaApi *api, char *why, int whylen);
 void rt_cuda_unload(CudaApi *api);
 
 struct RtContext {

@@ -1,0 +1,258 @@
+/* Every stencil in examples/ and examples/bench/ (whatever files are there), float and double,
+ * through codegen and onto the GPU, checked against the interpreter on odd sizes with several
+ * steps: the default configuration and a set of others (those the space rejects for a stencil
+ * are skipped). Plans are compiled with NVRTC on several threads, then run one by one. Without
+ * a GPU, each plan is only compiled (for sm_90); exits 77 when NVRTC is missing too.
+ * With --bench, every plan that passed is also timed at its stencil's default size.
+ *   test_rt_examples [SOURCE_ROOT] [--quick] [--bench] [--threads N]  (root: $STC_SOURCE_ROOT
+ *   or .) */
+#include <glob.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ast.h"
+#include "rt.h"
+
+static const char *const configs[] = {
+    "default", "tb=64x4x1", "tb=32x4x4", "smem=on", "cmem=on", "uf=1x2x1", "uf=2x1x1",
+    "cm=1x2x1", "bm=1x2x1", "bm=2x1x1", "stream=y,sb=16", "stream=z,sb=16",
+    "stream=z,sb=16,retime=on", "stream=z,sb=16,prefetch=on", "stream=z,sb=16,smem=on",
+    "stream=y,sb=32,smem=on", "tblock=2", "tblock=2,smem=on", "tblock=3", "maxreg=64",
+};
+
+typedef struct {
+    const char *file, *config;
+    const IrProgram *prog;
+    Plan *plan;
+    void *cubin;
+    char log[4096];
+} Case;
+
+typedef struct {
+    RtContext *rc;
+    Case *cases;
+    int ncases, next;
+    pthread_mutex_t lock;
+} Work;
+
+static int add_cases(const char *path, int quick, Arena *arena, Case **cases, int *n, int *cap,
+                     int *skipped)
+{
+    Diag diag;
+    Source src;
+    diag_init(&diag, NULL, stderr);
+    if (source_read(path, arena, &diag, &src) != 0) {
+        printf("FAIL %s: unreadable\n", path);
+        return 1;
+    }
+    diag_init(&diag, &src, stderr);
+    AstFile file;
+    if (parse_source(&src, arena, &diag, &file) != 0) {
+        printf("FAIL %s: does not parse\n", path);
+        return 1;
+    }
+    int failed = 0;
+    for (int s = 0; s < file.nstencils; s++) {
+        for (int type = 0; type < 2; type++) {
+            AstStencil st = file.stencils[s];
+            st.has_type = 1;
+            st.type = type ? ELEM_DOUBLE : ELEM_FLOAT;
+            IrProgram *prog = ir_lower(&st, arena, &diag);
+            if (!prog) {
+                printf("FAIL %s: does not lower\n", path);
+                failed++;
+                continue;
+            }
+            int nconf = quick ? 1 : (int)(sizeof configs / sizeof configs[0]);
+            for (int c = 0; c < nconf; c++) {
+                Config cfg;
+                char why[1024];
+                Plan *plan;
+                if (config_parse(configs[c], prog->dims, &cfg, why, (int)sizeof why) != 0
+                    || !(plan = plan_build(prog, &cfg, arena, why, (int)sizeof why))) {
+                    (*skipped)++;
+                    continue;
+                }
+                if (*n == *cap) {
+                    *cap = *cap ? 2 * *cap : 256;
+                    *cases = realloc(*cases, sizeof **cases * (size_t)*cap);
+                }
+                (*cases)[(*n)++] = (Case){ .file = path, .config = configs[c], .prog = prog,
+                                           .plan = plan };
+            }
+        }
+    }
+    return failed;
+}
+
+static void *compile_worker(void *arg)
+{
+    Work *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        int i = w->next++;
+        pthread_mutex_unlock(&w->lock);
+        if (i >= w->ncases)
+            return NULL;
+        Case *c = &w->cases[i];
+        size_t size;
+        char name[256];
+        snprintf(name, sizeof name, "%s.cu", c->prog->name);
+        if (rt_nvrtc_compile(w->rc, c->plan->source, name, &c->cubin, &size, c->log,
+                             (int)sizeof c->log) != 0)
+            c->cubin = NULL;
+    }
+}
+
+static const char *type_name(const IrProgram *p) { return p->type == ELEM_DOUBLE ? "double" : "float"; }
+
+/* Loads, runs and checks one compiled case: 1 when it passed. */
+static int run_case(RtContext *rc, Case *c)
+{
+    char why[4096];
+    const IrProgram *prog = c->prog;
+    RtModule *m = rt_module_load(rc, c->plan, c->cubin, why, (int)sizeof why);
+    if (!m) {
+        printf("FAIL %s %s [%s]: load: %s\n", prog->name, type_name(prog), c->config, why);
+        return 0;
+    }
+    /* The default step count (fused groups and single steps both run), then an odd longer one. */
+    long steps[2] = { 0, 2L * (c->plan->step_count > 0 ? c->plan->step_count : 1) + 5 };
+    int ok = 1;
+    for (int s = 0; s < 2 && ok; s++) {
+        RtVerifyResult r;
+        if (rt_verify_plan(rc, m, NULL, steps[s], &r, why, (int)sizeof why) != 0) {
+            printf("FAIL %s %s [%s]: run: %s\n", prog->name, type_name(prog), c->config, why);
+            ok = 0;
+        } else if (!r.ok) {
+            printf("FAIL %s %s [%s]: %dx%dx%d, %ld steps: field %s differs by %.3g "
+                   "(tolerance %.3g)\n", prog->name, type_name(prog), c->config, r.n[0], r.n[1],
+                   r.n[2], r.steps, r.worst_field >= 0 ? prog->fields[r.worst_field].name : "?",
+                   r.max_rel_err, r.tolerance);
+            ok = 0;
+        } else if (s == 1) {
+            printf("ok   %s %s [%s]: %dx%dx%d, %ld steps, error %.2g\n", prog->name,
+                   type_name(prog), c->config, r.n[0], r.n[1], r.n[2], r.steps, r.max_rel_err);
+        }
+    }
+    rt_module_free(m);
+    return ok;
+}
+
+static void bench_case(RtContext *rc, Case *c, double copy)
+{
+    char why[4096];
+    const IrProgram *prog = c->prog;
+    int n[3];
+    for (int d = 0; d < 3; d++)
+        n[d] = d < prog->dims ? (prog->size[d] > 0 ? (int)prog->size[d] : 256) : 1;
+    RtModule *m = rt_module_load(rc, c->plan, c->cubin, why, (int)sizeof why);
+    RtTiming t;
+    if (!m || rt_time_plan(rc, m, n, NULL, &t, why, (int)sizeof why) != 0) {
+        printf("bench %s %s [%s]: %s\n", prog->name, type_name(prog), c->config, why);
+    } else {
+        printf("bench %s [%s] ", type_name(prog), c->config);
+        rt_bench_report(stdout, prog, n, &t, copy);
+    }
+    rt_module_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    const char *root = getenv("STC_SOURCE_ROOT");
+    int quick = 0, bench = 0, threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else if (strcmp(argv[i], "--bench") == 0)
+            bench = 1;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            threads = atoi(argv[++i]);
+        else
+            root = argv[i];
+    }
+    if (threads < 1)
+        threads = 1;
+    if (!root)
+        root = ".";
+    char why[512];
+    RtContext *rc;
+    int compile_only = 0;
+    if (!rt_available(why, (int)sizeof why)) {
+        printf("no GPU (%s): compiling with NVRTC only\n", why);
+        compile_only = 1;
+        if (!(rc = rt_context_compile_only(9, 0, why, (int)sizeof why))) {
+            printf("skipped: %s\n", why);
+            return 77;
+        }
+    } else if (!(rc = rt_context_new(why, (int)sizeof why))) {
+        printf("FAIL: %s\n", why);
+        return 1;
+    }
+    rt_device_print(stdout, rc);
+
+    Arena *arena = arena_new();
+    Case *cases = NULL;
+    int ncases = 0, cap = 0, skipped = 0, failed = 0, passed = 0, files = 0;
+    const char *dirs[] = { "examples/*.st", "examples/bench/*.st" };
+    glob_t gl[2];
+    for (int d = 0; d < 2; d++) {
+        char pattern[4096];
+        snprintf(pattern, sizeof pattern, "%s/%s", root, dirs[d]);
+        if (glob(pattern, 0, NULL, &gl[d]) != 0) {
+            gl[d].gl_pathc = 0;
+            continue;
+        }
+        for (size_t i = 0; i < gl[d].gl_pathc; i++, files++)
+            failed += add_cases(gl[d].gl_pathv[i], quick, arena, &cases, &ncases, &cap, &skipped);
+    }
+
+    Work w = { .rc = rc, .cases = cases, .ncases = ncases };
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_t tids[64];
+    if (threads > 64)
+        threads = 64;
+    for (int t = 0; t < threads; t++)
+        pthread_create(&tids[t], NULL, compile_worker, &w);
+    for (int t = 0; t < threads; t++)
+        pthread_join(tids[t], NULL);
+    pthread_mutex_destroy(&w.lock);
+
+    double copy = 0;
+    if (bench && !compile_only) {
+        copy = rt_copy_bandwidth(rc, why, (int)sizeof why);
+        printf("copy bandwidth: %.1f GB/s%s%s\n", copy, copy > 0 ? "" : ": ", copy > 0 ? "" : why);
+    }
+    for (int i = 0; i < ncases; i++) {
+        Case *c = &cases[i];
+        if (!c->cubin) {
+            printf("FAIL %s %s [%s]: compile: %s\n", c->prog->name, type_name(c->prog),
+                   c->config, c->log);
+            failed++;
+        } else if (compile_only || run_case(rc, c)) {
+            passed++;
+            if (bench && !compile_only)
+                bench_case(rc, c, copy);
+        } else {
+            failed++;
+        }
+        free(c->cubin);
+        fflush(stdout);
+    }
+    printf("%d files, %d cases: %d passed, %d failed (%d configurations not valid for a "
+           "stencil, skipped)%s\n", files, ncases, passed, failed, skipped,
+           compile_only ? " [compiled only, no GPU]" : "");
+    for (int d = 0; d < 2; d++)
+        if (gl[d].gl_pathc)
+            globfree(&gl[d]);
+    free(cases);
+    arena_free(arena);
+    rt_context_free(rc);
+    if (files == 0) {
+        printf("FAIL: no examples under %s\n", root);
+        return 1;
+    }
+    return failed ? 1 : 0;
+}

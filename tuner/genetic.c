@@ -118,7 +118,8 @@ static void add_kid(Genetic *g, const Config *c, int s)
 static void first_generation(Genetic *g, const TuneHistory *h)
 {
     int S = g->k.ga_subpops, P = g->k.ga_pop;
-    qsort(g->pre, (size_t)g->npre, sizeof *g->pre, sub_of_fit_cmp);
+    if (g->npre > 0)
+        qsort(g->pre, (size_t)g->npre, sizeof *g->pre, sub_of_fit_cmp);
     for (int i = 0; i < g->npre && i < S * P; i++) {
         int s = i % S;
         g->pop[s][g->npop[s]++] = g->pre[i];

@@ -23,7 +23,14 @@ int replay_compare(FILE *out, const Replay *rp, const TuneProblem *pb_or_null,
     const char *names[CMP_MAX_STRATEGIES + 1];
     int n = 0, ref = -1;
     for (int i = 0; i < nstrategies && n < CMP_MAX_STRATEGIES; i++) {
-        int dup = 0;
+        int known = 0, dup = 0;
+        for (int j = 0; tune_strategy_names[j]; j++)
+            known |= !strcmp(tune_strategy_names[j], strategies[i]);
+        if (!known) {
+            snprintf(err, (size_t)errlen, "unknown strategy '%s' (gest, random, genetic, "
+                     "exhaustive)", strategies[i]);
+            return -1;
+        }
         for (int j = 0; j < n; j++)
             dup |= !strcmp(names[j], strategies[i]);
         if (!dup)
@@ -80,8 +87,15 @@ int replay_compare(FILE *out, const Replay *rp, const TuneProblem *pb_or_null,
     fprintf(out, "replay: %s on %s, %s: %d recorded configs, recorded best %.4g ms\n",
             prog ? prog : "?", grid ? grid : "?", gpu ? gpu : "?", replay_count(rp),
             replay_best_ms(rp, NULL));
-    fprintf(out, "budget: %g s simulated%s%ld evaluations; %d seeds from %llu\n", budget.seconds,
-            budget.count > 0 ? ", " : ", no limit on ", budget.count, nseeds, k.seed);
+    char limit[96] = "no limit";
+    if (budget.seconds > 0 && budget.count > 0)
+        snprintf(limit, sizeof limit, "%g s of simulated tuning time or %ld evaluations",
+                 budget.seconds, budget.count);
+    else if (budget.seconds > 0)
+        snprintf(limit, sizeof limit, "%g s of simulated tuning time", budget.seconds);
+    else if (budget.count > 0)
+        snprintf(limit, sizeof limit, "%ld evaluations", budget.count);
+    fprintf(out, "budget: %s; %d seeds from %llu\n", limit, nseeds, k.seed);
     fprintf(out, "%-12s %14s %16s %18s %10s\n", "strategy", "mean best ms", "speed-up vs rand",
             "best or within 2%", "mean evals");
     for (int s = 0; s < n; s++) {
@@ -115,4 +129,20 @@ int replay_compare(FILE *out, const Replay *rp, const TuneProblem *pb_or_null,
     free(best);
     free(evals);
     return 0;
+}
+
+int replay_compare_file(FILE *out, const char *path, const char *strategy, int nseeds,
+                        TuneBudget budget, const TuneKnobs *knobs, char *err, int errlen)
+{
+    Replay *rp = replay_load(path, err, errlen);
+    if (!rp)
+        return -1;
+    const char *all[] = {"gest", "genetic", "random", "exhaustive"};
+    const char *one[] = {strategy};
+    if (budget.seconds <= 0 && budget.count <= 0)
+        budget.seconds = 60;
+    int rc = strategy ? replay_compare(out, rp, NULL, one, 1, nseeds, budget, knobs, err, errlen)
+                      : replay_compare(out, rp, NULL, all, 4, nseeds, budget, knobs, err, errlen);
+    replay_free(rp);
+    return rc;
 }

@@ -156,6 +156,7 @@ typedef struct {
 
 /* Runs the strategy until the budget is spent or it has nothing left. h may already hold
  * results (a resumed journal): they are fed to the strategy first and never re-evaluated.
+ * A strategy serves one run (make a new one for the next).
  * Returns 0 (also when nothing measured ok: see res->found). */
 int tune_run(const TuneProblem *pb, TuneStrategy *st, const TuneEvaluator *ev, TuneHistory *h,
              const TuneRunOptions *o, TuneResult *res);
@@ -238,5 +239,9 @@ void replay_evaluator(ReplayRun *r, TuneEvaluator *ev);
 int replay_compare(FILE *out, const Replay *rp, const TuneProblem *pb_or_null,
                    const char *const *strategies, int nstrategies, int nseeds, TuneBudget budget,
                    const TuneKnobs *knobs, char *err, int errlen);
+/* `stencilc replay FILE [--strategy S] [--seeds N] [--budget T]`: loads the file and compares
+ * S (and random), or every strategy when S is NULL; with no budget, 60 s. 0, or -1 with err. */
+int replay_compare_file(FILE *out, const char *path, const char *strategy, int nseeds,
+                        TuneBudget budget, const TuneKnobs *knobs, char *err, int errlen);
 
 #endif

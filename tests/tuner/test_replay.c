@@ -88,6 +88,21 @@ static void test_tiny(void)
     tune_history_free(&h);
     tune_strategy_free(st);
     replay_free(rp);
+
+    /* the one-call form behind `stencilc replay` */
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    TuneBudget b = {.count = 4};
+    CHECK(replay_compare_file(f, data("replay_tiny.tsv"), NULL, 2, b, NULL, err, sizeof err) == 0);
+    fclose(f);
+    CHECK(strstr(buf, "heat2d on 1024x1024") && strstr(buf, "4 evaluations; 2 seeds"));
+    CHECK(strstr(buf, "\nexhaustive ") && strstr(buf, "\ngest "));
+    CHECK(replay_compare_file(stdout, "/nonexistent", "gest", 2, b, NULL, err, sizeof err) < 0);
+    f = fmemopen(buf, sizeof buf, "w");
+    CHECK(replay_compare_file(f, data("replay_tiny.tsv"), "simplex", 2, b, NULL, err,
+                              sizeof err) < 0);
+    fclose(f);
+    CHECK(strstr(err, "unknown strategy 'simplex'"));
 }
 
 static void test_synth(void)

@@ -82,8 +82,64 @@ static double optimum(void)
     return best;
 }
 
+typedef struct {
+    int calls, done;
+    long last;
+} Seen;
+
+static void count_progress(void *ctx, const TuneProgress *p)
+{
+    Seen *s = ctx;
+    CHECK(p->evaluated >= s->last && !s->done);
+    CHECK(p->count_left == 25 - p->evaluated && p->time_left_s == -1);
+    CHECK(p->evaluated == 0 || (p->best && p->best_ms > 0));
+    s->last = p->evaluated;
+    s->calls++;
+    s->done += p->done;
+}
+
+/* The progress callback and the JSON log. */
+static void test_outputs(void)
+{
+    Space s;
+    fake_space(&s);
+    TuneProblem pb = {&s, fake_valid, NULL};
+    TuneKnobs k;
+    tune_knobs_default(&k);
+    char err[200], buf[16384] = "";
+    TuneStrategy *st = tune_strategy_new("gest", &pb, &k, err, sizeof err);
+    TuneEvaluator ev = {.evaluate = fake_eval};
+    TuneHistory h;
+    tune_history_init(&h);
+    Seen seen = {0};
+    FILE *log = fmemopen(buf, sizeof buf, "w");
+    TuneRunOptions o = {.budget = {.count = 25}, .progress = count_progress,
+                        .progress_ctx = &seen, .log = log};
+    TuneResult res;
+    tune_run(&pb, st, &ev, &h, &o, &res);
+    fclose(log);
+    CHECK(seen.done == 1 && seen.calls == 27 && seen.last == 25);
+    int lines = 0;
+    for (char *p = buf; (p = strchr(p, '\n')); p++)
+        lines++;
+    CHECK(lines == 25);
+    CHECK(strstr(buf, "{\"config\":\"tb=") == buf && strstr(buf, "\"elapsed_s\":"));
+    /* quiet: no progress at all */
+    seen = (Seen){0};
+    o.quiet = 1;
+    o.log = NULL;
+    o.budget.count = 30;
+    tune_strategy_free(st); /* a strategy serves one run: the next learns the history anew */
+    st = tune_strategy_new("gest", &pb, &k, err, sizeof err);
+    tune_run(&pb, st, &ev, &h, &o, &res);
+    CHECK(seen.calls == 0 && res.evaluated == 5);
+    tune_history_free(&h);
+    tune_strategy_free(st);
+}
+
 int main(void)
 {
+    test_outputs();
     double opt = optimum();
     const char *names[] = {"gest", "random", "genetic"};
     double mean[3] = {0};

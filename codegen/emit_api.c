@@ -46,6 +46,9 @@ static int temp_has_buffer(const IrProgram *p, int f)
     return p->fields[f].role == ROLE_TEMP && cg_field_stored(p, f);
 }
 
+/* A coef is const in the API unless the prologue writes its halo (a non-fixed boundary). */
+static const char *coef_const(const IrField *f) { return f->bc == BC_FIXED ? "const " : ""; }
+
 static int coef_needed(const IrProgram *p, int f)
 {
     if (p->fields[f].role != ROLE_COEF)
@@ -123,7 +126,8 @@ static void emit_header(const Api *api, const char *base, StrBuf *h)
             sb_puts(h, fl->levels > 2 ? ", [2] t-2 (overwritten by the step) */\n" : " */\n");
             members++;
         } else if (fl->role == ROLE_COEF) {
-            sb_printf(h, "    const %s *%s; /* coef: read only%s */\n", api->T, api->member[f],
+            sb_printf(h, "    %s%s *%s; /* coef: %s%s */\n", coef_const(fl), api->T, api->member[f],
+                      fl->bc == BC_FIXED ? "read only" : "read only, but its halo is filled at the start",
                       coef_needed(p, f) ? "" : "; unused, may be NULL");
             members++;
         }
@@ -284,7 +288,7 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
         if (fl->role == ROLE_STATE)
             sb_printf(o, "    %s *%s[%d];\n", api->T, api->member[f], fl->levels), members++;
         else if (fl->role == ROLE_COEF)
-            sb_printf(o, "    const %s *%s;\n", api->T, api->member[f]), members++;
+            sb_printf(o, "    %s%s *%s;\n", coef_const(fl), api->T, api->member[f]), members++;
         else if (temp_has_buffer(p, f))
             sb_printf(o, "    %s *%s;\n", api->T, api->member[f]), members++;
     }
@@ -335,8 +339,9 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
             sb_printf(o, "    b.%s = f->%s;\n", m, m);
         }
     }
-    sb_puts(o, "    cudaError_t err = cudaSuccess;\n    char *ws = (char *)workspace;\n");
+    sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
     if (ntemps) {
+        sb_puts(o, "    char *ws = (char *)workspace;\n");
         sb_printf(o, "    const size_t temp_bytes = %s_temp_bytes_(nx, ny, nz);\n", x);
         sb_printf(o, "    if (!ws) {\n"
                   "        err = cudaMallocAsync((void **)&ws, %s_workspace_bytes(nx, ny, nz), stream);\n"
@@ -368,7 +373,7 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
         sb_puts(o, "    if (!workspace) {\n        const cudaError_t freed = cudaFreeAsync(ws, stream);\n"
                "        if (err == cudaSuccess)\n            err = freed;\n    }\n");
     } else {
-        sb_puts(o, "    (void)ws;\n");
+        sb_puts(o, "    (void)workspace;\n");
     }
     sb_puts(o, "    return err;\n}\n");
     (void)base;

@@ -160,9 +160,9 @@ typedef struct {
 } Constraint;
 
 static const Constraint constraints[] = {
-    {"values", c_values_listed, "every parameter takes one of its listed values"},
-    {"implemented", c_unimplemented_off, "parameters without code generation stay off"},
     {"tb-dims", c_tb_within_dims, "no threads along axes the grid does not have"},
+    {"implemented", c_unimplemented_off, "parameters without code generation stay off"},
+    {"values", c_values_listed, "every parameter takes one of its listed values"},
     {"block-max", c_block_max, "CUDA's limit of 1024 threads per block (64 on z)"},
     {"block-min", c_block_min, "a block smaller than a warp leaves lanes idle"},
     {"block-fits", c_block_fits_grid, "a block larger than the grid only adds idle threads"},

@@ -1,0 +1,23 @@
+/* IR programs built by hand for the codegen tests (no parser or lowering needed). */
+#ifndef STC_TEST_HAND_IR_H
+#define STC_TEST_HAND_IR_H
+#include "ir.h"
+
+IrProgram *hb_program(Arena *a, const char *name, int dims, ElemType type);
+int hb_field(Arena *a, IrProgram *p, const char *name, FieldRole role, int levels, BoundaryKind bc,
+             double bc_value);
+int hb_param(Arena *a, IrProgram *p, const char *name, double def);
+int hb_stage(Arena *a, IrProgram *p);
+int hb_const(Arena *a, IrProgram *p, int s, double v);
+int hb_par(Arena *a, IrProgram *p, int s, int param);
+int hb_read(Arena *a, IrProgram *p, int s, int field, int level, int dx, int dy, int dz);
+int hb_op(Arena *a, IrProgram *p, int s, IrOp op, int x, int y, int z);
+void hb_write(Arena *a, IrProgram *p, int s, int field, int node);
+/* Halo, footprints, uses, field flags, materialized temps. */
+void hb_finish(IrProgram *p);
+
+/* The hand-built test programs: star2d, box3d, wave (3 levels + coef), twofield, twostage, heat1d. */
+enum { HB_NPROGRAMS = 6 };
+IrProgram *hb_example(Arena *a, int which);
+
+#endif

@@ -1,0 +1,231 @@
+/* Plans and emitted text of the hand-built programs: every tunable parameter changes the source,
+ * the launch sequence has the expected shape, constants and names come out right. */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "hand_ir.h"
+
+static Plan *build(Arena *a, const IrProgram *p, const char *cfg)
+{
+    Config c;
+    char why[256];
+    assert(config_parse(cfg, p->dims, &c, why, sizeof why) == 0);
+    Plan *plan = plan_build(p, &c, a, why, sizeof why);
+    if (!plan)
+        fprintf(stderr, "%s with '%s': %s\n", p->name, cfg, why);
+    assert(plan);
+    return plan;
+}
+
+static void has(const char *text, const char *needle)
+{
+    if (!strstr(text, needle)) {
+        fprintf(stderr, "missing '%s' in:\n%s\n", needle, text);
+        assert(0);
+    }
+}
+
+static void lacks(const char *text, const char *needle)
+{
+    if (strstr(text, needle)) {
+        fprintf(stderr, "unexpected '%s' in:\n%s\n", needle, text);
+        assert(0);
+    }
+}
+
+static void check_launches(const Plan *plan, const PlanLaunch *ls, int n, int expect_rotate)
+{
+    int rotates = 0;
+    for (int i = 0; i < n; i++) {
+        const PlanLaunch *l = &ls[i];
+        char decl[200];
+        snprintf(decl, sizeof decl, "\n%s(", l->kernel);
+        has(plan->source, decl);
+        assert(l->block[0] * l->block[1] * l->block[2] >= 1);
+        rotates += l->rotate_after;
+        for (int k = 0; k < l->nargs; k++) {
+            const PlanArg *g = &l->args[k];
+            if (g->kind == ARG_BUF)
+                assert(g->field >= 0 && g->field < plan->prog->nfields && g->level >= -1 && g->level <= 1);
+            else if (g->kind == ARG_PARAM)
+                assert(g->index >= 0 && g->index < plan->prog->nparams);
+            else
+                assert(g->index >= 0 && g->index < plan->prog->dims);
+        }
+    }
+    assert(rotates == expect_rotate);
+}
+
+/* Every parameter that the space lets vary must change the device source. */
+static void each_param_changes_source(Arena *a, const IrProgram *p)
+{
+    Space s;
+    space_init(&s, p, NULL);
+    Config base = config_default(p->dims);
+    const char *src0 = build(a, p, "")->source;
+    int varied = 0;
+    for (int id = 0; id < P_COUNT; id++) {
+        const SpaceParam *sp = &s.params[id];
+        for (int i = 0; i < sp->nvalues; i++) {
+            Config c = base;
+            if (sp->values[i] == base.v[id])
+                continue;
+            c.v[id] = sp->values[i];
+            /* keep the block valid when a tb axis changes */
+            if (id >= P_TBX && id <= P_TBZ) {
+                c.v[P_TBX] = c.v[P_TBY] = c.v[P_TBZ] = 1;
+                c.v[id] = sp->values[i];
+                c.v[id == P_TBX ? (p->dims > 1 ? P_TBY : P_TBX) : P_TBX] = 32;
+                if (id == P_TBX)
+                    c.v[P_TBX] = sp->values[i] < 32 ? sp->values[i] : 32 * 1;
+                c.v[id] = sp->values[i];
+            }
+            char why[256];
+            if (!space_check(&s, &c, why, sizeof why))
+                continue;
+            Plan *plan = plan_build(p, &c, a, why, sizeof why);
+            assert(plan);
+            if (strcmp(plan->source, src0) == 0) {
+                fprintf(stderr, "%s: %s=%d does not change the source\n", p->name,
+                        config_param_name((ParamId)id), sp->values[i]);
+                assert(0);
+            }
+            varied++;
+            break;
+        }
+    }
+    assert(varied >= p->dims + 1); /* tb axes and maxreg */
+}
+
+static void emit_api(const Plan *plan, StrBuf *cu, StrBuf *h)
+{
+    assert(cg_emit(plan, "out/dir/thing", cu, h) == 0);
+    has(h->data, "thing.h");
+    has(cu->data, "#include \"thing.h\"");
+    has(cu->data, plan->source);
+}
+
+int main(void)
+{
+    Arena *a = arena_new();
+    assert(strcmp(cg_c_identifier(a, "j2d9pt-gol"), "j2d9pt_gol") == 0);
+    assert(strcmp(cg_c_identifier(a, "1heat"), "s_1heat") == 0);
+
+    for (int i = 0; i < HB_NPROGRAMS; i++) {
+        IrProgram *p = hb_example(a, i);
+        Plan *plan = build(a, p, "");
+        assert(plan->step_count == 1 && plan->nstep >= p->nstages);
+        check_launches(plan, plan->step, plan->nstep, 1);
+        check_launches(plan, plan->prologue, plan->nprologue, 0);
+        has(plan->source, "extern \"C\" __global__");
+        lacks(plan->source, "#include");
+        each_param_changes_source(a, p);
+        StrBuf cu = {0}, h = {0};
+        emit_api(plan, &cu, &h);
+        sb_free(&cu);
+        sb_free(&h);
+    }
+
+    /* star2d: float constants exact, offsets folded into strides, launch bounds = block */
+    IrProgram *star = hb_example(a, 0);
+    Plan *plan = build(a, star, "");
+    has(plan->source, "0.300000012f");
+    has(plan->source, "1.00000001e-07f");
+    has(plan->source, "3.0f");
+    has(plan->source, "f_u_l0[idx - s1]");
+    has(plan->source, "f_u_l0[idx + 1]");
+    has(plan->source, "__launch_bounds__(256)");
+    has(plan->source, "blockIdx.y * 8u");
+    has(plan->source, "f_u_lp1[idx] =");
+    assert(plan->nprologue == 1); /* fixed: halo copy into the other buffer */
+    assert(plan->nstep == 1 && plan->step[0].block[0] == 32 && plan->step[0].block[1] == 8);
+    plan = build(a, star, "tb=64x2,maxreg=64");
+    has(plan->source, "__maxnreg__(64)");
+    has(plan->source, "blockIdx.x * 64u");
+    lacks(plan->source, "__launch_bounds__");
+
+    /* box3d (double, periodic): 27 loads, fills along x, y, z after the step */
+    IrProgram *box = hb_example(a, 1);
+    plan = build(a, box, "");
+    has(plan->source, "f_u_l0[idx - s2 - s1 - 1]");
+    has(plan->source, "0.5 *");
+    has(plan->source, "% n2) + n2) % n2");
+    assert(plan->nstep == 4);
+    assert(plan->step[0].rotate_after && !plan->step[1].rotate_after);
+    assert(plan->nprologue == 6); /* x, y, z fills of both buffers */
+
+    /* wave: 3 levels (reads level -1, writes +1), a coef, a param, clamp */
+    IrProgram *wave = hb_example(a, 2);
+    plan = build(a, wave, "");
+    has(plan->source, "f_u_lm1[idx]");
+    has(plan->source, "f_u_lp1[idx] =");
+    has(plan->source, "const float *__restrict__ f_c_l0");
+    has(plan->source, "const float p_dt");
+    has(plan->source, "lo < 0 ? 0 : n0 - 1");
+    has(plan->source, "const float v"); /* u0 is shared */
+    StrBuf cu = {0}, h = {0};
+    assert(cg_emit(plan, "wave", &cu, &h) == 0);
+    has(h.data, "float *u[3];");
+    has(h.data, "const float *c;");
+    has(h.data, "float dt; /* default 0.25f */");
+    has(h.data, "cudaError_t wave_run(wave_fields *f, const wave_params *p, int nx, int ny, int nz");
+    has(h.data, "size_t wave_buffer_elems(int nx, int ny, int nz);");
+    has(cu.data, "b->u[2] = b->u[1];");
+    sb_free(&cu);
+    sb_free(&h);
+
+    /* twofield: constant and mirror boundaries, a copied unwritten field, C++ keyword member */
+    IrProgram *two = hb_example(a, 3);
+    plan = build(a, two, "");
+    has(plan->source, "= (-1.5f);");
+    has(plan->source, "period");
+    has(plan->source, "two_field_copy_w");
+    has(plan->source, "sqrtf(fabsf(");
+    has(plan->source, "fminf(");
+    has(plan->source, "powf(");
+    has(plan->source, "rsqrtf(");
+    has(plan->source, "rsqrtf(__int_as_float(0x7f800000))"); /* 1e300 rounds to float infinity */
+    assert(cg_emit(plan, "two", &cu, &h) == 0);
+    has(h.data, "float *new_[2];");
+    has(h.data, "float k;");
+    sb_free(&cu);
+    sb_free(&h);
+
+    /* twostage: two stage kernels, the materialized temp is zeroed and filled, the register
+     * temp has no buffer */
+    IrProgram *ts = hb_example(a, 4);
+    plan = build(a, ts, "");
+    assert(plan->needs_temp);
+    has(plan->source, "twostage_stage0");
+    has(plan->source, "twostage_stage1");
+    has(plan->source, "twostage_zero_flux");
+    has(plan->source, "twostage_bc_flux_x");
+    lacks(plan->source, "f_reg");
+    assert(cg_emit(plan, "twostage", &cu, &h) == 0);
+    has(cu.data, "cudaMallocAsync");
+    has(cu.data, "return 1 * twostage_temp_bytes_(nx, ny, nz);");
+    sb_free(&cu);
+    sb_free(&h);
+
+    /* heat1d: no strides, 256 threads */
+    IrProgram *h1 = hb_example(a, 5);
+    plan = build(a, h1, "");
+    lacks(plan->source, "s1");
+    has(plan->source, "__launch_bounds__(256)");
+
+    /* configurations the generator does not implement are refused with a reason */
+    Config c;
+    char why[256];
+    assert(config_parse("smem=on", 2, &c, why, sizeof why) == 0);
+    assert(plan_build(star, &c, a, why, sizeof why) == NULL);
+    has(why, "smem");
+    assert(config_parse("tb=32x8x2", 2, &c, why, sizeof why) == 0);
+    assert(plan_build(star, &c, a, why, sizeof why) == NULL);
+    has(why, "tbz");
+
+    arena_free(a);
+    puts("emit: ok");
+    return 0;
+}

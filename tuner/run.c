@@ -38,8 +38,11 @@ void tune_progress_stderr(void *ctx, const TuneProgress *p)
         snprintf(left, sizeof left, ", %.0f s left", p->time_left_s);
     else if (p->count_left >= 0)
         snprintf(left, sizeof left, ", %ld left", p->count_left);
-    fprintf(stderr, "%stuning: %ld evaluated, %ld valid, best %s%s%s", tty ? "\r" : "",
-            p->evaluated, p->valid, best, p->done ? "" : left, tty ? "\033[K" : "\n");
+    if (p->done)
+        snprintf(left, sizeof left, " in %.1f s", p->elapsed_s);
+    fprintf(stderr, "%s%s: %ld evaluated, %ld valid, best %s%s%s", tty ? "\r" : "",
+            p->done ? "tuned" : "tuning", p->evaluated, p->valid, best, left,
+            tty ? "\033[K" : "\n");
     if (tty && p->done)
         fputc('\n', stderr);
     fflush(stderr);

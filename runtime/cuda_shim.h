@@ -12,6 +12,8 @@
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((managed))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+/* CUDA 12.4's register cap; clang 19 has no such attribute, so it is accepted and dropped. */
+#define __maxnreg__(n)
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))

@@ -2,7 +2,7 @@
  * warnings and errors as stencilc diagnostics. libclang is opened with dlopen, so stencilc
  * neither links nor needs it unless --validate is asked for. Clang 19 cannot read CUDA 13's
  * headers, so -nocudainc is used and cuda_shim.h (embedded at build time) is force-included,
- * with an empty <cuda_runtime.h> beside it for the emitted #include. */
+ * with empty <cuda_runtime.h>, <cuda_runtime_api.h> beside it for the emitted #includes. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,9 +145,11 @@ static char *read_file(const char *path)
     return s;
 }
 
-/* Prints line `line` of text and a caret under column col, as util/diag does. */
+/* Prints line `line` of text and a caret under column col, as util/diag does; a long line is cut
+ * to a window around the column. */
 static void print_source_line(FILE *out, const char *text, unsigned line, unsigned col)
 {
+    enum { WIDTH = 120 };
     const char *p = text;
     for (unsigned l = 1; l < line && p; l++) {
         p = strchr(p, '\n');
@@ -158,9 +160,16 @@ static void print_source_line(FILE *out, const char *text, unsigned line, unsign
         return;
     const char *end = strchr(p, '\n');
     int len = end ? (int)(end - p) : (int)strlen(p);
-    fprintf(out, "  %.*s\n  ", len, p);
-    for (unsigned c = 1; c < col && (int)c <= len; c++)
-        fputc(p[c - 1] == '\t' ? '\t' : ' ', out);
+    int from = 0, caret = col > 0 ? (int)col - 1 : 0;
+    if (caret > len)
+        caret = len;
+    if (len > WIDTH && caret > WIDTH / 2)
+        from = caret - WIDTH / 2;
+    int shown = len - from < WIDTH ? len - from : WIDTH;
+    fprintf(out, "  %s%.*s%s\n  %s", from ? "..." : "", shown, p + from,
+            from + shown < len ? "..." : "", from ? "   " : "");
+    for (int c = from; c < caret; c++)
+        fputc(p[c] == '\t' ? '\t' : ' ', out);
     fputs("^\n", out);
 }
 
@@ -185,19 +194,25 @@ int rt_validate_source(const char *name, const char *text, FILE *diag_out)
         dlclose(c.lib);
         return -1;
     }
-    struct CXUnsavedFile files[3] = {
+    /* The CUDA headers emitted code may include: empty, the shim declares their contents. */
+    struct CXUnsavedFile files[] = {
         { name, text, (unsigned long)strlen(text) },
         { SHIM_DIR "/cuda_shim.h", shim, (unsigned long)strlen(shim) },
         { SHIM_DIR "/cuda_runtime.h", "#pragma once\n", 13 },
+        { SHIM_DIR "/cuda_runtime_api.h", "#pragma once\n", 13 },
+        { SHIM_DIR "/device_launch_parameters.h", "#pragma once\n", 13 },
     };
+    unsigned nfiles = (unsigned)(sizeof files / sizeof files[0]);
     const char *args[] = {
         "-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
-        "-std=c++17", "-Wall", "-Wno-unknown-cuda-version", "-I" SHIM_DIR, "-include", SHIM_DIR "/cuda_shim.h",
+        "-std=c++17", "-Wall", "-Wno-unknown-cuda-version",
+        /* Sums of 343 terms nest deeper than clang's default 256; nvcc takes them. */
+        "-fbracket-depth=4096", "-I" SHIM_DIR, "-include", SHIM_DIR "/cuda_shim.h",
     };
     CXIndex index = c.createIndex(0, 0);
     CXTranslationUnit tu = NULL;
     int err = c.parseTranslationUnit2(index, name, args, (int)(sizeof args / sizeof args[0]),
-                                      files, 3, 0, &tu);
+                                      files, nfiles, 0, &tu);
     int count = -1;
     if (err != 0 || !tu) {
         fprintf(diag_out, "%s: error: libclang could not parse the file (error %d) [STC-%03d]\n",

@@ -54,7 +54,8 @@ struct ParseState {
     int cur;           /* index of the stencil being parsed */
     Loc type_loc, steps_loc;
     int item_token;    /* the token that began the current declaration or statement */
-    int prev_token;
+    int prev_token;    /* the last token read (the lookahead, when an error is found) */
+    int before_token;  /* the one before it */
 };
 
 static int parse_lex(PARSE_STYPE *val, Loc *loc, ParseState *ps);
@@ -464,6 +465,7 @@ static int parse_lex(PARSE_STYPE *val, Loc *loc, ParseState *ps)
     int t = lex_next(&ps->lx, val, loc);
     if (ps->prev_token == 0 || ps->prev_token == ';' || ps->prev_token == '{' || ps->prev_token == '}')
         ps->item_token = t;
+    ps->before_token = ps->prev_token;
     ps->prev_token = t;
     return t;
 }
@@ -543,6 +545,13 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (n < 0)
         n = 0;
     take(set, &n, YYSYMBOL_YYEOF);
+    if (found == YYSYMBOL_YYEOF) /* at the end of the last token, not on an empty last line */
+        at = after(ps->lx.before);
+
+    if (ps->before_token == '@' && found != YYTRANSLATE('-')) {
+        diag_error(ps->diag, at, STC_E_SYNTAX, "expected '-' after '@': an older time level is written as name@-1");
+        return 0;
+    }
 
     if (has(set, n, YYTRANSLATE(';')) && found != YYTRANSLATE(';')) {
         diag_error(ps->diag, after(ps->lx.before), STC_E_SYNTAX, "expected ';' after %s, before %s",

@@ -7,10 +7,13 @@
 #include "rt_internal.h"
 #include "stc_config.h"
 
+/* RTLD_NODELETE: the driver and NVRTC stay mapped once opened. Neither is meant to be unloaded
+ * (NVRTC keeps allocations of its C++ runtime, the driver its threads), and a later context
+ * opens them again at no cost. */
 static void *open_first(const char *const *names, int n)
 {
     for (int i = 0; i < n; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (h)
             return h;
     }
@@ -35,7 +38,7 @@ static void *open_nvrtc(void)
             continue;
         for (size_t i = 0; i < gl.gl_pathc && !h; i++)
             if (!strstr(gl.gl_pathv[i], "builtins"))
-                h = dlopen(gl.gl_pathv[i], RTLD_NOW | RTLD_LOCAL);
+                h = dlopen(gl.gl_pathv[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         globfree(&gl);
     }
     return h;

@@ -1,7 +1,8 @@
 /* Every stencil in examples/ and examples/bench/ (whatever files are there), float and double,
  * through codegen and onto the GPU, checked against the interpreter on odd sizes with several
  * steps: the default configuration and a set of others (those the space rejects for a stencil
- * are skipped). Plans are compiled with NVRTC on several threads, then run one by one. Without
+ * are skipped); every other configuration is also compared with the default one on a larger odd
+ * grid. Plans are compiled with NVRTC on several threads, then run one by one. Without
  * a GPU, each plan is only compiled (for sm_90); exits 77 when NVRTC is missing too.
  * With --bench, every plan that passed is also timed at its stencil's default size.
  *   test_rt_examples [SOURCE_ROOT] [--quick] [--bench] [--threads N]  (root: $STC_SOURCE_ROOT
@@ -108,8 +109,35 @@ static void *compile_worker(void *arg)
 
 static const char *type_name(const IrProgram *p) { return p->type == ELEM_DOUBLE ? "double" : "float"; }
 
+/* A non-default plan against the default plan of the same program, on a larger odd grid (the
+ * check the tuner makes on the timing grid). */
+static int compare_with_default(RtContext *rc, RtModule *m, Case *c, Case *base)
+{
+    char why[4096];
+    const IrProgram *prog = c->prog;
+    if (!base || !base->cubin)
+        return 1;
+    RtModule *bm = rt_module_load(rc, base->plan, base->cubin, why, (int)sizeof why);
+    int n[3], ok = 0;
+    rt_verify_size(prog, n);
+    for (int d = 0; d < prog->dims; d++)
+        n[d] = 3 * n[d] + 2;
+    long steps = 2L * (c->plan->step_count > 0 ? c->plan->step_count : 1) + 3;
+    RtVerifyResult r;
+    if (!bm || rt_compare_plans(rc, m, bm, n, steps, &r, why, (int)sizeof why) != 0)
+        printf("FAIL %s %s [%s] vs default: %s\n", prog->name, type_name(prog), c->config, why);
+    else if (!r.ok)
+        printf("FAIL %s %s [%s] vs default: %dx%dx%d, %ld steps: field %s differs by %.3g\n",
+               prog->name, type_name(prog), c->config, r.n[0], r.n[1], r.n[2], r.steps,
+               prog->fields[r.worst_field].name, r.max_rel_err);
+    else
+        ok = 1;
+    rt_module_free(bm);
+    return ok;
+}
+
 /* Loads, runs and checks one compiled case: 1 when it passed. */
-static int run_case(RtContext *rc, Case *c)
+static int run_case(RtContext *rc, Case *c, Case *base)
 {
     char why[4096];
     const IrProgram *prog = c->prog;
@@ -137,6 +165,8 @@ static int run_case(RtContext *rc, Case *c)
                    type_name(prog), c->config, r.n[0], r.n[1], r.n[2], r.steps, r.max_rel_err);
         }
     }
+    if (ok && base != c)
+        ok = compare_with_default(rc, m, c, base);
     rt_module_free(m);
     return ok;
 }
@@ -225,22 +255,28 @@ int main(int argc, char **argv)
         copy = rt_copy_bandwidth(rc, why, (int)sizeof why);
         printf("copy bandwidth: %.1f GB/s%s%s\n", copy, copy > 0 ? "" : ": ", copy > 0 ? "" : why);
     }
+    Case *base = NULL;
     for (int i = 0; i < ncases; i++) {
         Case *c = &cases[i];
+        if (strcmp(c->config, "default") == 0)
+            base = c;
+        else if (base && base->prog != c->prog)
+            base = NULL;
         if (!c->cubin) {
             printf("FAIL %s %s [%s]: compile: %s\n", c->prog->name, type_name(c->prog),
                    c->config, c->log);
             failed++;
-        } else if (compile_only || run_case(rc, c)) {
+        } else if (compile_only || run_case(rc, c, base)) {
             passed++;
             if (bench && !compile_only)
                 bench_case(rc, c, copy);
         } else {
             failed++;
         }
-        free(c->cubin);
         fflush(stdout);
     }
+    for (int i = 0; i < ncases; i++)
+        free(cases[i].cubin);
     printf("%d files, %d cases: %d passed, %d failed (%d configurations not valid for a "
            "stencil, skipped)%s\n", files, ncases, passed, failed, skipped,
            compile_only ? " [compiled only, no GPU]" : "");

@@ -234,8 +234,7 @@ static void emit_group(const Api *api, const char *name, const PlanLaunch *ls, i
     sb_printf(o, "static cudaError_t %s_%s_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
               "    cudaStream_t stream)\n{\n", api->pfx, name, api->pfx, api->pfx);
     sb_puts(o, "    dim3 grid;\n    cudaError_t err = cudaSuccess;\n");
-    if (api->prog->nparams == 0 || n == 0)
-        sb_puts(o, "    (void)p;\n");
+    sb_puts(o, "    (void)p;\n    (void)stream;\n");
     for (int i = 0; i < n; i++)
         emit_launch(api, &ls[i], o);
     sb_puts(o, "    (void)b;\n    (void)n;\n    return err;\n}\n\n");

@@ -225,21 +225,24 @@ static IrProgram *twofield(Arena *a)
     int vx = hb_read(a, p, s, v, 0, -1, 0, 0);
     int wc = hb_read(a, p, s, w, 0, 0, 0, 0);
     int kk = hb_par(a, p, s, k);
+    /* every op kind, kept numerically tame so that float and double agree */
     int e1 = hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_MUL, kk, hb_op(a, p, s, N_SQRT, hb_op(a, p, s, N_ABS, vx, -1, -1), -1, -1), -1),
-                   hb_op(a, p, s, N_POW, uz, hb_const(a, p, s, 2), -1), -1);
+                   hb_op(a, p, s, N_POW, hb_op(a, p, s, N_ABS, uz, -1, -1), hb_const(a, p, s, 0.5), -1), -1);
     int sel = hb_op(a, p, s, N_SELECT, hb_op(a, p, s, N_LT, uc, vc, -1), hb_op(a, p, s, N_MIN, uc, vc, -1),
                     hb_op(a, p, s, N_MAX, uc, wc, -1));
     int logic = hb_op(a, p, s, N_AND, hb_op(a, p, s, N_NOT, uc, -1, -1), hb_op(a, p, s, N_OR, vc, wc, -1), -1);
     int trig = hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_SIN, uc, -1, -1),
                      hb_op(a, p, s, N_COS, hb_op(a, p, s, N_EXP, hb_op(a, p, s, N_NEG, vc, -1, -1), -1, -1), -1, -1), -1);
-    int rest = hb_op(a, p, s, N_DIV, hb_op(a, p, s, N_LOG, hb_op(a, p, s, N_FLOOR, e1, -1, -1), -1, -1),
-                     hb_op(a, p, s, N_RSQRT, hb_const(a, p, s, 1e300), -1, -1), -1);
+    int rest = hb_op(a, p, s, N_DIV, hb_op(a, p, s, N_LOG, hb_op(a, p, s, N_ADD, hb_const(a, p, s, 2), hb_op(a, p, s, N_FLOOR, kk, -1, -1), -1), -1, -1),
+                     hb_op(a, p, s, N_RSQRT, hb_const(a, p, s, 1e300), -1, -1), -1); /* log 2 / 0 = inf */
+    int tame = hb_op(a, p, s, N_MIN, rest, hb_const(a, p, s, 3), -1);
     int cmp = hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_GE, uc, vc, -1),
                     hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_EQ, uc, vc, -1),
                           hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_NE, uc, vc, -1),
                                 hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_LE, uc, vc, -1), hb_op(a, p, s, N_GT, uc, vc, -1), -1), -1), -1), -1);
-    hb_write(a, p, s, u, hb_op(a, p, s, N_ADD, e1, hb_op(a, p, s, N_ADD, sel, cmp, -1), -1));
-    hb_write(a, p, s, v, hb_op(a, p, s, N_ADD, logic, hb_op(a, p, s, N_ADD, trig, rest, -1), -1));
+    int quarter = hb_const(a, p, s, 0.25);
+    hb_write(a, p, s, u, hb_op(a, p, s, N_MUL, quarter, hb_op(a, p, s, N_ADD, e1, hb_op(a, p, s, N_ADD, sel, cmp, -1), -1), -1));
+    hb_write(a, p, s, v, hb_op(a, p, s, N_MUL, quarter, hb_op(a, p, s, N_ADD, logic, hb_op(a, p, s, N_ADD, trig, tame, -1), -1), -1));
     return p;
 }
 

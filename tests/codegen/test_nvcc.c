@@ -219,7 +219,7 @@ int main(void)
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "cd %s && ls k*.cu batch*.cu | xargs -P 2 -n 1 sh -c '%s -c -gencode arch=compute_80,code=sm_80 "
-             "-gencode arch=compute_90,code=sm_90 -Xcompiler -Wall -Werror all-warnings \"$0\" "
+             "-gencode arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings \"$0\" "
              "-o \"$0.o\" > \"$0.log\" 2>&1 || echo \"$0\" >> failed.txt'", dir, nvcc);
     int rc = system(cmd);
     snprintf(cmd, sizeof cmd, "cd %s && test ! -e failed.txt", dir);

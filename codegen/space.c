@@ -136,6 +136,23 @@ static int c_block_fits_grid(const Space *s, const Config *c, char *why, int why
     return 1;
 }
 
+/* CUDA allows at most 65535 blocks along y and z; the plain kernel puts one block per tile. */
+static int c_grid_fits(const Space *s, const Config *c, char *why, int whylen)
+{
+    for (int d = 1; d < dims_of(s); d++) {
+        long n = s->n[d];
+        if (n <= 0)
+            continue;
+        long blocks = (n + c->v[P_TBX + d] - 1) / c->v[P_TBX + d];
+        if (blocks > 65535) {
+            snprintf(why, (size_t)whylen, "%ld blocks along %c: CUDA allows at most 65535",
+                     blocks, "xyz"[d]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int c_maxreg_fits(const Space *s, const Config *c, char *why, int whylen)
 {
     int cap = c->v[P_MAXREG];
@@ -166,6 +183,7 @@ static const Constraint constraints[] = {
     {"block-max", c_block_max, "CUDA's limit of 1024 threads per block (64 on z)"},
     {"block-min", c_block_min, "a block smaller than a warp leaves lanes idle"},
     {"block-fits", c_block_fits_grid, "a block larger than the grid only adds idle threads"},
+    {"grid-fits", c_grid_fits, "at most 65535 blocks along y and z"},
     {"maxreg", c_maxreg_fits, "a register cap must leave the block launchable"},
 };
 #define NCONSTRAINTS ((int)(sizeof constraints / sizeof constraints[0]))

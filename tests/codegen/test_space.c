@@ -53,6 +53,10 @@ int main(void)
     space_init(&s, p3, n3);
     expect(&s, "", NULL);
     expect(&s, "tb=1x8x128", "64 threads on z");
+    const long tall[3] = {256, 1000000, 1};
+    space_init(&s, p2, tall);
+    expect(&s, "tb=256x1", "65535");
+    expect(&s, "tb=16x16", NULL);
     space_init(&s, p1, NULL); /* size unknown: no size constraint */
     expect(&s, "tb=1024", NULL);
     expect(&s, "tb=256x2", "beyond");

@@ -193,6 +193,10 @@ int options_parse(int argc, char **argv, Options *o)
         } else if (!strcmp(a, "--tune-db")) {
             NEED_ARG();
             o->tune_db = next;
+        } else if (!strcmp(a, "--tune-record")) { /* hidden: for recording replay data */
+            NEED_ARG();
+            o->tune_record = next;
+            o->autotune = 1;
         } else if (!strcmp(a, "--replay")) {
             NEED_ARG();
             o->replay = next;

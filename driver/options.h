@@ -28,6 +28,9 @@ typedef struct {
     unsigned seed;
     int seeds;                /* replay: how many seeds */
     int no_write;             /* internal: parse and check only */
+    const char *tune_record;  /* hidden --tune-record FILE: measure a large sample of the space
+                                 on the GPU and write it in the replay format (implies
+                                 --autotune) */
 } Options;
 
 /* Parses argv. Returns 0 to go on, 1 when --help/--version was printed (exit 0), 2 on a usage

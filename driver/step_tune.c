@@ -1,4 +1,641 @@
+/* --autotune: choose the configuration by measuring on this GPU.
+ *
+ *   no GPU        say why; a tuning record of this program and grid made on some GPU, else the
+ *                 default configuration (with a warning)
+ *   --replay F    tune against recorded measurements (no GPU involved)
+ *   GPU           tuning database hit: emit at once. Otherwise resume from the key's journal,
+ *                 search (tuner/ + tuner/gpu_eval.c), re-time the best few carefully, compare
+ *                 the winner with the plain kernel on the full grid, store it, emit it.
+ *
+ * Ctrl-C during the search stops it and emits the best so far; that result is not stored in
+ * the database, so the next run resumes from the journal (every measurement is in it, flushed
+ * line by line). A second Ctrl-C ends stencilc at once; the journal keeps what was measured. */
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../runtime/rt.h"
+#include "../tuner/gpu_eval.h"
+#include "../tuner/tune.h"
+#include "stc_config.h"
 #include "steps.h"
-int step_autotune(Job *job) { (void)job; fprintf(stderr, "stencilc: error: --autotune: WIP\n"); return -1; }
-int step_replay(Job *job) { (void)job; fprintf(stderr, "stencilc: error: replay: WIP\n"); return 1; }
+
+#define RETIME_TOP 4           /* candidates re-timed carefully at the end */
+#define RETIME_TARGET_MS 200.0
+#define RETIME_MIN_REPS 10
+#define COMPARE_STEPS 10       /* steps of the final comparison with the plain kernel */
+#define RECORD_SAMPLE 2000     /* --tune-record: configurations measured */
+
+/* ---- Ctrl-C ------------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1; /* SA_RESETHAND: a second Ctrl-C ends the process */
+}
+
+/* A strategy that has nothing more to propose once Ctrl-C was pressed, so tune_run stops after
+ * the batch in flight and reports what it has. */
+typedef struct {
+    TuneStrategy base;
+    TuneStrategy *inner;
+} StopStrategy;
+
+static int stop_propose(TuneStrategy *s, const TuneHistory *h, Config *out, int max)
+{
+    StopStrategy *st = (StopStrategy *)s;
+    return interrupted ? 0 : st->inner->propose(st->inner, h, out, max);
+}
+
+static void stop_observe(TuneStrategy *s, const TuneSample *r)
+{
+    StopStrategy *st = (StopStrategy *)s;
+    st->inner->observe(st->inner, r);
+}
+
+static void stop_destroy(TuneStrategy *s)
+{
+    StopStrategy *st = (StopStrategy *)s;
+    tune_strategy_free(st->inner);
+    free(st);
+}
+
+static TuneStrategy *stoppable(TuneStrategy *inner)
+{
+    StopStrategy *st = calloc(1, sizeof *st);
+    if (!st)
+        return inner;
+    st->base = (TuneStrategy){inner->name, stop_propose, stop_observe, stop_destroy};
+    st->inner = inner;
+    return &st->base;
+}
+
+/* ---- small helpers ----------------------------------------------------------------------- */
+
+/* Copies src into dst of len bytes, cut to fit. */
+static void copy_text(char *dst, size_t len, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= len)
+        n = len - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static const char *elem_name(const IrProgram *p) { return p->type == ELEM_DOUBLE ? "double" : "float"; }
+
+/* The program as the database knows it: the IR dump (what the code depends on, not comments
+ * or formatting of the source). malloc'd. */
+static char *program_text(const IrProgram *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    ir_dump(f, p);
+    fclose(f);
+    return buf;
+}
+
+static void today(char *buf, int len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, (size_t)len, "%Y-%m-%d", &tm);
+}
+
+static void budget_text(const TuneBudget *b, int simulated, char *buf, int len)
+{
+    if (b->seconds > 0 && b->count > 0)
+        snprintf(buf, (size_t)len, "%g s%s or %ld variants", b->seconds, simulated ? " simulated" : "",
+                 b->count);
+    else if (b->seconds > 0)
+        snprintf(buf, (size_t)len, "%g s%s", b->seconds, simulated ? " simulated" : "");
+    else
+        snprintf(buf, (size_t)len, "%ld variants", b->count);
+}
+
+static int use_config_text(Job *job, const char *text, const char *what)
+{
+    char err[256], why[256];
+    Config c;
+    if (config_parse(text, job->prog->dims, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "stencilc: warning: %s '%s' does not parse: %s\n", what, text, err);
+        return -1;
+    }
+    if (!space_check(&job->space, &c, why, sizeof why)) {
+        fprintf(stderr, "stencilc: warning: %s '%s' is not valid here: %s\n", what, text, why);
+        return -1;
+    }
+    job->config = c;
+    return 0;
+}
+
+/* The configuration step_choose_config left (--config or the default), with a note. */
+static int keep_untuned(Job *job, const char *because)
+{
+    char cfg[512], why[256];
+    config_format(&job->config, cfg, sizeof cfg);
+    if (!space_check(&job->space, &job->config, why, sizeof why)) {
+        fprintf(stderr, "stencilc: error: the configuration %s is not valid for '%s' on this grid: %s\n",
+                cfg, job->prog->name, why);
+        return -1;
+    }
+    fprintf(stderr, "stencilc: warning: not tuned (%s); emitting %s configuration %s\n", because,
+            job->opt->config ? "the --config" : "the default", cfg);
+    snprintf(job->config_origin, sizeof job->config_origin,
+             "not tuned (%s): %s configuration %.300s", because,
+             job->opt->config ? "--config" : "default", cfg);
+    return 0;
+}
+
+/* ---- no GPU: a record made elsewhere ------------------------------------------------------ */
+
+/* Reads the gpu= and cuda= lines of a database file. */
+static int read_gpu_cuda(const char *path, char *gpu, int gpulen, char *cuda, int cudalen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[1024];
+    gpu[0] = cuda[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strncmp(line, "gpu=", 4))
+            copy_text(gpu, (size_t)gpulen, line + 4);
+        else if (!strncmp(line, "cuda=", 5))
+            copy_text(cuda, (size_t)cudalen, line + 5);
+    }
+    fclose(f);
+    return 0;
+}
+
+/* The newest record of this program, grid, type and generator on any GPU. Each candidate file
+ * is checked through tunedb_lookup with its own gpu and cuda, so the key's every other field
+ * must match. 0 found, 1 none. */
+static int find_any_gpu_record(const char *dir, TuneDbKey key, TuneDbEntry *best)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 1;
+    int found = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        if (n < 6 || strcmp(de->d_name + n - 5, ".best"))
+            continue;
+        char path[2048], gpu[256], cuda[64], err[256];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (read_gpu_cuda(path, gpu, sizeof gpu, cuda, sizeof cuda) != 0)
+            continue;
+        key.gpu = gpu;
+        key.cuda = cuda;
+        TuneDbEntry e;
+        if (tunedb_lookup(dir, &key, &e, err, sizeof err) != 0)
+            continue;
+        if (!found || strcmp(e.date, best->date) > 0) {
+            *best = e;
+            if (!best->gpu[0])
+                snprintf(best->gpu, sizeof best->gpu, "%s", gpu);
+            found = 1;
+        }
+    }
+    closedir(d);
+    return found ? 0 : 1;
+}
+
+static int tune_without_gpu(Job *job, const char *reason, const TuneDbKey *key)
+{
+    const Options *o = job->opt;
+    fprintf(stderr, "stencilc: no GPU found: %s\n", reason);
+    char dir[1024];
+    tunedb_dir(o->tune_db, dir, sizeof dir);
+    TuneDbEntry e;
+    if (!o->config && find_any_gpu_record(dir, *key, &e) == 0
+        && use_config_text(job, e.config, "the recorded configuration") == 0) {
+        char day[16];
+        snprintf(day, sizeof day, "%.10s", e.date);
+        fprintf(stderr, "stencilc: using the tuned configuration recorded on %s on %s\n", e.gpu, day);
+        snprintf(job->config_origin, sizeof job->config_origin,
+                 "tuned configuration recorded by stencilc --autotune on %.100s on %s: %.200s, %.4g "
+                 "ms/step (no GPU where this was emitted)", e.gpu, day, e.config, e.ms);
+        return 0;
+    }
+    return keep_untuned(job, "no GPU found and no tuning record of this program and grid");
+}
+
+/* ---- --replay ---------------------------------------------------------------------------- */
+
+static FILE *open_log(const char *path)
+{
+    if (!path)
+        return NULL;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "stencilc: error: --tune-log: cannot write '%s'\n", path);
+    return f;
+}
+
+static int tune_replay(Job *job, const TuneKnobs *knobs, TuneBudget budget)
+{
+    const Options *o = job->opt;
+    char err[512];
+    Replay *rp = replay_load(o->replay, err, sizeof err);
+    if (!rp) {
+        fprintf(stderr, "stencilc: error: --replay: %s\n", err);
+        return -1;
+    }
+    const char *rec_prog = replay_header(rp, "program");
+    if (rec_prog && strcmp(rec_prog, job->prog->name))
+        fprintf(stderr, "stencilc: warning: --replay: the recording is of '%s', not '%s'\n", rec_prog,
+                job->prog->name);
+    if (replay_dims(rp) != job->prog->dims) {
+        fprintf(stderr, "stencilc: error: --replay: the recording is %dD, '%s' is %dD\n", replay_dims(rp),
+                job->prog->name, job->prog->dims);
+        replay_free(rp);
+        return -1;
+    }
+    Space space;
+    replay_space(rp, &space);
+    TuneProblem pb = {&space, replay_valid, rp};
+    const char *name = o->strategy ? o->strategy : "gest";
+    TuneStrategy *st = tune_strategy_new(name, &pb, knobs, err, sizeof err);
+    FILE *log = open_log(o->tune_log);
+    if (!st || (o->tune_log && !log)) {
+        if (!st)
+            fprintf(stderr, "stencilc: error: --strategy: %s\n", err);
+        tune_strategy_free(st);
+        replay_free(rp);
+        return -1;
+    }
+    ReplayRun rr;
+    TuneEvaluator ev;
+    replay_run_init(&rr, rp);
+    replay_evaluator(&rr, &ev);
+    TuneHistory h;
+    tune_history_init(&h);
+    TuneResult res;
+    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .log = log};
+    tune_run(&pb, st, &ev, &h, &ro, &res);
+    int rc = -1;
+    char cfg[512], why[256];
+    if (!res.found) {
+        fprintf(stderr, "stencilc: error: --replay: no recorded variant was measured ok\n");
+    } else if (!space_check(&job->space, &res.best, why, sizeof why)) {
+        config_format(&res.best, cfg, sizeof cfg);
+        fprintf(stderr, "stencilc: error: --replay: the best recorded configuration %s is not valid "
+                        "for '%s' on this grid: %s\n", cfg, job->prog->name, why);
+    } else {
+        char btext[64];
+        const char *gpu = replay_header(rp, "gpu");
+        budget_text(&budget, 1, btext, sizeof btext);
+        job->config = res.best;
+        config_format(&res.best, cfg, sizeof cfg);
+        snprintf(job->config_origin, sizeof job->config_origin,
+                 "tuned by stencilc --autotune --replay (%s, %s, %d variants, %d valid): %.200s, "
+                 "%.4g ms/step recorded on %.100s", name, btext, h.n, h.nok, cfg, res.best_ms,
+                 gpu ? gpu : "an unnamed GPU");
+        rc = 0;
+    }
+    if (log)
+        fclose(log);
+    tune_history_free(&h);
+    tune_strategy_free(st);
+    replay_free(rp);
+    return rc;
+}
+
+/* ---- --tune-record: the measurements in the replay format --------------------------------- */
+
+typedef struct {
+    GpuEval *g;
+    FILE *out;
+    TuneEvaluator inner;
+} Recorder;
+
+static void record_batch(void *ctx, const Config *cs, int n, int *ok, double *ms, char (*why)[160])
+{
+    Recorder *r = ctx;
+    r->inner.evaluate_batch(r->inner.ctx, cs, n, ok, ms, why);
+    const GpuEvalResult *res;
+    int got = gpu_eval_last(r->g, &res);
+    for (int i = 0; i < n && i < got; i++) {
+        char cfg[512];
+        config_format(&cs[i], cfg, sizeof cfg);
+        if (res[i].ok)
+            fprintf(r->out, "%s\t%.6g\tcost=%.3f\n", cfg, res[i].ms, res[i].cost_s);
+        else
+            fprintf(r->out, "%s\tfail\t%s\tcost=%.3f\n", cfg, res[i].why[0] ? res[i].why : "failed",
+                    res[i].cost_s);
+    }
+    fflush(r->out);
+}
+
+static int record_eval_one(void *ctx, const Config *c, double *ms, char *why, int whylen)
+{
+    int ok;
+    char w[1][160];
+    record_batch(ctx, c, 1, &ok, ms, w);
+    snprintf(why, (size_t)whylen, "%s", w[0]);
+    return ok ? 0 : -1;
+}
+
+/* ---- the search on the GPU --------------------------------------------------------------- */
+
+typedef struct {
+    Config config;
+    double search_ms, ms; /* ms: re-timed, -1 when that failed */
+} Candidate;
+
+static int by_ms(const void *a, const void *b)
+{
+    const Candidate *x = a, *y = b;
+    double u = x->ms < 0 ? INFINITY : x->ms, v = y->ms < 0 ? INFINITY : y->ms;
+    return (u > v) - (u < v);
+}
+
+static int by_search_ms(const void *a, const void *b)
+{
+    const TuneSample *x = *(const TuneSample *const *)a, *y = *(const TuneSample *const *)b;
+    return (x->ms > y->ms) - (x->ms < y->ms);
+}
+
+/* The RETIME_TOP fastest measured configurations and the plain one, re-timed with more care. */
+static int retime_candidates(GpuEval *g, const TuneHistory *h, int dims, Candidate *cand,
+                             double *plain_ms)
+{
+    const TuneSample **ok = malloc(sizeof *ok * (size_t)(h->nok > 0 ? h->nok : 1));
+    int nok = 0;
+    for (int i = 0; i < h->n; i++)
+        if (h->items[i].ok)
+            ok[nok++] = &h->items[i];
+    qsort(ok, (size_t)nok, sizeof *ok, by_search_ms);
+    Config cs[RETIME_TOP + 1];
+    int n = 0, plain_at = -1;
+    Config plain = config_default(dims);
+    for (int i = 0; i < nok && n < RETIME_TOP; i++) {
+        cand[n].config = ok[i]->config;
+        cand[n].search_ms = ok[i]->ms;
+        if (!memcmp(&ok[i]->config, &plain, sizeof plain))
+            plain_at = n;
+        cs[n] = cand[n].config;
+        n++;
+    }
+    free(ok);
+    int ncs = n;
+    if (plain_at < 0)
+        cs[ncs++] = plain;
+    GpuEvalResult res[RETIME_TOP + 1];
+    gpu_eval_measure(g, cs, ncs, RETIME_TARGET_MS, RETIME_MIN_REPS, res);
+    for (int i = 0; i < n; i++)
+        cand[i].ms = res[i].ok ? res[i].ms : -1;
+    int p = plain_at >= 0 ? plain_at : ncs - 1;
+    *plain_ms = res[p].ok ? res[p].ms : -1;
+    qsort(cand, (size_t)n, sizeof *cand, by_ms);
+    return n;
+}
+
+typedef struct {
+    const char *strategy;
+    char btext[64];
+    int record;
+} TuneMode;
+
+static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *dir,
+                       const TuneKnobs *knobs, TuneBudget budget, const TuneMode *mode)
+{
+    const Options *o = job->opt;
+    const IrProgram *p = job->prog;
+    const RtDeviceInfo *dev = gpu_eval_device(g);
+    char err[512], cuda[32];
+    gpu_eval_cuda_version(g, cuda, sizeof cuda);
+    TuneProblem pb = {&job->space, tune_space_valid, &job->space};
+    TuneHistory h;
+    tune_history_init(&h);
+    FILE *journal = NULL, *log = NULL, *rec = NULL;
+    TuneStrategy *st = NULL;
+    int rc = -1;
+    if (!mode->record) {
+        int resumed = tunedb_journal_load(dir, key, p->dims, &h);
+        if (resumed > 0 && !o->quiet)
+            fprintf(stderr, "stencilc: resuming: %d variants measured by an earlier run (journal in %s)\n",
+                    resumed, dir);
+        journal = tunedb_journal_open(dir, key, err, sizeof err);
+        if (!journal)
+            fprintf(stderr, "stencilc: warning: no tuning journal, an interrupted run cannot resume: %s\n", err);
+    }
+    st = tune_strategy_new(mode->strategy, &pb, knobs, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "stencilc: error: --strategy: %s\n", err);
+        goto out;
+    }
+    st = stoppable(st);
+    if (o->tune_log && !(log = open_log(o->tune_log)))
+        goto out;
+    TuneEvaluator ev;
+    gpu_eval_evaluator(g, &ev);
+    Recorder recorder = {g, NULL, ev};
+    if (mode->record) {
+        if (!(rec = fopen(o->tune_record, "w"))) {
+            fprintf(stderr, "stencilc: error: --tune-record: cannot write '%s'\n", o->tune_record);
+            goto out;
+        }
+        char day[16];
+        today(day, sizeof day);
+        fprintf(rec, "#stencilc-replay\tprogram=%s\tgrid=", p->name);
+        for (int d = 0; d < p->dims; d++)
+            fprintf(rec, "%s%ld", d ? "x" : "", job->grid[d]);
+        fprintf(rec, "\ttype=%s\tgpu=%s\tcuda=%s\tgenerator=stencilc %s\tdate=%s\n", elem_name(p),
+                dev->name, cuda, STC_VERSION, day);
+        fprintf(rec, "# stencilc --tune-record (%s): CONFIG<TAB>ms per step, or fail<TAB>reason; "
+                     "cost = compile s / compile threads + GPU s\n", mode->strategy);
+        recorder.out = rec;
+        ev.ctx = &recorder;
+        ev.evaluate = record_eval_one;
+        ev.evaluate_batch = record_batch;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "stencilc: tuning '%s' (%s, grid %ldx%ldx%ld) on %s, CUDA %s: %s, budget %s\n",
+                p->name, elem_name(p), job->grid[0], job->grid[1], job->grid[2], dev->name, cuda,
+                mode->strategy, mode->btext);
+
+    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old);
+    TuneResult res;
+    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .log = log, .journal = journal};
+    tune_run(&pb, st, &ev, &h, &ro, &res);
+    int was_interrupted = interrupted;
+    if (was_interrupted)
+        fprintf(stderr, "stencilc: interrupted: emitting the best variant so far (not stored in the "
+                        "tuning database; run again to resume from the journal, Ctrl-C again to quit)\n");
+
+    GpuEvalStats stats;
+    gpu_eval_stats(g, &stats);
+    if (!o->quiet && res.elapsed_s > 0)
+        fprintf(stderr, "stencilc: %ld variants in %.1f s (%.1f per second; %.2f s compiling and %.3f s "
+                        "on the GPU per variant, %ld worker restarts)\n", res.evaluated, res.elapsed_s,
+                (double)res.evaluated / res.elapsed_s,
+                stats.measured ? stats.compile_s / (double)stats.measured : 0,
+                stats.measured ? stats.gpu_s / (double)stats.measured : 0, stats.restarts);
+    if (h.nok == 0) {
+        rc = keep_untuned(job, "no variant compiled, verified and ran");
+        goto restore;
+    }
+
+    /* The search's times are short measurements: the top few are measured again, longer, and
+     * the winner must compute what the plain kernel computes on the full grid. */
+    Candidate cand[RETIME_TOP];
+    double plain_ms = -1;
+    int ncand = retime_candidates(g, &h, p->dims, cand, &plain_ms);
+    int winner = -1;
+    for (int i = 0; i < ncand && winner < 0; i++) {
+        if (cand[i].ms < 0)
+            continue;
+        RtVerifyResult vr;
+        char why[512], cfg[512];
+        config_format(&cand[i].config, cfg, sizeof cfg);
+        if (gpu_eval_compare_plain(g, &cand[i].config, COMPARE_STEPS, &vr, why, sizeof why) != 0)
+            fprintf(stderr, "stencilc: warning: %s: the comparison with the plain kernel could not run: %s\n",
+                    cfg, why);
+        else if (!vr.ok)
+            fprintf(stderr, "stencilc: warning: %s differs from the plain kernel on the full grid "
+                            "(relative error %.3g > %.3g); not chosen\n", cfg, vr.max_rel_err, vr.tolerance);
+        else
+            winner = i;
+    }
+    if (winner < 0) {
+        rc = keep_untuned(job, "no fast variant passed the final comparison with the plain kernel");
+        goto restore;
+    }
+    Candidate *w = &cand[winner];
+    job->config = w->config;
+    char day[16], cfg[512];
+    today(day, sizeof day);
+    config_format(&w->config, cfg, sizeof cfg);
+    snprintf(job->config_origin, sizeof job->config_origin,
+             "tuned by stencilc --autotune (%s, %s%s, %d variants, %d valid): %.200s, %.4g ms/step "
+             "on %.100s, CUDA %s, %s", mode->strategy, mode->btext,
+             was_interrupted ? ", interrupted" : "", h.n, h.nok, cfg, w->ms, dev->name, cuda, day);
+    if (!o->quiet) {
+        fprintf(stderr, "stencilc: chose %s: %.4g ms/step", cfg, w->ms);
+        if (plain_ms > 0)
+            fprintf(stderr, " (plain kernel %.4g ms/step, %.2fx)", plain_ms, plain_ms / w->ms);
+        fprintf(stderr, "\n");
+    }
+    if (!was_interrupted) {
+        TuneDbEntry e;
+        memset(&e, 0, sizeof e);
+        copy_text(e.config, sizeof e.config, cfg);
+        e.ms = w->ms;
+        copy_text(e.gpu, sizeof e.gpu, dev->name);
+        if (tunedb_store(dir, key, &e, err, sizeof err) != 0)
+            fprintf(stderr, "stencilc: warning: the result was not stored in the tuning database: %s\n", err);
+    }
+    rc = 0;
+restore:
+    sigaction(SIGINT, &old, NULL);
+out:
+    if (journal)
+        fclose(journal);
+    if (log)
+        fclose(log);
+    if (rec)
+        fclose(rec);
+    tune_strategy_free(st);
+    tune_history_free(&h);
+    return rc;
+}
+
+/* ---- the step ---------------------------------------------------------------------------- */
+
+static int strategy_known(const char *name)
+{
+    for (int i = 0; tune_strategy_names[i]; i++)
+        if (!strcmp(tune_strategy_names[i], name))
+            return 1;
+    return 0;
+}
+
+int step_autotune(Job *job)
+{
+    const Options *o = job->opt;
+    const IrProgram *p = job->prog;
+    if (o->strategy && !strategy_known(o->strategy)) {
+        fprintf(stderr, "stencilc: error: unknown strategy '%s' (gest, random, genetic, exhaustive)\n",
+                o->strategy);
+        return -1;
+    }
+    TuneKnobs knobs;
+    tune_knobs_default(&knobs);
+    knobs.seed = o->seed;
+    TuneBudget budget = {o->budget_s, o->budget_count};
+    if (budget.seconds <= 0 && budget.count <= 0) {
+        if (o->tune_record)
+            budget.count = RECORD_SAMPLE;
+        else
+            budget.seconds = 60;
+    }
+    if (o->replay)
+        return tune_replay(job, &knobs, budget);
+
+    char *program = program_text(p);
+    char dir[1024], why[512];
+    tunedb_dir(o->tune_db, dir, sizeof dir);
+    TuneDbKey key = {program ? program : p->name, {job->grid[0], job->grid[1], job->grid[2]},
+                     elem_name(p), "", "", "stencilc " STC_VERSION};
+    int rc;
+    GpuEval *g = NULL;
+    if (!rt_available(why, sizeof why) || !(g = gpu_eval_start(p, &job->space, job->grid, NULL, why, sizeof why))) {
+        rc = o->tune_record ? (fprintf(stderr, "stencilc: error: --tune-record needs a GPU: %s\n", why), -1)
+                            : tune_without_gpu(job, why, &key);
+        free(program);
+        return rc;
+    }
+    const RtDeviceInfo *dev = gpu_eval_device(g);
+    char cuda[32];
+    gpu_eval_cuda_version(g, cuda, sizeof cuda);
+    key.gpu = dev->name;
+    key.cuda = cuda;
+
+    TuneDbEntry e;
+    char err[512];
+    int found = o->tune_record ? 1 : tunedb_lookup(dir, &key, &e, err, sizeof err);
+    if (found < 0)
+        fprintf(stderr, "stencilc: warning: tuning database: %s\n", err);
+    if (found == 0 && use_config_text(job, e.config, "the tuning database's configuration") == 0) {
+        char day[16];
+        snprintf(day, sizeof day, "%.10s", e.date);
+        if (!o->quiet)
+            fprintf(stderr, "stencilc: using the tuned configuration recorded on %s on %s (%.4g ms/step; "
+                            "tuning database %s)\n", e.gpu[0] ? e.gpu : dev->name, day, e.ms, dir);
+        snprintf(job->config_origin, sizeof job->config_origin,
+                 "tuned configuration recorded by stencilc --autotune on %.100s on %s: %.200s, %.4g "
+                 "ms/step, CUDA %s", e.gpu[0] ? e.gpu : dev->name, day, e.config, e.ms, cuda);
+        gpu_eval_stop(g);
+        free(program);
+        return 0;
+    }
+
+    TuneMode mode = {o->strategy ? o->strategy : "gest", "", o->tune_record != NULL};
+    if (mode.record && !o->strategy) {
+        int exact = 0;
+        double valid = space_valid_count(&job->space, &exact);
+        long want = budget.count > 0 ? budget.count : RECORD_SAMPLE;
+        mode.strategy = exact && valid <= (double)want ? "exhaustive" : "random";
+    }
+    budget_text(&budget, 0, mode.btext, sizeof mode.btext);
+    rc = tune_on_gpu(job, g, &key, dir, &knobs, budget, &mode);
+    gpu_eval_stop(g);
+    free(program);
+    return rc;
+}

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""The stencilc command line: exit codes (0 ok, 1 bad input or run, 2 usage), what goes to
+stdout and stderr, that an error leaves no output file, and --autotune where there is no GPU
+(the tuning database record of another machine, or the default configuration), --autotune
+--replay and `stencilc replay`.
+
+usage: test_cli.py PATH/TO/stencilc   (STC_SOURCE_ROOT: the source tree)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+STENCILC = sys.argv[1]
+ROOT = os.environ.get("STC_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+HEAT = os.path.join(ROOT, "examples", "heat.st")
+failures = []
+
+
+def run(*args, cwd=None):
+    p = subprocess.run([STENCILC, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(name)
+        print(f"FAIL {name}\n{detail}")
+    else:
+        print(f"ok   {name}")
+
+
+def expect(name, args, rc, out=None, err=None, cwd=None):
+    code, so, se = run(*args, cwd=cwd)
+    good = code == rc and (out is None or out in so) and (err is None or err in se)
+    check(name, good, f"  args {args}\n  exit {code} (want {rc})\n  stdout {so[:600]!r}\n"
+                      f"  stderr {se[:600]!r}")
+    return code, so, se
+
+
+def fnv(h, s):
+    for b in s.encode():
+        h ^= b
+        h = (h * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    h ^= 0xFF
+    return (h * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+
+
+def tunedb_record(dirpath, program, grid, etype, gpu, cuda, generator, config, ms, date):
+    """A database file as tuner/tunedb.c writes it (the key hash recomputed here)."""
+    h = 1469598103934665603
+    for field in (program, "x".join(map(str, grid)), etype, gpu, cuda, generator):
+        h = fnv(h, field)
+    ph = fnv(1469598103934665603, program)
+    os.makedirs(dirpath, exist_ok=True)
+    with open(os.path.join(dirpath, f"{h:016x}.best"), "w") as f:
+        f.write(f"# stencilc tuning result\nconfig={config}\nms={ms}\ndate={date}\ngpu={gpu}\n"
+                f"program_hash={ph:016x}\ngrid={'x'.join(map(str, grid))}\ntype={etype}\n"
+                f"cuda={cuda}\ngenerator={generator}\n")
+
+
+def first_line(path):
+    with open(path) as f:
+        return f.readline()
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # never the user's database
+
+    # --help, --version
+    expect("help", ["--help"], 0, out="usage: stencilc")
+    code, so, _ = expect("version", ["--version"], 0, out="stencilc ")
+    version = so.strip()  # "stencilc X.Y.Z": also the database's generator field
+
+    # usage errors: exit 2 and a pointer to --help
+    for name, args in [("no input", []), ("unknown option", [HEAT, "--frobnicate"]),
+                       ("bad grid", [HEAT, "--grid", "12xq"]), ("bad budget", [HEAT, "--budget", "soon"]),
+                       ("bad type", [HEAT, "--type", "half"]), ("two inputs", [HEAT, HEAT]),
+                       ("-o without file", [HEAT, "-o"]), ("bad seeds", ["replay", "x.tsv", "--seeds", "0"])]:
+        expect("usage error: " + name, args, 2, err="see stencilc --help")
+
+    # bad input: exit 1, and neither file written
+    out = os.path.join(tmp, "bad.cu")
+    for name, args in [
+            ("syntax error", [os.path.join(ROOT, "tests", "err", "missing_semicolon.st")]),
+            ("missing file", [os.path.join(tmp, "nonexistent.st")]),
+            ("unknown stencil", [HEAT, "--stencil", "nope"]),
+            ("bad --config", [HEAT, "--config", "tb=banana"]),
+            ("invalid --config", [HEAT, "--config", "tb=2048x1x1"]),
+            ("grid of the wrong dimension", [HEAT, "--grid", "64x64"]),
+            ("unknown strategy", [HEAT, "--autotune", "--strategy", "annealing"]),
+            ("--replay of a missing file", [HEAT, "--autotune", "--replay", os.path.join(tmp, "no.tsv")]),
+            ("--replay of a 2D recording", [HEAT, "--autotune", "--replay",
+                                            os.path.join(ROOT, "tests", "data", "replay_tiny.tsv")])]:
+        code, so, se = expect("bad input: " + name, args + ["-o", out], 1)
+        check("bad input leaves no file: " + name,
+              not os.path.exists(out) and not os.path.exists(os.path.join(tmp, "bad.h")))
+        check("bad input says error: " + name, "error" in se, se)
+
+    # the read-only modes
+    expect("check", ["check", HEAT], 0)
+    code, ir_text, _ = expect("--dump-ir", [HEAT, "--dump-ir"], 0)
+    check("--dump-ir prints the IR", len(ir_text) > 50 and "heat" in ir_text, ir_text[:200])
+    expect("--dump-ast", [HEAT, "--dump-ast"], 0, out="stencil heat")
+    expect("--list-space", [HEAT, "--list-space"], 0, out="tuning space of heat")
+
+    # compiling: both files, with the note of how the configuration was chosen
+    cu = os.path.join(tmp, "heat.cu")
+    expect("compile", [HEAT, "-o", cu], 0)
+    check("compile writes .cu and .h", os.path.exists(cu) and os.path.exists(os.path.join(tmp, "heat.h")))
+    expect("--config", [HEAT, "-o", cu, "--config", "tb=64x4x2"], 0)
+    check("--config noted in the .cu", "--config" in first_line(cu), first_line(cu))
+
+    # --autotune without a GPU (skipped where one exists: then it would tune)
+    code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", os.path.join(tmp, "emptydb"), "-q")
+    if "no GPU found" in se:
+        check("autotune without GPU exits 0", code == 0, se)
+        check("autotune without GPU warns", "warning" in se and "not tuned" in se, se)
+        check("autotune without GPU notes it in the .cu", "not tuned" in first_line(cu), first_line(cu))
+
+        # a record of this program and grid made on some GPU is used
+        db = os.path.join(tmp, "db")
+        tunedb_record(db, ir_text, (256, 256, 256), "float", "NVIDIA Test GPU", "13.0", version,
+                      "tb=64x4x2", 0.123, "2026-01-02T03:04:05Z")
+        code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db)
+        check("no GPU: database record used", code == 0 and
+              "using the tuned configuration recorded on NVIDIA Test GPU on 2026-01-02" in se, se)
+        check("no GPU: record noted in the .cu", "tb=64x4x2" in first_line(cu)
+              and "NVIDIA Test GPU" in first_line(cu), first_line(cu))
+        # ... but not for another grid or another element type
+        code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db, "--grid", "128x128x128")
+        check("no GPU: record of another grid ignored", code == 0 and "not tuned" in se, se)
+        code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db, "--type", "double")
+        check("no GPU: record of another type ignored", code == 0 and "not tuned" in se, se)
+        # the newest of two records wins
+        tunedb_record(db, ir_text, (256, 256, 256), "float", "NVIDIA Newer GPU", "13.1", version,
+                      "tb=128x2x2", 0.1, "2026-05-06T00:00:00Z")
+        code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db)
+        check("no GPU: newest record used", code == 0 and "NVIDIA Newer GPU" in se
+              and "tb=128x2x2" in first_line(cu), se + first_line(cu))
+        code, _, se = run(HEAT, "--tune-record", os.path.join(tmp, "rec.tsv"), "-o", cu)
+        check("--tune-record without GPU fails", code == 1 and "needs a GPU" in se, se)
+    else:
+        print("skip autotune-without-GPU cases: a GPU is present")
+
+    # --autotune --replay: tuning on a recording of this program
+    rec = os.path.join(tmp, "heat.tsv")
+    with open(rec, "w") as f:
+        f.write("#stencilc-replay\tprogram=heat\tgrid=256x256x256\ttype=float\tgpu=Recorded GPU\n"
+                "tb=32x4x2\t0.50\tcost=0.5\ntb=64x4x2\t0.30\ntb=128x4x2\tfail\ttoo many resources\n"
+                "tb=32x8x2\t0.40\ntb=64x8x2\t0.35\ntb=256x2x2\t0.45\n")
+    log = os.path.join(tmp, "tune.jsonl")
+    code, _, se = expect("--autotune --replay", [HEAT, "--autotune", "--replay", rec, "--budget", "20",
+                                                 "--strategy", "exhaustive", "--tune-log", log, "-o", cu], 0)
+    check("--replay picks the recorded best", "tb=64x4x2" in first_line(cu)
+          and "Recorded GPU" in first_line(cu), first_line(cu))
+    with open(log) as f:
+        lines = f.read().splitlines()
+    check("--tune-log: a JSON line per variant", len(lines) == 6 and all(l.startswith("{") for l in lines),
+          "\n".join(lines))
+
+    # stencilc replay
+    tiny = os.path.join(ROOT, "tests", "data", "replay_tiny.tsv")
+    expect("replay", ["replay", tiny, "--seeds", "2", "--budget", "5s"], 0, out="gest")
+    expect("replay one strategy", ["replay", rec, "--strategy", "genetic", "--seeds", "3"], 0, out="genetic")
+    expect("replay unknown strategy", ["replay", tiny, "--strategy", "bogus"], 1, err="unknown strategy")
+    expect("replay missing file", ["replay", os.path.join(tmp, "none.tsv")], 1, err="error")
+
+if failures:
+    print(f"{len(failures)} failed: {failures}")
+    sys.exit(1)
+print("all ok")

@@ -1,0 +1,153 @@
+/* The GPU evaluation pipeline's process isolation, with a fake GPU in the worker: a worker that
+ * crashes, is killed, hangs or reports a poisoned context costs one failed measurement with its
+ * reason and a restart; the other configurations of the batch are still measured. No GPU
+ * needed. */
+#include <assert.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../frontend/ast.h"
+#include "../../tuner/gpu_eval.h"
+
+static IrProgram *load(const char *path, Arena *arena)
+{
+    Diag diag;
+    Source src;
+    diag_init(&diag, NULL, stderr);
+    if (source_read(path, arena, &diag, &src) != 0)
+        return NULL;
+    diag_init(&diag, &src, stderr);
+    AstFile file;
+    if (parse_source(&src, arena, &diag, &file) != 0 || file.nstencils < 1)
+        return NULL;
+    return ir_lower(&file.stencils[0], arena, &diag);
+}
+
+/* Behaviour by block width: 64 crashes, 128 poisons the context, 256 fails, 512 hangs,
+ * 1024 is killed; the others run in tbx/1000 + tby/10000 ms. */
+static int fake(const Config *c, double *ms, char *why, int whylen)
+{
+    switch (c->v[P_TBX]) {
+    case 64:
+        raise(SIGSEGV);
+        break;
+    case 128:
+        snprintf(why, (size_t)whylen, "running the kernels: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal "
+                 "memory access was encountered)");
+        return -2;
+    case 256:
+        snprintf(why, (size_t)whylen, "cannot load: too many resources requested for launch");
+        return -1;
+    case 512:
+        sleep(30);
+        break;
+    case 1024:
+        kill(getpid(), SIGKILL);
+        break;
+    }
+    *ms = c->v[P_TBX] / 1000.0 + c->v[P_TBY] / 10000.0;
+    return 0;
+}
+
+static Config cfg(const IrProgram *p, const char *text)
+{
+    Config c;
+    char err[256];
+    int r = config_parse(text, p->dims, &c, err, sizeof err);
+    if (r != 0)
+        fprintf(stderr, "%s: %s\n", text, err);
+    assert(r == 0);
+    return c;
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    const char *root = getenv("STC_SOURCE_ROOT");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/heat.st", root ? root : ".");
+    Arena *arena = arena_new();
+    IrProgram *p = load(path, arena);
+    assert(p && p->dims == 3);
+    long grid[3] = {2048, 256, 256}; /* wide enough for 1024-thread rows */
+    Space space;
+    space_init(&space, p, grid);
+    char why[512];
+    GpuEvalOptions opt = {.fake = fake, .hang_s = 1.5, .batch = 8};
+    GpuEval *g = gpu_eval_start(p, &space, grid, &opt, why, sizeof why);
+    assert(g);
+    assert(strstr(gpu_eval_device(g)->name, "fake"));
+
+    /* One batch with every kind of trouble in it. */
+    const char *texts[] = {"tb=32x4x2", "tb=64x4x2", "tb=32x8x2", "tb=128x4x2", "tb=32x16x2",
+                           "tb=256x4x1", "tb=32x2x2", "tb=2x1x1", "tb=512x2x1", "tb=32x8x1",
+                           "tb=1024x1x1", "tb=32x4x1"};
+    enum { N = sizeof texts / sizeof *texts };
+    Config cs[N];
+    for (int i = 0; i < N; i++)
+        cs[i] = cfg(p, texts[i]);
+    GpuEvalResult res[N];
+    gpu_eval_measure(g, cs, N, 0, 0, res);
+    for (int i = 0; i < N; i++)
+        printf("%-12s %s %.4f %s\n", texts[i], res[i].ok ? "ok  " : "FAIL", res[i].ms, res[i].why);
+    int expect_ok[N] = {1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1};
+    for (int i = 0; i < N; i++) {
+        assert(res[i].ok == expect_ok[i]);
+        if (res[i].ok)
+            assert(res[i].ms == cs[i].v[P_TBX] / 1000.0 + cs[i].v[P_TBY] / 10000.0);
+        else
+            assert(res[i].why[0]);
+    }
+    assert(strstr(res[1].why, "the kernel faulted") && strstr(res[1].why, "signal 11"));
+    assert(strstr(res[1].why, "GPU worker restarted"));
+    assert(strstr(res[3].why, "ILLEGAL_ADDRESS") && strstr(res[3].why, "GPU worker restarted"));
+    assert(strstr(res[5].why, "too many resources") && !strstr(res[5].why, "restarted"));
+    assert(!strncmp(res[7].why, "invalid:", 8));
+    assert(strstr(res[8].why, "hung"));
+    assert(strstr(res[10].why, "signal 9"));
+    GpuEvalStats st;
+    gpu_eval_stats(g, &st);
+    assert(st.restarts == 4);
+
+    /* The comparison with the plain kernel answers through the same worker. */
+    RtVerifyResult vr;
+    assert(gpu_eval_compare_plain(g, &cs[0], 10, &vr, why, sizeof why) == 0 && vr.ok);
+
+    /* The tuner's loop over the evaluator: every proposal gets an answer, the best is right. */
+    TuneProblem pb = {&space, tune_space_valid, &space};
+    TuneKnobs k;
+    tune_knobs_default(&k);
+    TuneStrategy *strat = tune_strategy_new("random", &pb, &k, why, sizeof why);
+    assert(strat);
+    TuneEvaluator ev;
+    gpu_eval_evaluator(g, &ev);
+    assert(ev.batch == 8 && ev.evaluate_batch);
+    TuneHistory h;
+    tune_history_init(&h);
+    TuneRunOptions ro = {.budget = {0, 40}, .quiet = 1};
+    TuneResult tr;
+    tune_run(&pb, strat, &ev, &h, &ro, &tr);
+    assert(h.n == 40 && tr.found);
+    for (int i = 0; i < h.n; i++)
+        if (h.items[i].ok)
+            assert(h.items[i].ms >= tr.best_ms);
+    printf("tune_run: %d evaluated, %d ok, best %.4f ms\n", h.n, h.nok, tr.best_ms);
+    tune_history_free(&h);
+    tune_strategy_free(strat);
+    gpu_eval_stop(g);
+
+    /* A worker that cannot open a GPU: gpu_eval_start says why (only without a GPU here). */
+    char avail[512];
+    if (!rt_available(avail, sizeof avail)) {
+        GpuEvalOptions real = {.hang_s = 30};
+        assert(!gpu_eval_start(p, &space, grid, &real, why, sizeof why));
+        assert(why[0]);
+        printf("without a GPU: %s\n", why);
+    }
+    arena_free(arena);
+    printf("ok\n");
+    return 0;
+}

@@ -463,9 +463,10 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
         ev.evaluate_batch = record_batch;
     }
     if (!o->quiet)
-        fprintf(stderr, "stencilc: tuning '%s' (%s, grid %ldx%ldx%ld) on %s, CUDA %s: %s, budget %s\n",
-                p->name, elem_name(p), job->grid[0], job->grid[1], job->grid[2], dev->name, cuda,
-                mode->strategy, mode->btext);
+        fprintf(stderr, "stencilc: tuning '%s' (%s, grid %ldx%ldx%ld) on %s (sm_%d%d, driver %d.%d), "
+                        "CUDA %s: %s, budget %s\n", p->name, elem_name(p), job->grid[0], job->grid[1],
+                job->grid[2], dev->name, dev->cc_major, dev->cc_minor, dev->driver_version / 1000,
+                dev->driver_version % 1000 / 10, cuda, mode->strategy, mode->btext);
 
     struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
     sigemptyset(&sa.sa_mask);

@@ -226,6 +226,8 @@ static void gpu_stage(Worker *w, const Req *rq, Unit *u, Msg *m)
         }
         w->grid_used = 1;
     }
+    /* Fresh data once per batch: the variants run on, not from, each other's results, which is
+     * fine for timing as long as the values stay tame. */
     if (w->grid_used && rt_grid_fill_random(w->grid, 777, why, (int)sizeof why) != 0) {
         snprintf(m->why, sizeof m->why, "cannot fill the tuning grid: %.360s", why);
         goto fail;
@@ -233,7 +235,6 @@ static void gpu_stage(Worker *w, const Req *rq, Unit *u, Msg *m)
     w->grid_used = 0;
     RtTimeOptions to = {.target_ms = rq->target_ms, .min_reps = rq->min_reps};
     int timed = rt_time_grid(mod, w->grid, &to, &t, why, (int)sizeof why);
-    w->grid_used = 1;
     if (timed != 0) {
         snprintf(m->why, sizeof m->why, "timing failed: %.360s", why);
         goto fail;
@@ -272,6 +273,8 @@ static void worker_measure(Worker *w, const Req *rq, const Config *cs)
         }
         todo[ntodo++] = i;
     }
+    if (w->grid)
+        w->grid_used = 1; /* refilled before the batch's first timing */
     if (w->fake) {
         for (int k = 0; k < ntodo; k++) {
             int i = todo[k];

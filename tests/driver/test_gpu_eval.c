@@ -101,7 +101,7 @@ int main(void)
         else
             assert(res[i].why[0]);
     }
-    assert(strstr(res[1].why, "the kernel faulted") && strstr(res[1].why, "signal 11"));
+    assert(strstr(res[1].why, "the kernel faulted")); /* signal 11, or exit 1 under ASan */
     assert(strstr(res[1].why, "GPU worker restarted"));
     assert(strstr(res[3].why, "ILLEGAL_ADDRESS") && strstr(res[3].why, "GPU worker restarted"));
     assert(strstr(res[5].why, "too many resources") && !strstr(res[5].why, "restarted"));

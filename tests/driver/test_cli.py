@@ -159,6 +159,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--tune-log: a JSON line per variant", len(lines) == 6 and all(l.startswith("{") for l in lines),
           "\n".join(lines))
 
+    # the H100 recording of star3d1r (tests/driver/data, made with --tune-record)
+    h100 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "star3d1r_256_h100.tsv")
+    star = os.path.join(ROOT, "examples", "bench", "star3d1r.st")
+    code, _, se = expect("--autotune --replay of the H100 recording",
+                         [star, "--grid", "256x256x256", "--autotune", "--replay", h100, "--budget", "60s",
+                          "-q", "-o", cu], 0)
+    check("H100 recording: its best is found", "tb=128x2x1,maxreg=64" in first_line(cu)
+          and "NVIDIA H100" in first_line(cu), first_line(cu))
+    expect("replay of the H100 recording", ["replay", h100, "--seeds", "3", "--budget", "10s"], 0,
+           out="NVIDIA H100 80GB HBM3: 842 recorded configs")
+
     # stencilc replay
     tiny = os.path.join(ROOT, "tests", "data", "replay_tiny.tsv")
     expect("replay", ["replay", tiny, "--seeds", "2", "--budget", "5s"], 0, out="gest")

@@ -13,6 +13,7 @@
  * buffer by its boundary condition, copies the halo of fixed state fields into their other
  * buffers, and zeroes temps (a fixed temp halo holds 0). */
 #include "emit.h"
+#include "opt.h"
 #include "space.h"
 
 #include <stdio.h>
@@ -23,6 +24,9 @@ typedef struct {
     PlanLaunch *launches;
     int nlaunches, cap;
     const char **emitted; /* names of kernels already in the source */
+    const char *suffix;   /* of the stage kernels' names ("" or "_single") */
+    char *why;            /* where a pass explains why it cannot generate the config */
+    int whylen;
     int nemitted, cap_emitted;
 } Builder;
 
@@ -145,20 +149,28 @@ static void build_prologue(Builder *b)
     }
 }
 
-static void build_step(Builder *b)
+static int build_step(Builder *b)
 {
     const IrProgram *p = b->ctx.prog;
     const Config *c = b->ctx.cfg;
     for (int s = 0; s < p->nstages; s++) {
-        const char *name = p->nstages == 1 ? arena_printf(b->ctx.arena, "%s_step", b->ctx.prefix)
-                                           : arena_printf(b->ctx.arena, "%s_stage%d", b->ctx.prefix, s);
+        const char *name = p->nstages == 1
+                               ? arena_printf(b->ctx.arena, "%s_step%s", b->ctx.prefix, b->suffix)
+                               : arena_printf(b->ctx.arena, "%s_stage%d%s", b->ctx.prefix, s, b->suffix);
         CgArgs args = {0};
         cg_stage_args(&b->ctx, s, &args);
-        cg_emit_stage_plain(&b->ctx, s, name, &args);
         int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
         PlanLaunch *l = add_launch(b, name, block, &args);
         for (int d = 0; d < 3; d++)
             l->tile[d] = block[d];
+        CgStageEmitter pass = cg_temporal_wants(c) ? cg_emit_stage_temporal
+                            : cg_stream_wants(c)   ? cg_emit_stage_stream
+                            : cg_tile_wants(c)     ? cg_emit_stage_tile
+                                                   : NULL;
+        if (!pass)
+            cg_emit_stage_plain(&b->ctx, s, name, &args);
+        else if (pass(&b->ctx, s, name, &args, l, b->why, b->whylen) != 0)
+            return -1;
         for (int f = 0; f < p->nfields; f++)
             if (is_materialized_temp(p, f) && cg_writing_stage(p, f) == s &&
                 p->fields[f].bc != BC_FIXED)
@@ -178,6 +190,7 @@ static void build_step(Builder *b)
         if (fl->role == ROLE_STATE && fl->bc != BC_FIXED && field_written(p, f))
             add_fills(b, f, 0);
     }
+    return 0;
 }
 
 static int check_program(const IrProgram *prog, char *why, int whylen)
@@ -255,12 +268,38 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
     plan->nprologue = b.nlaunches;
     b.launches = NULL;
     b.nlaunches = b.cap = 0;
-    build_step(&b);
+    b.why = why;
+    b.whylen = whylen;
+    b.suffix = "";
+    if (build_step(&b) != 0) {
+        sb_free(&src);
+        return NULL;
+    }
     plan->step = b.launches;
     plan->nstep = b.nlaunches;
     plan->step_count = 1;
+    for (int i = 0; i < plan->nstep; i++)
+        if (plan->step[i].steps > plan->step_count)
+            plan->step_count = plan->step[i].steps;
     plan->single = plan->step;
     plan->nsingle = plan->nstep;
+    if (plan->step_count > 1) {
+        /* Steps left over by the fused launches run one at a time with the plain kernel. */
+        Config plain = config_default(prog->dims);
+        for (int d = 0; d < 3; d++)
+            plain.v[P_TBX + d] = c->v[P_TBX + d];
+        b.ctx.cfg = &plain;
+        b.suffix = "_single";
+        b.launches = NULL;
+        b.nlaunches = b.cap = 0;
+        if (build_step(&b) != 0) {
+            sb_free(&src);
+            return NULL;
+        }
+        plan->single = b.launches;
+        plan->nsingle = b.nlaunches;
+        b.ctx.cfg = &plan->config;
+    }
     for (int f = 0; f < prog->nfields; f++)
         plan->needs_temp |= is_materialized_temp(prog, f);
     plan->source = arena_strdup(arena, src.data ? src.data : "");

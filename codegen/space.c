@@ -3,18 +3,24 @@
  * parameters values in space_init, remove them from `unimplemented`, and add its constraints to
  * the table (they run in table order; the first broken one is reported). */
 #include "space.h"
+#include "opt.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Parameters the code generator does not implement yet: they must stay 1 (off), or a tuner
- * would measure the same kernel under different names. */
+/* Parameters of the optimization passes: while a pass gives one no values (it is not
+ * implemented, or not for this program), it must stay 1 (off), or a tuner would measure the
+ * same kernel under different names. */
 static const ParamId unimplemented[] = {
     P_SMEM, P_CMEM, P_STREAM, P_SD, P_SB, P_UFX, P_UFY, P_UFZ, P_CMX, P_CMY, P_CMZ,
     P_BMX, P_BMY, P_BMZ, P_RETIME, P_PREFETCH, P_TB, P_REGQ,
 };
 #define NUNIMPL ((int)(sizeof unimplemented / sizeof unimplemented[0]))
+
+/* The optimization passes' shares of the space (space_*.c). */
+static const SpacePass *const passes[] = {&space_pass_tile, &space_pass_stream, &space_pass_temporal};
+#define NPASSES ((int)(sizeof passes / sizeof passes[0]))
 
 static int dims_of(const Space *s) { return s->prog ? s->prog->dims : 3; }
 
@@ -46,11 +52,12 @@ void space_init(Space *s, const IrProgram *prog, const long n[3])
         set_values(&s->params[P_TBX + d], (ParamId)(P_TBX + d), tb_values, 11);
     static const int maxreg_values[] = {1, 32, 64, 128};
     set_values(&s->params[P_MAXREG], P_MAXREG, maxreg_values, 4);
+    for (int i = 0; i < NPASSES; i++)
+        passes[i]->init(s);
 }
 
 /* ---- constraints: each returns 1 when c satisfies it, else 0 with the detail in why ---- */
 
-typedef int (*ConstraintFn)(const Space *s, const Config *c, char *why, int whylen);
 
 static int c_values_listed(const Space *s, const Config *c, char *why, int whylen)
 {
@@ -71,7 +78,7 @@ static int c_values_listed(const Space *s, const Config *c, char *why, int whyle
 static int c_unimplemented_off(const Space *s, const Config *c, char *why, int whylen)
 {
     for (int i = 0; i < NUNIMPL; i++)
-        if (c->v[unimplemented[i]] != 1) {
+        if (c->v[unimplemented[i]] != 1 && s->params[unimplemented[i]].nvalues <= 1) {
             snprintf(why, (size_t)whylen, "%s is not implemented by the code generator yet",
                      config_param_name(unimplemented[i]));
             return 0;
@@ -170,13 +177,8 @@ static int c_maxreg_fits(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
-typedef struct {
-    const char *name;
-    ConstraintFn check;
-    const char *reason; /* why the constraint exists (space_print lists it) */
-} Constraint;
 
-static const Constraint constraints[] = {
+static const SpaceConstraint constraints[] = {
     {"tb-dims", c_tb_within_dims, "no threads along axes the grid does not have"},
     {"implemented", c_unimplemented_off, "parameters without code generation stay off"},
     {"values", c_values_listed, "every parameter takes one of its listed values"},
@@ -199,6 +201,10 @@ int space_check(const Space *s, const Config *c, char *why, int whylen)
     for (int i = 0; i < NCONSTRAINTS; i++)
         if (!constraints[i].check(s, c, why, whylen))
             return 0;
+    for (int i = 0; i < NPASSES; i++)
+        for (int k = 0; k < passes[i]->nconstraints; k++)
+            if (!passes[i]->constraints[k].check(s, c, why, whylen))
+                return 0;
     return 1;
 }
 
@@ -272,6 +278,9 @@ void space_print(FILE *out, const Space *s)
     fprintf(out, "constraints:\n");
     for (int i = 0; i < NCONSTRAINTS; i++)
         fprintf(out, "  %-12s %s\n", constraints[i].name, constraints[i].reason);
+    for (int i = 0; i < NPASSES; i++)
+        for (int k = 0; k < passes[i]->nconstraints; k++)
+            fprintf(out, "  %-12s %s\n", passes[i]->constraints[k].name, passes[i]->constraints[k].reason);
     int exact = 0;
     double valid = space_valid_count(s, &exact);
     fprintf(out, "configurations: %.0f in the product, %s%.0f valid\n", space_total(s),

@@ -3,10 +3,14 @@
 # fallback that lets stencilc build on a machine without re2c or bison (a GPU machine with no
 # network, say). Usage: scripts/regen_frontend.sh [OUTDIR]   (default: frontend/generated)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-frontend/generated}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/frontend/generated}
 mkdir -p "$out"
-bison -Wall -Werror --no-lines --output="$out/parser.c" --header="$out/parser.h" frontend/parser.y
-re2c -W --no-generation-date --no-debug-info -o "$out/lexer.c" frontend/lexer.re
-# Path-independent output: Bison names its output file in a comment.
-sed -i "s|$out/|frontend/generated/|g" "$out/parser.c" "$out/parser.h"
+out=$(cd "$out" && pwd)
+# Run from a scratch folder with relative names, so the output names no path of this machine.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$root/frontend/parser.y" "$root/frontend/lexer.re" "$tmp/"
+(cd "$tmp" && bison -Wall -Werror --no-lines --output=parser.c --header=parser.h parser.y \
+   && re2c -W --no-generation-date --no-debug-info -o lexer.c lexer.re)
+cp "$tmp/parser.c" "$tmp/parser.h" "$tmp/lexer.c" "$out/"

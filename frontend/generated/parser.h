@@ -35,8 +35,8 @@
    especially those whose name start with YY_ or yy_.  They are
    private implementation details that can be changed or removed.  */
 
-#ifndef YY_PARSE_FRONTEND_GENERATED_PARSER_H_INCLUDED
-# define YY_PARSE_FRONTEND_GENERATED_PARSER_H_INCLUDED
+#ifndef YY_PARSE_PARSER_H_INCLUDED
+# define YY_PARSE_PARSER_H_INCLUDED
 /* Debug traces.  */
 #ifndef PARSE_DEBUG
 # if defined YYDEBUG
@@ -141,4 +141,4 @@ typedef Loc PARSE_LTYPE;
 int parse_parse (ParseState *ps);
 
 
-#endif /* !YY_PARSE_FRONTEND_GENERATED_PARSER_H_INCLUDED  */
+#endif /* !YY_PARSE_PARSER_H_INCLUDED  */

@@ -5,8 +5,10 @@
  * grid. Plans are compiled with NVRTC on several threads, then run one by one. Without
  * a GPU, each plan is only compiled (for sm_90); exits 77 when NVRTC is missing too.
  * With --bench, every plan that passed is also timed at its stencil's default size.
- *   test_rt_examples [SOURCE_ROOT] [--quick] [--bench] [--threads N]  (root: $STC_SOURCE_ROOT
- *   or .) */
+ * With --random N, each program gets the default and N random valid configurations instead of
+ * the list (the count of verified variants is the figure docs/correctness.md records).
+ *   test_rt_examples [SOURCE_ROOT] [--quick] [--bench] [--random N [--seed S]] [--threads N]
+ *   (root: $STC_SOURCE_ROOT or .) */
 #include <glob.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 #include "ast.h"
 #include "rt.h"
+#include "space.h"
 
 static const char *const configs[] = {
     "default", "tb=64x4x1", "tb=32x4x4", "smem=on", "cmem=on", "uf=1x2x1", "uf=2x1x1",
@@ -37,6 +40,47 @@ typedef struct {
     int ncases, next;
     pthread_mutex_t lock;
 } Work;
+
+/* --random N: instead of the list above, the default and N random configurations per program
+ * that the space accepts on the program's own grid (its `size`), drawn uniformly per parameter. */
+static int random_count;
+static unsigned long long random_state = 88172645463325252ull;
+
+static unsigned random_next(void)
+{
+    random_state ^= random_state << 13;
+    random_state ^= random_state >> 7;
+    random_state ^= random_state << 17;
+    return (unsigned)(random_state >> 11);
+}
+
+static int random_configs(const IrProgram *prog, Arena *arena, const char ***out)
+{
+    long n[3];
+    for (int d = 0; d < 3; d++)
+        n[d] = d < prog->dims ? (prog->size[d] > 0 ? prog->size[d] : 256) : 1;
+    Space space;
+    space_init(&space, prog, n);
+    const char **names = arena_alloc(arena, sizeof *names * (size_t)(random_count + 1));
+    int count = 0;
+    names[count++] = "default";
+    for (int attempt = 0; attempt < random_count * 500 && count <= random_count; attempt++) {
+        Config c;
+        for (int p = 0; p < P_COUNT; p++)
+            c.v[p] = space.params[p].values[random_next() % (unsigned)space.params[p].nvalues];
+        if (!space_check(&space, &c, NULL, 0))
+            continue;
+        char text[512];
+        config_format(&c, text, (int)sizeof text);
+        int seen = 0;
+        for (int i = 1; i < count && !seen; i++)
+            seen = strcmp(names[i], text) == 0;
+        if (!seen)
+            names[count++] = arena_strdup(arena, text);
+    }
+    *out = names;
+    return count;
+}
 
 static int add_cases(const char *path, int quick, Arena *arena, Case **cases, int *n, int *cap,
                      int *skipped)
@@ -67,11 +111,14 @@ static int add_cases(const char *path, int quick, Arena *arena, Case **cases, in
                 continue;
             }
             int nconf = quick ? 1 : (int)(sizeof configs / sizeof configs[0]);
+            const char **names = (const char **)configs;
+            if (random_count > 0)
+                nconf = random_configs(prog, arena, &names);
             for (int c = 0; c < nconf; c++) {
                 Config cfg;
                 char why[1024];
                 Plan *plan;
-                if (config_parse(configs[c], prog->dims, &cfg, why, (int)sizeof why) != 0
+                if (config_parse(names[c], prog->dims, &cfg, why, (int)sizeof why) != 0
                     || !(plan = plan_build(prog, &cfg, arena, why, (int)sizeof why))) {
                     (*skipped)++;
                     continue;
@@ -80,7 +127,7 @@ static int add_cases(const char *path, int quick, Arena *arena, Case **cases, in
                     *cap = *cap ? 2 * *cap : 256;
                     *cases = realloc(*cases, sizeof **cases * (size_t)*cap);
                 }
-                (*cases)[(*n)++] = (Case){ .file = path, .config = configs[c], .prog = prog,
+                (*cases)[(*n)++] = (Case){ .file = path, .config = names[c], .prog = prog,
                                            .plan = plan };
             }
         }
@@ -198,6 +245,10 @@ int main(int argc, char **argv)
             quick = 1;
         else if (strcmp(argv[i], "--bench") == 0)
             bench = 1;
+        else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc)
+            random_count = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            random_state ^= (unsigned long long)atoll(argv[++i]) * 0x9E3779B97F4A7C15ull;
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
             threads = atoi(argv[++i]);
         else

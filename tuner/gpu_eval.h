@@ -58,9 +58,12 @@ void gpu_eval_evaluator(GpuEval *g, TuneEvaluator *ev);
 /* Results of the last batch (for recording costs): count, and the array. */
 int gpu_eval_last(const GpuEval *g, const GpuEvalResult **out);
 
-/* Runs c and the plain variant (config_default) for `steps` steps on the full tuning grid from
- * the same data and compares the final states (rt_compare_plans). Returns 0 when the
- * comparison ran (res->ok says whether it matched), -1 with why when it could not. */
+/* Runs c and the plain variant (config_default) for `steps` steps (0: 2 x the steps c fuses
+ * per launch + 1, at least 4) on the full tuning grid from the same data and compares the
+ * final states (rt_compare_plans). Returns 0 when the comparison ran (res->ok says whether it
+ * matched), 1 when it cannot decide because the plain kernel does not even match itself (its
+ * results leave the finite range on this data; why says so), -1 with why when it could not
+ * run. */
 int gpu_eval_compare_plain(GpuEval *g, const Config *c, long steps, RtVerifyResult *res,
                            char *why, int whylen);
 

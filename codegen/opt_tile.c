@@ -1,18 +1,435 @@
-/* The tile pass: kernel emitter. */
+/* The tile pass: kernel emitter. A stage kernel under the tile pass maps each thread to
+ * m = m0 x m1 x m2 points (block merging: adjacent; cyclic merging: tb apart), so a block covers
+ * a tile of tb * m points. With smem on, the block first stages the tile of every field read at
+ * non-zero offsets (with its halo) in dynamic shared memory, cooperatively and coalesced along
+ * x. A thread whose points are all inside the grid takes the fast path: along the axes whose
+ * unroll factor equals the merge factor, its points are enumerated by the generator and every
+ * distinct value they read is loaded once into a register (the reuse between neighbouring
+ * points of block merging); along the other axes a loop with `#pragma unroll UF` walks the
+ * points. A thread at the grid's edge takes the slow path: one point at a time with a bounds
+ * check. With cmem on, the stage's constants are read from a __constant__ array. */
 #include "opt.h"
+#include "opt_tile.h"
 
 #include <stdio.h>
+#include <string.h>
 
-int cg_tile_wants(const Config *c)
+int cg_tile_wants(const Config *c) { return tile_config_on(c); }
+
+typedef struct {
+    int field, level, off[3];
+} Cached;
+
+/* The emitter's context: CgCtx first, so the read hook can get back to the rest. */
+typedef struct {
+    CgCtx base;
+    const TileGeom *g;
+    int fast;        /* 1: reads come from the register cache; 0: direct loads at the point */
+    int u[3];        /* fast: the point's offset from the pass's base point */
+    Cached *cache;
+    int ncache, cap;
+} TileCtx;
+
+static const char axis_local[3][3] = {"li", "lj", "lk"};
+
+static const TileArray *array_of(const TileGeom *g, int field, int level)
 {
-    (void)c;
-    return 0;
+    for (int a = 0; a < g->narr; a++)
+        if (g->arr[a].field == field && g->arr[a].level == level)
+            return &g->arr[a];
+    return NULL;
+}
+
+/* "name + c" with the sign folded, or "name" when c is 0. */
+static void put_plus(StrBuf *out, const char *name, int c)
+{
+    if (c == 0)
+        sb_puts(out, name);
+    else
+        sb_printf(out, "%s %s %d", name, c < 0 ? "-" : "+", c < 0 ? -c : c);
+}
+
+static void put_offset(StrBuf *out, int off, const char *stride)
+{
+    if (off == 0)
+        return;
+    sb_puts(out, off < 0 ? " - " : " + ");
+    int mag = off < 0 ? -off : off;
+    if (!stride)
+        sb_printf(out, "%d", mag);
+    else if (mag == 1)
+        sb_puts(out, stride);
+    else
+        sb_printf(out, "%d * %s", mag, stride);
+}
+
+/* The load of (field, level) at offset off from the point whose local coordinates are li, lj,
+ * lk and whose linear index is idxname: from its shared array when staged, else global. */
+static void emit_load(TileCtx *tc, int field, int level, const int off[3], const char *idxname,
+                      StrBuf *out)
+{
+    const TileGeom *g = tc->g;
+    const TileArray *t = array_of(g, field, level);
+    if (t && t->staged) {
+        int a = (int)(t - g->arr);
+        sb_printf(out, "sm%d[", a);
+        /* ((lk + c2) * e1 + (lj + c1)) * e0 + (li + c0), for the axes the grid has */
+        for (int d = g->dims - 1; d >= 1; d--)
+            sb_puts(out, "(");
+        for (int d = g->dims - 1; d >= 0; d--) {
+            put_plus(out, axis_local[d], off[d] - t->lo[d]);
+            if (d > 0)
+                sb_printf(out, ") * %d + ", t->ext[d - 1]);
+        }
+        sb_puts(out, "]");
+        return;
+    }
+    PlanArg a = {ARG_BUF, field, level, 0};
+    char an[160];
+    cg_arg_name(tc->base.prog, &a, an, sizeof an);
+    sb_printf(out, "%s[%s", an, idxname);
+    put_offset(out, off[2], "s2");
+    put_offset(out, off[1], "s1");
+    put_offset(out, off[0], NULL);
+    sb_puts(out, "]");
+}
+
+static void read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
+{
+    TileCtx *tc = (TileCtx *)ctx;
+    if (!tc->fast) {
+        emit_load(tc, n->field, n->level, n->off, "idx", out);
+        return;
+    }
+    Cached key = {n->field, n->level, {n->off[0] + tc->u[0], n->off[1] + tc->u[1], n->off[2] + tc->u[2]}};
+    int at = 0;
+    while (at < tc->ncache && memcmp(&tc->cache[at], &key, sizeof key) != 0)
+        at++;
+    if (at == tc->ncache)
+        *ARENA_PUSH(ctx->arena, tc->cache, tc->ncache, tc->cap) = key;
+    sb_printf(out, "r%d", at);
+}
+
+static const char axis_global[3] = {'i', 'j', 'k'};
+static const char *const thread_idx[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+static const char *const block_idx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+
+/* Declares li/lj/lk (when shared arrays need them) and i/j/k of the point at loop counters
+ * m0..m2 (axes in `looped`). */
+static void emit_point_coords(TileCtx *tc, StrBuf *o, const char *ind, const int looped[3],
+                              int any_staged)
+{
+    const TileGeom *g = tc->g;
+    for (int d = 0; d < g->dims; d++) {
+        StrBuf local = {0};
+        sb_printf(&local, "b%d", d);
+        if (looped[d]) {
+            if (g->step[d] == 1)
+                sb_printf(&local, " + m%d", d);
+            else
+                sb_printf(&local, " + m%d * %d", d, g->step[d]);
+        }
+        if (any_staged) {
+            sb_printf(o, "%sconst int %s = %s;\n", ind, axis_local[d], local.data);
+            sb_printf(o, "%sconst int %c = o%d + %s;\n", ind, axis_global[d], d, axis_local[d]);
+        } else {
+            sb_printf(o, "%sconst int %c = o%d + %s;\n", ind, axis_global[d], d, local.data);
+        }
+        sb_free(&local);
+    }
+}
+
+static void emit_linear_index(TileCtx *tc, StrBuf *o, const char *ind, const char *idxname)
+{
+    const IrProgram *p = tc->base.prog;
+    sb_printf(o, "%sconst long long %s = ", ind, idxname);
+    if (p->dims >= 3)
+        sb_printf(o, "(long long)(k + %d) * s2 + ", p->halo[2]);
+    if (p->dims >= 2)
+        sb_printf(o, "(long long)(j + %d) * s1 + ", p->halo[1]);
+    sb_printf(o, "(i + %d);\n", p->halo[0]);
+}
+
+/* Opens `for` loops over the axes in looped (z outermost) with the given pragma value. */
+static int open_loops(TileCtx *tc, StrBuf *o, const int looped[3], int slow, char *ind, int *depth)
+{
+    const TileGeom *g = tc->g;
+    int opened = 0;
+    for (int d = 2; d >= 0; d--) {
+        if (!looped[d])
+            continue;
+        sb_printf(o, "%s#pragma unroll %d\n", ind, slow ? 1 : g->uf[d]);
+        sb_printf(o, "%sfor (int m%d = 0; m%d < %d; m%d++) {\n", ind, d, d, g->m[d], d);
+        ind[(*depth)++] = ' ', ind[(*depth)++] = ' ', ind[(*depth)++] = ' ', ind[(*depth)++] = ' ';
+        ind[*depth] = 0;
+        opened++;
+    }
+    return opened;
+}
+
+static void close_loops(StrBuf *o, int opened, char *ind, int *depth)
+{
+    for (int k = 0; k < opened; k++) {
+        *depth -= 4;
+        ind[*depth] = 0;
+        sb_printf(o, "%s}\n", ind);
+    }
+}
+
+/* The fast path: every point of the thread is inside the grid. */
+static void emit_fast(TileCtx *tc, int any_staged)
+{
+    const TileGeom *g = tc->g;
+    StrBuf *o = tc->base.src;
+    char ind[64] = "        ";
+    int depth = 8;
+    int looped[3];
+    for (int d = 0; d < 3; d++)
+        looped[d] = d < g->dims && !g->unrolled[d] && g->m[d] > 1;
+    int opened = open_loops(tc, o, looped, 0, ind, &depth);
+    emit_point_coords(tc, o, ind, looped, any_staged);
+    emit_linear_index(tc, o, ind, "idxb");
+    /* The points, into a side buffer first: their reads fill the register cache. */
+    StrBuf body = {0};
+    tc->base.src = &body;
+    tc->fast = 1;
+    tc->ncache = 0;
+    int pts[3];
+    for (int d = 0; d < 3; d++)
+        pts[d] = g->unrolled[d] ? g->m[d] : 1;
+    for (int z = 0; z < pts[2]; z++)
+        for (int y = 0; y < pts[1]; y++)
+            for (int x = 0; x < pts[0]; x++) {
+                tc->u[0] = x * g->step[0];
+                tc->u[1] = y * g->step[1];
+                tc->u[2] = z * g->step[2];
+                StrBuf idx = {0};
+                sb_puts(&idx, "idxb");
+                put_offset(&idx, tc->u[2], "s2");
+                put_offset(&idx, tc->u[1], "s1");
+                put_offset(&idx, tc->u[0], NULL);
+                tc->base.idx = arena_strdup(tc->base.arena, idx.data);
+                sb_free(&idx);
+                sb_printf(&body, "%s{\n", ind);
+                char inner[72];
+                snprintf(inner, sizeof inner, "%s    ", ind);
+                cg_emit_point(&tc->base, inner);
+                sb_printf(&body, "%s}\n", ind);
+            }
+    tc->base.src = o;
+    tc->fast = 0;
+    StrBuf decls = {0};
+    for (int c = 0; c < tc->ncache; c++) {
+        const Cached *k = &tc->cache[c];
+        sb_printf(&decls, "%sconst %s r%d = ", ind, tc->base.T, c);
+        emit_load(tc, k->field, k->level, k->off, "idxb", &decls);
+        sb_puts(&decls, ";\n");
+    }
+    if (decls.data)
+        sb_puts(o, decls.data);
+    if (body.data)
+        sb_puts(o, body.data);
+    sb_free(&decls);
+    sb_free(&body);
+    close_loops(o, opened, ind, &depth);
+}
+
+/* The slow path: one point at a time, each checked against the grid. */
+static void emit_slow(TileCtx *tc, int any_staged)
+{
+    const TileGeom *g = tc->g;
+    StrBuf *o = tc->base.src;
+    char ind[64] = "        ";
+    int depth = 8;
+    int looped[3];
+    for (int d = 0; d < 3; d++)
+        looped[d] = d < g->dims && g->m[d] > 1;
+    int opened = open_loops(tc, o, looped, 1, ind, &depth);
+    emit_point_coords(tc, o, ind, looped, any_staged);
+    sb_printf(o, "%sif (", ind);
+    for (int d = 0; d < g->dims; d++)
+        sb_printf(o, "%s%c < n%d", d ? " && " : "", axis_global[d], d);
+    sb_puts(o, ") {\n");
+    char inner[72];
+    snprintf(inner, sizeof inner, "%s    ", ind);
+    emit_linear_index(tc, o, inner, "idx");
+    tc->base.idx = "idx";
+    tc->fast = 0;
+    cg_emit_point(&tc->base, inner);
+    sb_printf(o, "%s}\n", ind);
+    close_loops(o, opened, ind, &depth);
+}
+
+/* Cooperative, x-coalesced copy of each staged array's box (tile plus halo) into shared memory;
+ * positions beyond the padded buffer hold 0 (no point inside the grid reads them). */
+static void emit_staging(TileCtx *tc)
+{
+    const TileGeom *g = tc->g;
+    const IrProgram *p = tc->base.prog;
+    StrBuf *o = tc->base.src;
+    static const char loopv[3] = {'x', 'y', 'z'};
+    static const char gvar[3][3] = {"gi", "gj", "gk"};
+    for (int a = 0; a < g->narr; a++) {
+        const TileArray *t = &g->arr[a];
+        if (!t->staged)
+            continue;
+        PlanArg arg = {ARG_BUF, t->field, t->level, 0};
+        char an[160];
+        cg_arg_name(p, &arg, an, sizeof an);
+        char ind[64] = "    ";
+        int depth = 4;
+        for (int d = g->dims - 1; d >= 0; d--) {
+            sb_printf(o, "%sfor (int %c = (int)%s; %c < %d; %c += %d) {\n", ind, loopv[d],
+                      thread_idx[d], loopv[d], t->ext[d], loopv[d], g->tb[d]);
+            depth += 4;
+            memset(ind, ' ', (size_t)depth);
+            ind[depth] = 0;
+            sb_printf(o, "%sconst int %s = o%d", ind, gvar[d], d);
+            put_offset(o, t->lo[d], NULL);
+            sb_printf(o, " + %c;\n", loopv[d]);
+        }
+        sb_printf(o, "%ssm%d[", ind, a);
+        for (int d = g->dims - 1; d >= 1; d--)
+            sb_puts(o, "(");
+        for (int d = g->dims - 1; d >= 0; d--) {
+            sb_printf(o, "%c", loopv[d]);
+            if (d > 0)
+                sb_printf(o, ") * %d + ", t->ext[d - 1]);
+        }
+        sb_puts(o, "] = (");
+        for (int d = 0; d < g->dims; d++)
+            sb_printf(o, "%s%s < n%d + %d", d ? " && " : "", gvar[d], d, p->halo[d]);
+        sb_printf(o, ")\n%s    ? %s[", ind, an);
+        if (g->dims >= 3)
+            sb_printf(o, "(long long)(gk + %d) * s2 + ", p->halo[2]);
+        if (g->dims >= 2)
+            sb_printf(o, "(long long)(gj + %d) * s1 + ", p->halo[1]);
+        sb_printf(o, "(gi + %d)] : (%s)0;\n", p->halo[0], tc->base.T);
+        for (int d = 0; d < g->dims; d++) {
+            depth -= 4;
+            ind[depth] = 0;
+            sb_printf(o, "%s}\n", ind);
+        }
+    }
+    sb_puts(o, "    __syncthreads();\n");
+}
+
+/* A copy of the program in which the stage's non-trivial constants are reads of parameters
+ * named "<kernel>_c[k]": the point computation then prints p_<kernel>_c[k], an element of the
+ * kernel's __constant__ array. Emits that array. */
+static const IrProgram *constants_to_cmem(CgCtx *ctx, int stage, const char *name)
+{
+    const IrProgram *p = ctx->prog;
+    const IrStage *st = &p->stages[stage];
+    int nconst = tile_const_count(p, stage);
+    if (nconst == 0)
+        return p;
+    IrProgram *copy = arena_alloc(ctx->arena, sizeof *copy);
+    *copy = *p;
+    copy->params = arena_alloc(ctx->arena, sizeof(IrParam) * (size_t)(p->nparams + nconst));
+    if (p->nparams)
+        memcpy(copy->params, p->params, sizeof(IrParam) * (size_t)p->nparams);
+    copy->stages = arena_alloc(ctx->arena, sizeof(IrStage) * (size_t)p->nstages);
+    memcpy(copy->stages, p->stages, sizeof(IrStage) * (size_t)p->nstages);
+    IrStage *cs = &copy->stages[stage];
+    cs->nodes = arena_alloc(ctx->arena, sizeof(IrNode) * (size_t)(st->nnodes + 1));
+    memcpy(cs->nodes, st->nodes, sizeof(IrNode) * (size_t)st->nnodes);
+    double *values = arena_alloc(ctx->arena, sizeof(double) * (size_t)nconst);
+    int nv = 0;
+    for (int i = 0; i < st->nnodes; i++) {
+        IrNode *n = &cs->nodes[i];
+        if (n->op != N_CONST || !tile_const_nontrivial(n->value))
+            continue;
+        int k = 0;
+        while (k < nv && values[k] != n->value)
+            k++;
+        if (k == nv) {
+            values[nv] = n->value;
+            IrParam *par = &copy->params[p->nparams + nv];
+            par->name = arena_printf(ctx->arena, "%s_c[%d]", name, nv);
+            par->used = 1;
+            nv++;
+        }
+        n->op = N_PARAM;
+        n->param = p->nparams + k;
+    }
+    copy->nparams = p->nparams + nv;
+    StrBuf *o = ctx->src;
+    sb_printf(o, "__constant__ %s p_%s_c[%d] = {", ctx->T, name, nv);
+    for (int k = 0; k < nv; k++) {
+        sb_puts(o, k ? (k % 6 ? ", " : ",\n    ") : "\n    ");
+        cg_emit_const(o, values[k], p->type);
+    }
+    sb_puts(o, "};\n");
+    return copy;
 }
 
 int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
-                     char *why, int whylen)
+                       char *why, int whylen)
 {
-    (void)ctx, (void)stage, (void)name, (void)args, (void)l;
-    snprintf(why, (size_t)whylen, "the tile pass is not implemented yet");
-    return -1;
+    const IrProgram *p = ctx->prog;
+    const Config *c = ctx->cfg;
+    TileGeom g;
+    if (tile_geometry(p, stage, c, &g) != 0) {
+        snprintf(why, (size_t)whylen, "stage %d reads more than %d (field, level) pairs", stage,
+                 TILE_MAX_ARRAYS);
+        return -1;
+    }
+    StrBuf *o = ctx->src;
+    sb_printf(o, "/* stage %d: tile pass, %d x %d x %d points per thread (%s merging), tile %d x %d x %d"
+              "%s%s */\n", stage, g.m[0], g.m[1], g.m[2],
+              c->v[P_CMX] * c->v[P_CMY] * c->v[P_CMZ] > 1 ? "cyclic" : "block", g.tile[0],
+              g.tile[1], g.tile[2], g.smem ? ", shared-memory staging" : "",
+              c->v[P_CMEM] == 2 ? ", constants in constant memory" : "");
+    TileCtx tc;
+    memset(&tc, 0, sizeof tc);
+    tc.base = *ctx;
+    tc.base.stage = stage;
+    tc.base.read_hook = read_hook;
+    tc.g = &g;
+    if (c->v[P_CMEM] == 2)
+        tc.base.prog = constants_to_cmem(ctx, stage, name);
+    int block[3] = {g.tb[0], g.tb[1], g.tb[2]};
+    cg_emit_signature(ctx, name, block, args);
+    int any_staged = 0;
+    for (int a = 0; a < g.narr; a++)
+        any_staged |= g.arr[a].staged;
+    if (any_staged)
+        sb_printf(o, "    extern __shared__ __align__(16) unsigned char tile_smem[];\n");
+    cg_emit_strides(ctx);
+    for (int d = 0; d < g.dims; d++) {
+        sb_printf(o, "    const int o%d = (int)(%s * %du);\n", d, block_idx[d], g.tile[d]);
+        if (c->v[P_BMX + d] > 1)
+            sb_printf(o, "    const int b%d = (int)%s * %d;\n", d, thread_idx[d], g.m[d]);
+        else
+            sb_printf(o, "    const int b%d = (int)%s;\n", d, thread_idx[d]);
+    }
+    for (int a = 0; a < g.narr; a++)
+        if (g.arr[a].staged)
+            sb_printf(o, "    %s *const sm%d = (%s *)tile_smem + %d;\n", ctx->T, a, ctx->T,
+                      g.arr[a].base);
+    if (any_staged)
+        emit_staging(&tc);
+    int points = g.m[0] * g.m[1] * g.m[2];
+    sb_puts(o, "    if (");
+    for (int d = 0; d < g.dims; d++) {
+        sb_printf(o, "%so%d + b%d", d ? " && " : "", d, d);
+        if (g.m[d] > 1)
+            sb_printf(o, " + %d", (g.m[d] - 1) * g.step[d]);
+        sb_printf(o, " < n%d", d);
+    }
+    sb_puts(o, ") {\n");
+    emit_fast(&tc, any_staged);
+    if (points > 1) {
+        sb_puts(o, "    } else {\n");
+        emit_slow(&tc, any_staged);
+    }
+    sb_puts(o, "    }\n}\n\n");
+    ctx->stage = stage;
+    for (int d = 0; d < 3; d++) {
+        l->block[d] = g.tb[d];
+        l->tile[d] = d < g.dims ? g.tile[d] : g.tb[d];
+    }
+    l->smem_bytes = (int)tile_smem_bytes(p, &g);
+    return 0;
 }

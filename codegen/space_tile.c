@@ -1,6 +1,210 @@
-/* The tuning space's share of the tile pass (smem, cmem, unroll, cyclic and block merging): values and constraints. */
+/* The tuning space's share of the tile pass (smem, cmem, unroll, cyclic and block merging):
+ * values and constraints. The constraints apply to the configurations the tile pass emits
+ * (streaming and temporal blocking off); the other passes judge theirs. */
 #include "opt.h"
+#include "opt_tile.h"
 
-static void init_tile(Space *s) { (void)s; /* parameters stay 1 until the pass is implemented */ }
+#include <stdio.h>
 
-const SpacePass space_pass_tile = {"tile", init_tile, NULL, 0};
+enum {
+    TILE_MAX_M_AXIS = 16,     /* points per thread along one axis */
+    TILE_MAX_M_TOTAL = 64,    /* points per thread */
+    TILE_SMEM_LIMIT = 100 * 1024, /* bytes: beyond, too few blocks per SM keep it busy */
+    TILE_CMEM_LIMIT = 64 * 1024,  /* bytes of __constant__ memory of a module */
+    TILE_MAX_CACHED = 256,    /* values held in registers per thread (floats; doubles count 2) */
+};
+
+static void init_tile(Space *s)
+{
+    static const int factors[] = {1, 2, 4, 8, 16};
+    int dims = s->prog ? s->prog->dims : 3;
+    s->params[P_SMEM] = (SpaceParam){P_SMEM, {1, 2}, 2};
+    s->params[P_CMEM] = (SpaceParam){P_CMEM, {1, 2}, 2};
+    for (int d = 0; d < dims && d < 3; d++) {
+        const ParamId ids[3] = {P_UFX + d, P_CMX + d, P_BMX + d};
+        for (int k = 0; k < 3; k++) {
+            SpaceParam *sp = &s->params[ids[k]];
+            sp->id = ids[k];
+            sp->nvalues = 5;
+            for (int i = 0; i < 5; i++)
+                sp->values[i] = factors[i];
+        }
+    }
+}
+
+static int applies(const Config *c) { return tile_config_on(c); }
+
+static int dims_of(const Space *s) { return s->prog ? s->prog->dims : 3; }
+
+static int merge(const Config *c, int d) { return c->v[P_BMX + d] * c->v[P_CMX + d]; }
+
+static int c_axes(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!applies(c))
+        return 1;
+    for (int d = dims_of(s); d < 3; d++) {
+        static const ParamId ids[3] = {P_UFX, P_CMX, P_BMX};
+        for (int k = 0; k < 3; k++)
+            if (c->v[ids[k] + d] != 1) {
+                snprintf(why, (size_t)whylen, "%s=%d but the grid is %dD: merging and unrolling "
+                         "only along axes the grid has", config_param_name((ParamId)(ids[k] + d)),
+                         c->v[ids[k] + d], dims_of(s));
+                return 0;
+            }
+    }
+    return 1;
+}
+
+static int c_exclusive(const Space *s, const Config *c, char *why, int whylen)
+{
+    (void)s;
+    if (!applies(c))
+        return 1;
+    int bm = c->v[P_BMX] * c->v[P_BMY] * c->v[P_BMZ];
+    int cm = c->v[P_CMX] * c->v[P_CMY] * c->v[P_CMZ];
+    if (bm > 1 && cm > 1) {
+        snprintf(why, (size_t)whylen, "block merging (bm) and cyclic merging (cm) together: a "
+                 "thread's points are either adjacent or a block apart");
+        return 0;
+    }
+    return 1;
+}
+
+static int c_unroll(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!applies(c))
+        return 1;
+    for (int d = 0; d < dims_of(s); d++)
+        if (c->v[P_UFX + d] > merge(c, d)) {
+            snprintf(why, (size_t)whylen, "%s=%d but a thread has %d point%s along %c: the unroll "
+                     "factor is at most the merge factor", config_param_name((ParamId)(P_UFX + d)),
+                     c->v[P_UFX + d], merge(c, d), merge(c, d) == 1 ? "" : "s", "xyz"[d]);
+            return 0;
+        }
+    return 1;
+}
+
+static int c_points(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!applies(c))
+        return 1;
+    int total = 1;
+    for (int d = 0; d < dims_of(s); d++) {
+        if (merge(c, d) > TILE_MAX_M_AXIS) {
+            snprintf(why, (size_t)whylen, "%d points per thread along %c: at most %d",
+                     merge(c, d), "xyz"[d], TILE_MAX_M_AXIS);
+            return 0;
+        }
+        total *= merge(c, d);
+    }
+    if (total > TILE_MAX_M_TOTAL) {
+        snprintf(why, (size_t)whylen, "%d points per thread: at most %d", total, TILE_MAX_M_TOTAL);
+        return 0;
+    }
+    return 1;
+}
+
+/* Like block-fits for the plain kernel: a tile (tb x merge) beyond the grid only adds idle
+ * threads. Skipped when the size is unknown. */
+static int c_tile_fits(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!applies(c))
+        return 1;
+    for (int d = 0; d < dims_of(s); d++) {
+        long n = s->n[d];
+        if (n <= 0 || merge(c, d) == 1)
+            continue;
+        long cover = 1;
+        while (cover < n)
+            cover *= 2;
+        long tile = (long)c->v[P_TBX + d] * merge(c, d);
+        if (tile > cover) {
+            snprintf(why, (size_t)whylen, "a tile of %ld points along %c (tb %d x merge %d) "
+                     "exceeds the grid's %ld points (rounded up to %ld)", tile, "xyz"[d],
+                     c->v[P_TBX + d], merge(c, d), n, cover);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int c_smem(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!applies(c) || c->v[P_SMEM] != 2 || !s->prog)
+        return 1;
+    int staged_any = 0;
+    for (int st = 0; st < s->prog->nstages; st++) {
+        TileGeom g;
+        if (tile_geometry(s->prog, st, c, &g) != 0) {
+            snprintf(why, (size_t)whylen, "stage %d reads more than %d (field, level) pairs",
+                     st, TILE_MAX_ARRAYS);
+            return 0;
+        }
+        long bytes = tile_smem_bytes(s->prog, &g);
+        if (bytes > TILE_SMEM_LIMIT) {
+            snprintf(why, (size_t)whylen, "stage %d stages %ld bytes of shared memory per block: "
+                     "at most %d", st, bytes, TILE_SMEM_LIMIT);
+            return 0;
+        }
+        staged_any |= bytes > 0;
+    }
+    if (!staged_any) {
+        snprintf(why, (size_t)whylen, "smem=on but no stage reads a field at a non-zero offset: "
+                 "the same kernel as smem=off");
+        return 0;
+    }
+    return 1;
+}
+
+static int c_cmem(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!applies(c) || c->v[P_CMEM] != 2 || !s->prog)
+        return 1;
+    long count = 0;
+    for (int st = 0; st < s->prog->nstages; st++)
+        count += tile_const_count(s->prog, st);
+    if (count == 0) {
+        snprintf(why, (size_t)whylen, "cmem=on but the stencil has no constants other than 0 "
+                 "and +-1: the same kernel as cmem=off");
+        return 0;
+    }
+    if (count * ir_elem_size(s->prog) > TILE_CMEM_LIMIT) {
+        snprintf(why, (size_t)whylen, "%ld constants exceed the %d bytes of constant memory",
+                 count, TILE_CMEM_LIMIT);
+        return 0;
+    }
+    return 1;
+}
+
+static int c_registers(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!applies(c) || !s->prog)
+        return 1;
+    for (int st = 0; st < s->prog->nstages; st++) {
+        TileGeom g;
+        if (tile_geometry(s->prog, st, c, &g) != 0)
+            continue; /* c_smem or the emitter report it */
+        long values = tile_cached_values(s->prog, st, &g) * (ir_elem_size(s->prog) / 4);
+        if (values > TILE_MAX_CACHED) {
+            snprintf(why, (size_t)whylen, "stage %d: the unrolled points of a thread read %ld "
+                     "distinct values (in 32-bit registers): at most %d", st, values,
+                     TILE_MAX_CACHED);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const SpaceConstraint tile_constraints[] = {
+    {"tile-axes", c_axes, "merging and unrolling only along axes the grid has"},
+    {"tile-merge", c_exclusive, "block and cyclic merging exclude each other"},
+    {"tile-unroll", c_unroll, "an unroll factor is at most the merge factor of its axis"},
+    {"tile-points", c_points, "at most 16 points per thread along an axis, 64 in all"},
+    {"tile-fits", c_tile_fits, "a merged tile larger than the grid only adds idle threads"},
+    {"tile-smem", c_smem, "staged tiles fit 100 KiB of shared memory, and staging stages something"},
+    {"tile-cmem", c_cmem, "constant memory holds something and fits 64 KiB"},
+    {"tile-regs", c_registers, "the values a thread keeps in registers stay few enough not to spill"},
+};
+
+const SpacePass space_pass_tile = {"tile", init_tile, tile_constraints,
+                                   (int)(sizeof tile_constraints / sizeof tile_constraints[0])};

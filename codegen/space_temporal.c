@@ -1,6 +1,158 @@
-/* The tuning space's share of the temporal pass (P_TB): values and constraints. */
+/* The tuning space's share of the temporal pass (P_TB, `tblock`): values and constraints.
+ * Every constraint holds trivially when tblock is 1 (off). */
 #include "opt.h"
 
-static void init_temporal(Space *s) { (void)s; /* parameters stay 1 until the pass is implemented */ }
+#include <stdio.h>
 
-const SpacePass space_pass_temporal = {"temporal", init_temporal, NULL, 0};
+/* Shared memory one block may use with the opt-in (H100: 227 KiB). */
+enum { TB_SMEM_MAX = 227 * 1024 };
+
+static void init_temporal(Space *s)
+{
+    static const int values[] = {1, 2, 4, 8, 16};
+    SpaceParam *sp = &s->params[P_TB];
+    sp->id = P_TB;
+    sp->nvalues = 0;
+    for (int i = 0; i < (int)(sizeof values / sizeof values[0]); i++)
+        sp->values[sp->nvalues++] = values[i];
+}
+
+static const char *bc_name(BoundaryKind bc)
+{
+    static const char *const names[] = {"fixed", "constant", "periodic", "clamp", "mirror"};
+    return (int)bc >= 0 && (int)bc < 5 ? names[bc] : "?";
+}
+
+static int on(const Config *c) { return c->v[P_TB] > 1; }
+
+/* The temporal kernel is its own mapping: the other passes' parameters would be ignored, and one
+ * kernel measured under several names. */
+static int c_alone(const Space *s, const Config *c, char *why, int whylen)
+{
+    (void)s;
+    static const ParamId others[] = {P_SMEM, P_CMEM, P_STREAM, P_SD, P_SB, P_UFX, P_UFY, P_UFZ, P_CMX,
+                                     P_CMY, P_CMZ, P_BMX, P_BMY, P_BMZ, P_RETIME, P_PREFETCH, P_REGQ};
+    if (!on(c))
+        return 1;
+    for (int i = 0; i < (int)(sizeof others / sizeof others[0]); i++)
+        if (c->v[others[i]] != 1) {
+            snprintf(why, (size_t)whylen, "tblock=%d with %s: temporal blocking is its own kernel and "
+                     "combines with no other optimization", c->v[P_TB], config_param_name(others[i]));
+            return 0;
+        }
+    return 1;
+}
+
+static int c_stages(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!on(c) || !s->prog || s->prog->nstages == 1)
+        return 1;
+    snprintf(why, (size_t)whylen, "tblock=%d: the step has %d stages; temporal blocking fuses steps of "
+             "one stage (a stage boundary needs the whole grid of a temp between stages)", c->v[P_TB],
+             s->prog->nstages);
+    return 0;
+}
+
+static int c_fields(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (!on(c) || !p)
+        return 1;
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_TEMP && cg_field_stored(p, f)) {
+            snprintf(why, (size_t)whylen, "tblock=%d: temp %s lives in memory; temporal blocking keeps "
+                     "no temp between fused steps", c->v[P_TB], fl->name);
+            return 0;
+        }
+        if (fl->role != ROLE_STATE)
+            continue;
+        if (fl->levels != 2) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has %d time levels; temporal blocking "
+                     "fuses steps of two-level fields only", c->v[P_TB], fl->name, fl->levels);
+            return 0;
+        }
+        if (fl->bc != BC_FIXED) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has boundary %s; temporal blocking needs "
+                     "boundary fixed (other conditions refill the halo between steps)", c->v[P_TB],
+                     fl->name, bc_name(fl->bc));
+            return 0;
+        }
+        if (cg_writing_stage(p, f) < 0) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s is not written by the step; temporal "
+                     "blocking needs every state field written", c->v[P_TB], fl->name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Output tile = block - 2*tblock*R per axis; it must keep at least half the block, or most
+ * threads only compute the redundant halo: 4*tblock*R <= tb on every axis with a halo. */
+static int c_tile(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (!on(c) || !p)
+        return 1;
+    for (int d = 0; d < p->dims; d++) {
+        int r = p->halo[d], e = c->v[P_TBX + d];
+        if (4 * c->v[P_TB] * r > e) {
+            snprintf(why, (size_t)whylen, "tblock=%d with %s=%d and halo %d: the output tile (%d) would "
+                     "be less than half the block; need 4*tblock*halo <= %s", c->v[P_TB],
+                     config_param_name((ParamId)(P_TBX + d)), e, r, e - 2 * c->v[P_TB] * r,
+                     config_param_name((ParamId)(P_TBX + d)));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int c_smem(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (!on(c) || !p)
+        return 1;
+    int nstate = 0;
+    for (int f = 0; f < p->nfields; f++)
+        nstate += p->fields[f].role == ROLE_STATE;
+    long long bytes = (long long)nstate * 2 * c->v[P_TBX] * c->v[P_TBY] * c->v[P_TBZ] * ir_elem_size(p);
+    if (bytes > TB_SMEM_MAX) {
+        snprintf(why, (size_t)whylen, "tblock=%d: %d state fields x 2 buffers x the block's tile need "
+                 "%lld bytes of shared memory; a block gets at most %d", c->v[P_TB], nstate, bytes,
+                 TB_SMEM_MAX);
+        return 0;
+    }
+    return 1;
+}
+
+static int c_grid(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (!on(c) || !p)
+        return 1;
+    for (int d = 1; d < p->dims; d++) {
+        long out = c->v[P_TBX + d] - 2L * c->v[P_TB] * p->halo[d];
+        if (s->n[d] <= 0 || out <= 0)
+            continue;
+        long blocks = (s->n[d] + out - 1) / out;
+        if (blocks > 65535) {
+            snprintf(why, (size_t)whylen, "tblock=%d: %ld blocks of %ld output points along %c; CUDA "
+                     "allows at most 65535", c->v[P_TB], blocks, out, "xyz"[d]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const SpaceConstraint constraints[] = {
+    {"tblock-alone", c_alone, "temporal blocking combines with no other optimization"},
+    {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
+    {"tblock-fields", c_fields, "temporal blocking needs two-level fixed-boundary state fields, all "
+                                "written, and no temp in memory"},
+    {"tblock-tile", c_tile, "the output tile (tb - 2*tblock*halo) keeps at least half the block"},
+    {"tblock-smem", c_smem, "two shared buffers per state field fit the 227 KiB of a block"},
+    {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
+};
+
+const SpacePass space_pass_temporal = {"temporal", init_temporal, constraints,
+                                       (int)(sizeof constraints / sizeof constraints[0])};

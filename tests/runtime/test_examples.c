@@ -24,6 +24,8 @@ static const char *const configs[] = {
     "cm=1x2x1", "bm=1x2x1", "bm=2x1x1", "stream=y,sb=16", "stream=z,sb=16",
     "stream=z,sb=16,retime=on", "stream=z,sb=16,prefetch=on", "stream=z,sb=16,smem=on",
     "stream=y,sb=32,smem=on", "tblock=2", "tblock=2,smem=on", "tblock=3", "maxreg=64",
+    "tb=32x32x1,tblock=8", "tb=64x16x1,tblock=4", "tb=32x16x1,tblock=4,maxreg=64",
+    "tb=128x8x1,tblock=2", "tb=16x8x8,tblock=2", "tb=32x32x1,tblock=4",
 };
 
 typedef struct {

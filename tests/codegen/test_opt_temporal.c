@@ -1,0 +1,166 @@
+/* The temporal pass: tblock changes the emitted kernel and the launch geometry, the plan fuses
+ * tblock steps per group with a plain single-step sequence for the rest, and every program or
+ * shape the kernel cannot handle is refused by a named constraint with its reason. */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "hand_ir.h"
+#include "space.h"
+
+static Plan *build(Arena *a, const IrProgram *p, const char *cfg, char *why, int whylen)
+{
+    Config c;
+    assert(config_parse(cfg, p->dims, &c, why, whylen) == 0);
+    return plan_build(p, &c, a, why, whylen);
+}
+
+static Plan *must_build(Arena *a, const IrProgram *p, const char *cfg)
+{
+    char why[512];
+    Plan *plan = build(a, p, cfg, why, sizeof why);
+    if (!plan)
+        fprintf(stderr, "%s with '%s': %s\n", p->name, cfg, why);
+    assert(plan);
+    return plan;
+}
+
+static void refused(Arena *a, const IrProgram *p, const char *cfg, const char *needle)
+{
+    char why[512];
+    Plan *plan = build(a, p, cfg, why, sizeof why);
+    if (plan || !strstr(why, needle)) {
+        fprintf(stderr, "%s with '%s': plan=%p why='%s', expected '%s'\n", p->name, cfg, (void *)plan, why,
+                needle);
+        assert(0);
+    }
+}
+
+static void has(const char *text, const char *needle)
+{
+    if (!strstr(text, needle)) {
+        fprintf(stderr, "missing '%s' in:\n%s\n", needle, text);
+        assert(0);
+    }
+}
+
+static const PlanLaunch *stage_launch(const Plan *plan, const char *kernel)
+{
+    for (int i = 0; i < plan->nstep; i++)
+        if (strcmp(plan->step[i].kernel, kernel) == 0)
+            return &plan->step[i];
+    fprintf(stderr, "no launch of %s\n", kernel);
+    assert(0);
+    return NULL;
+}
+
+/* 3D, double: two fixed state fields, a coef and a param: u = u + alpha*c*(lap u), v = u[0,0,1]. */
+static IrProgram *heat3d(Arena *a)
+{
+    IrProgram *p = hb_program(a, "heat3", 3, ELEM_DOUBLE);
+    int u = hb_field(a, p, "u", ROLE_STATE, 2, BC_FIXED, 0);
+    int v = hb_field(a, p, "v", ROLE_STATE, 2, BC_FIXED, 0);
+    int c = hb_field(a, p, "c", ROLE_COEF, 1, BC_FIXED, 0);
+    int alpha = hb_param(a, p, "alpha", 0.1);
+    int s = hb_stage(a, p);
+    static const int offs[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+    int centre = hb_read(a, p, s, u, 0, 0, 0, 0);
+    int lap = hb_op(a, p, s, N_MUL, hb_const(a, p, s, -6), centre, -1);
+    for (int i = 0; i < 6; i++)
+        lap = hb_op(a, p, s, N_ADD, lap, hb_read(a, p, s, u, 0, offs[i][0], offs[i][1], offs[i][2]), -1);
+    int scale = hb_op(a, p, s, N_MUL, hb_par(a, p, s, alpha), hb_read(a, p, s, c, 0, 0, 0, 0), -1);
+    hb_write(a, p, s, u, hb_op(a, p, s, N_ADD, centre, hb_op(a, p, s, N_MUL, scale, lap, -1), -1));
+    hb_write(a, p, s, v, hb_read(a, p, s, u, 0, 0, 0, 1));
+    hb_finish(p);
+    return p;
+}
+
+int main(void)
+{
+    Arena *a = arena_new();
+    IrProgram *star = hb_example(a, 0), *box3 = hb_example(a, 1), *wave = hb_example(a, 2);
+    IrProgram *two = hb_example(a, 3), *stages = hb_example(a, 4), *heat1 = hb_example(a, 5);
+
+    /* star2d (halo 1): 32x8 block, 2 fused steps -> output tile 28x4. */
+    Plan *p2 = must_build(a, star, "tb=32x8,tblock=2");
+    has(p2->source, "temporal blocking, 2 steps per launch");
+    has(p2->source, "extern __shared__");
+    has(p2->source, "__syncthreads()");
+    has(p2->source, "tb_in0[lidx - 32]"); /* the row above, in the shared tile */
+    const PlanLaunch *l = stage_launch(p2, "star2d1r_step");
+    assert(l->block[0] == 32 && l->block[1] == 8 && l->block[2] == 1);
+    assert(l->tile[0] == 28 && l->tile[1] == 4);
+    assert(l->smem_bytes == 2 * 32 * 8 * 4);
+    assert(l->rotate_after == 1);
+    if (p2->step_count != 2 || l->steps != 2) {
+        fprintf(stderr, "the fused launch advances %d steps, the plan's group %d: expected 2 (plan.c's "
+                "build_step must not reset a pass's PlanLaunch.steps to 1)\n", l->steps, p2->step_count);
+        assert(0);
+    }
+    /* leftover steps: the plain kernel */
+    assert(p2->nsingle >= 1 && p2->single != p2->step);
+    has(p2->source, "star2d1r_step_single(");
+
+    /* Each value of tblock and each block shape changes the kernel. */
+    Plan *p4 = must_build(a, star, "tb=32x16,tblock=4");
+    has(p4->source, "temporal blocking, 4 steps per launch");
+    has(p4->source, "step < 4");
+    assert(strcmp(p4->source, p2->source) != 0);
+    l = stage_launch(p4, "star2d1r_step");
+    assert(l->tile[0] == 24 && l->tile[1] == 8 && p4->step_count == 4);
+    Plan *p8 = must_build(a, star, "tb=32x32,tblock=8");
+    assert(stage_launch(p8, "star2d1r_step")->tile[1] == 16 && p8->step_count == 8);
+    /* tblock=1 is the plain kernel */
+    Plan *p1 = must_build(a, star, "tb=32x8,tblock=1");
+    assert(!strstr(p1->source, "temporal blocking") && p1->step_count == 1);
+
+    /* 3D (halo 1 on every axis): 16x8x8, 2 steps -> 12x4x4; double elements, two state fields
+     * (two buffer pairs), the coef read from global memory. */
+    IrProgram *h3 = heat3d(a);
+    Plan *p3 = must_build(a, h3, "tb=16x8x8,tblock=2");
+    l = stage_launch(p3, "heat3_step");
+    assert(l->tile[0] == 12 && l->tile[1] == 4 && l->tile[2] == 4);
+    assert(l->smem_bytes == 2 * 2 * 16 * 8 * 8 * 8);
+    has(p3->source, "(tz * 8 + ty) * 16 + tx");
+    has(p3->source, "tb_in0[lidx + 128]"); /* u[0,0,1] */
+    has(p3->source, "f_c_l0[idx]");
+    has(p3->source, "f_v_lp1[lidx] = ");
+    has(p3->source, "f_v_lp1[idx] = ");
+    refused(a, box3, "tb=16x8x8,tblock=2", "periodic");
+
+    /* What the kernel cannot do is refused with the reason. */
+    refused(a, star, "tb=32x8,tblock=4", "half the block");
+    refused(a, star, "tb=32x8,tblock=2,maxreg=64,uf=1x2x1", "uf"); /* another pass's parameter */
+    refused(a, wave, "tb=32x8,tblock=2", "time levels");           /* 3 levels (and clamp) */
+    refused(a, two, "tb=32x8,tblock=2", "boundary mirror");
+    refused(a, stages, "tb=32x8,tblock=2", "stages");
+    refused(a, heat1, "tb=256,tblock=2", "periodic");
+
+    /* The space: values, and the constraints named with their reasons. */
+    Space s;
+    const long n[3] = {8192, 8192, 1};
+    space_init(&s, star, n);
+    assert(s.params[P_TB].nvalues == 5 && s.params[P_TB].values[4] == 16);
+    Config c;
+    char why[512];
+    assert(config_parse("tb=32x32,tblock=8", 2, &c, why, sizeof why) == 0);
+    assert(space_check(&s, &c, why, sizeof why));
+    const long tall[3] = {64, 300000, 1};
+    space_init(&s, star, tall);
+    assert(config_parse("tb=32x8,tblock=2", 2, &c, why, sizeof why) == 0);
+    assert(!space_check(&s, &c, why, sizeof why) && strstr(why, "65535"));
+    FILE *out = tmpfile();
+    space_print(out, &s);
+    rewind(out);
+    char text[8192] = {0};
+    size_t got = fread(text, 1, sizeof text - 1, out);
+    text[got] = 0;
+    fclose(out);
+    has(text, "tblock-tile");
+    has(text, "tblock-smem");
+
+    arena_free(a);
+    puts("opt_temporal: ok");
+    return 0;
+}

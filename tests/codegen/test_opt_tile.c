@@ -1,0 +1,191 @@
+/* The tile pass: every parameter changes the emitted kernel, the launch geometry (tile, shared
+ * memory bytes) is exact, the constraints refuse what the pass cannot do, with their reasons, and
+ * the emitted device code compiles with nvcc without warnings when nvcc is there. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codegen.h"
+#include "hand_ir.h"
+#include "space.h"
+
+static Plan *build(Arena *a, const IrProgram *p, const char *cfg)
+{
+    Config c;
+    char why[256];
+    assert(config_parse(cfg, p->dims, &c, why, sizeof why) == 0);
+    Plan *plan = plan_build(p, &c, a, why, sizeof why);
+    if (!plan)
+        fprintf(stderr, "%s with '%s': %s\n", p->name, cfg, why);
+    assert(plan);
+    return plan;
+}
+
+static void has(const char *text, const char *needle)
+{
+    if (!strstr(text, needle)) {
+        fprintf(stderr, "missing '%s' in:\n%s\n", needle, text);
+        assert(0);
+    }
+}
+
+static void lacks(const char *text, const char *needle)
+{
+    if (strstr(text, needle)) {
+        fprintf(stderr, "unexpected '%s'\n", needle);
+        assert(0);
+    }
+}
+
+/* The reason space_check gives for cfg on p with grid n (NULL: unknown), or "" when valid. */
+static const char *refusal(const IrProgram *p, const long *n, const char *cfg)
+{
+    static char why[256];
+    Config c;
+    assert(config_parse(cfg, p->dims, &c, why, sizeof why) == 0);
+    Space s;
+    space_init(&s, p, n);
+    if (space_check(&s, &c, why, sizeof why))
+        return "";
+    return why;
+}
+
+static void refused(const IrProgram *p, const long *n, const char *cfg, const char *needle)
+{
+    const char *why = refusal(p, n, cfg);
+    if (!*why || !strstr(why, needle)) {
+        fprintf(stderr, "%s '%s': expected a refusal with '%s', got '%s'\n", p->name, cfg, needle, why);
+        assert(0);
+    }
+}
+
+static const PlanLaunch *stage_launch(const Plan *plan, const char *kernel)
+{
+    for (int i = 0; i < plan->nstep; i++)
+        if (strcmp(plan->step[i].kernel, kernel) == 0)
+            return &plan->step[i];
+    assert(0);
+    return NULL;
+}
+
+static int compile_with_nvcc(const char *source, const char *tag)
+{
+    const char *nvcc = "/usr/local/cuda/bin/nvcc";
+    if (access(nvcc, X_OK) != 0)
+        return 0;
+    char path[256], cmd[768];
+    snprintf(path, sizeof path, "/tmp/stc_tile_%ld_%s.cu", (long)getpid(), tag);
+    FILE *f = fopen(path, "w");
+    assert(f);
+    fputs(source, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -x cu -Werror all-warnings -o /dev/null %s", nvcc, path);
+    int rc = system(cmd);
+    if (rc != 0)
+        fprintf(stderr, "nvcc failed on %s\n", path);
+    else
+        remove(path);
+    assert(rc == 0);
+    return 1;
+}
+
+int main(void)
+{
+    Arena *arena = arena_new();
+    IrProgram *star = hb_example(arena, 0);   /* 2D float, radius 1, fixed */
+    IrProgram *box = hb_example(arena, 1);    /* 3D double, 27 points */
+    IrProgram *wave = hb_example(arena, 2);   /* 2D, 3 levels + coef */
+    IrProgram *two = hb_example(arena, 4);    /* 2D, two stages with a temp */
+    IrProgram *heat = hb_example(arena, 5);   /* 1D */
+
+    /* the plain kernel is untouched by the pass */
+    Plan *plain = build(arena, star, "default");
+    lacks(plain->source, "tile pass");
+
+    /* smem: a staged array with its halo, exact bytes (32+2) x (8*4+2) floats */
+    Plan *p1 = build(arena, star, "tb=32x8,smem=on");
+    has(p1->source, "extern __shared__ __align__(16) unsigned char tile_smem[];");
+    has(p1->source, "__syncthreads();");
+    const PlanLaunch *l = stage_launch(p1, p1->step[0].kernel);
+    assert(l->smem_bytes == 34 * 10 * 4);
+    assert(l->tile[0] == 32 && l->tile[1] == 8);
+    Plan *p2 = build(arena, star, "tb=32x8,smem=on,bm=1x4,uf=1x4");
+    l = &p2->step[0];
+    assert(l->smem_bytes == 34 * 34 * 4);
+    assert(l->tile[0] == 32 && l->tile[1] == 32 && l->block[1] == 8);
+    has(p2->source, "const int b1 = (int)threadIdx.y * 4;");
+    /* the register cache: 3 x 6 distinct values for 4 points of a 5-point star minus corners */
+    has(p2->source, "const float r0 = ");
+    has(p2->source, "f_u_lp1[idxb + 3 * s1] = ");
+    lacks(p2->source, "#pragma unroll 4");
+
+    /* uf below the merge factor: a pragma loop instead of generator-unrolled points */
+    Plan *p3 = build(arena, star, "tb=32x8,bm=1x4,uf=1x2");
+    has(p3->source, "#pragma unroll 2\n");
+    has(p3->source, "for (int m1 = 0; m1 < 4; m1++)");
+    assert(strcmp(p3->source, build(arena, star, "tb=32x8,bm=1x4,uf=1x1")->source) != 0);
+
+    /* cyclic merging: points tb apart, tile tb * cm */
+    Plan *p4 = build(arena, star, "tb=32x8,cm=2x1,uf=2x1");
+    has(p4->source, "f_u_lp1[idxb + 32] = ");
+    assert(p4->step[0].tile[0] == 64 && p4->step[0].block[0] == 32);
+    Plan *p4b = build(arena, star, "tb=32x8,cm=2x1,uf=1x1");
+    has(p4b->source, "m0 * 32");
+
+    /* cmem: a __constant__ array named after the kernel, no float immediates left */
+    Plan *p5 = build(arena, star, "tb=32x8,cmem=on");
+    has(p5->source, "__constant__ float p_star2d1r_step_c[");
+    has(p5->source, "p_star2d1r_step_c[0]");
+    lacks(p5->source, "0.200000003f *");
+
+    /* 3 levels, coef, params; 3D double; two stages; 1D */
+    Plan *p6 = build(arena, wave, "tb=32x4,bm=2x2,uf=2x2,smem=on,cmem=on");
+    (void)p6;
+    Plan *p7 = build(arena, box, "tb=32x4x2,bm=1x1x4,uf=1x1x4,smem=on");
+    assert(p7->step[0].smem_bytes == 34 * 6 * 10 * 8);
+    Plan *p8 = build(arena, two, "tb=32x8,cm=1x2,uf=1x2,smem=on");
+    int stage_kernels = 0;
+    for (int i = 0; i < p8->nstep; i++)
+        stage_kernels += strstr(p8->step[i].kernel, "_stage") != NULL;
+    assert(stage_kernels == 2);
+    Plan *p9 = build(arena, heat, "tb=128,bm=4,uf=4,smem=on");
+    assert(p9->step[0].tile[0] == 512);
+
+    /* constraints */
+    refused(star, NULL, "tb=32x8,bm=1x2,cm=2x1", "block merging (bm) and cyclic merging");
+    refused(star, NULL, "tb=32x8,uf=1x2", "at most the merge factor");
+    refused(star, NULL, "tb=32x8,bm=1x2,uf=1x4", "at most the merge factor");
+    refused(star, NULL, "tb=32x8,bm=1x1x2", "bmz");
+    refused(box, NULL, "tb=32x4x2,bm=1x8x16", "points per thread: at most 64");
+    refused(box, NULL, "tb=32x4x2,bm=2x16x4", "points per thread");
+    long small[3] = {64, 64, 1};
+    refused(star, small, "tb=32x8,bm=1x16", "exceeds the grid");
+    assert(*refusal(star, small, "tb=32x8,bm=1x8,uf=1x8") == 0);
+    refused(box, NULL, "tb=32x8x4,bm=1x1x16,smem=on", "shared memory");
+    IrProgram *sum = hb_program(arena, "sum1d", 1, ELEM_FLOAT);
+    int u = hb_field(arena, sum, "u", ROLE_STATE, 2, BC_PERIODIC, 0);
+    int s0 = hb_stage(arena, sum);
+    hb_write(arena, sum, s0, u, hb_op(arena, sum, s0, N_ADD, hb_read(arena, sum, s0, u, 0, -1, 0, 0),
+                                      hb_read(arena, sum, s0, u, 0, 1, 0, 0), -1));
+    hb_finish(sum);
+    refused(sum, NULL, "tb=256,cmem=on", "no constants");
+    assert(*refusal(heat, NULL, "tb=256,cmem=on") == 0);
+    refused(box, NULL, "tb=32x4x2,bm=4x4x4,uf=4x4x4", "registers");
+    /* streaming and temporal blocking are other passes' business */
+    assert(strcmp(refusal(star, NULL, "tb=32x8,bm=1x2,uf=1x2"), "") == 0);
+
+    /* every source compiles without warnings */
+    if (compile_with_nvcc(p2->source, "p2")) {
+        const Plan *more[] = {p1, p3, p4, p4b, p5, p6, p7, p8, p9};
+        for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+            char tag[16];
+            snprintf(tag, sizeof tag, "m%zu", i);
+            compile_with_nvcc(more[i]->source, tag);
+        }
+    }
+    arena_free(arena);
+    printf("tile pass: ok\n");
+    return 0;
+}

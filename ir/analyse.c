@@ -144,6 +144,7 @@ void ir_analyse(IrProgram *p)
         levels_read += seen[0] + seen[1] + seen[2] + seen[3];
     }
     an->bytes_per_point = (levels_read + an->fields_written) * ir_elem_size(p);
+    ir_find_deps(p);
 }
 
 void ir_set_type(IrProgram *p, ElemType type)

@@ -165,4 +165,17 @@ void ir_dump(FILE *out, const IrProgram *p)
     fprintf(out, "  bytes per point: %d (%d field%s read, %d written, %d-byte elements)\n",
             an->bytes_per_point, an->fields_read, an->fields_read == 1 ? "" : "s",
             an->fields_written, ir_elem_size(p));
+    for (int i = 0; i < an->ndeps; i++) {
+        const IrDep *d = &an->deps[i];
+        fprintf(out, "  dependence: %s (stage %d) uses %s (stage %d) ", p->fields[d->to_field].name,
+                d->to_stage, p->fields[d->from_field].name, d->from_stage);
+        if (!d->through_memory) {
+            fprintf(out, "in registers\n");
+            continue;
+        }
+        fprintf(out, "through memory at offsets");
+        for (int a = 0; a < p->dims; a++)
+            fprintf(out, "%s%d..%d", a ? " x " : " ", d->lo[a], d->hi[a]);
+        fprintf(out, "\n");
+    }
 }

@@ -78,6 +78,19 @@ typedef struct {
 
 typedef enum { SHAPE_STAR, SHAPE_BOX, SHAPE_GENERAL } IrShape;
 
+/* A dependence between two writes of a step: the write of `to_field` (in stage to_stage) uses
+ * the value that the write of `from_field` (a temp, in stage from_stage) produced. Through
+ * registers when both are in one stage (a temp read at offset 0), through memory across a
+ * stage boundary, at offsets lo..hi per axis. */
+typedef struct {
+    int from_field, from_stage;
+    int to_field, to_stage;
+    int through_memory;
+    int lo[3], hi[3];
+} IrDep;
+
+#define IR_MAX_DEPS 64
+
 typedef struct {
     int radius;            /* largest |offset| over all axes and fields */
     IrShape shape;         /* of the union of all reads of the (single) state field, or general */
@@ -88,6 +101,8 @@ typedef struct {
                               u and u@-1 are two buffers) + one write of every field written
                               to memory, times the element size (no reuse counted twice) */
     int fields_read, fields_written;
+    IrDep deps[IR_MAX_DEPS]; /* the dependences between the step's writes (ir/deps.c) */
+    int ndeps;               /* may stop at IR_MAX_DEPS */
 } IrAnalysis;
 
 typedef struct {
@@ -112,6 +127,10 @@ IrProgram *ir_lower(const AstStencil *st, Arena *arena, Diag *diag);
 
 /* Analyses (fills prog->an and the fields' footprints; lowering calls it). */
 void ir_analyse(IrProgram *prog);
+
+/* Finds the dependences between the writes of the step (fills prog->an.deps; ir_analyse calls
+ * it). */
+void ir_find_deps(IrProgram *prog);
 
 /* Prints the IR and its analyses readably (--dump-ir). */
 void ir_dump(FILE *out, const IrProgram *prog);

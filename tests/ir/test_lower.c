@@ -351,8 +351,49 @@ static void test_examples(void)
     }
 }
 
+/* The dependences between writes: a flux through memory, a temp through registers. */
+static void test_dependences(void)
+{
+    Arena *a = arena_new();
+    IrProgram *p = ok_program(a, HEAD " state u;\n temp fx;\n temp g;\n"
+                                    " fx = u[1,0] - u;\n g = 2 * u;\n u = u + fx - fx[-1,0] + g;\n}\n");
+    if (p) {
+        int memory = 0, regs = 0;
+        for (int i = 0; i < p->an.ndeps; i++) {
+            const IrDep *d = &p->an.deps[i];
+            const char *from = p->fields[d->from_field].name, *to = p->fields[d->to_field].name;
+            CHECK(!strcmp(to, "u"));
+            if (!strcmp(from, "fx") && d->through_memory) {
+                memory++;
+                CHECK(d->from_stage == 0 && d->to_stage == 1);
+                CHECK(d->lo[0] == -1 && d->hi[0] == 0 && d->lo[1] == 0 && d->hi[1] == 0);
+            }
+            if (!strcmp(from, "g"))
+                regs += !d->through_memory;
+        }
+        CHECK(memory == 1);
+        CHECK(p->nstages == 2);
+        /* g is computed in stage 0 with fx, so stage 1 reads it from memory at offset 0. */
+        CHECK(regs == 0);
+        int g_memory = 0;
+        for (int i = 0; i < p->an.ndeps; i++) {
+            const IrDep *d = &p->an.deps[i];
+            if (!strcmp(p->fields[d->from_field].name, "g") && d->through_memory)
+                g_memory += d->lo[0] == 0 && d->hi[0] == 0;
+        }
+        CHECK(g_memory == 1);
+    }
+    IrProgram *q = ok_program(a, HEAD " state u;\n temp t;\n t = u[1,0] + u[-1,0];\n u = t * t;\n}\n");
+    if (q) {
+        CHECK(q->nstages == 1);
+        CHECK(q->an.ndeps == 1 && q->an.deps[0].through_memory == 0);
+    }
+    arena_free(a);
+}
+
 int main(void)
 {
+    test_dependences();
     test_errors();
     test_warnings();
     test_cse_and_folding();

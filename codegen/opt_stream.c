@@ -1,18 +1,385 @@
-/* The stream pass: kernel emitter. */
+/* The stream pass: 2.5D streaming. A thread block covers a tile of the in-plane axes (x and, in
+ * 3D, the other non-streaming axis) and walks `sb` planes along the streaming dimension (SD);
+ * several blocks stream one column concurrently (the grid has ceil(n_sd / sb) blocks along SD).
+ * Each thread walks its column with a window of 2R+1 planes per streamed buffer: registers for
+ * centre-column reads (the register queue), a ring of shared-memory planes (tile + in-plane halo)
+ * for in-plane neighbours (opt_stream.h says which plane lives where). The loop runs over
+ * incoming planes t = z0-R .. zend-1+R and computes output plane t-R once the window is full;
+ * one __syncthreads per plane (the ring has one slot more than the planes it serves). */
 #include "opt.h"
+#include "opt_stream.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int cg_stream_wants(const Config *c)
+int cg_stream_wants(const Config *c) { return c->v[P_STREAM] == 2; }
+
+typedef struct {
+    CgCtx ctx;            /* first: the read hook gets &StreamCtx.ctx */
+    const StreamGeom *g;
+} StreamCtx;
+
+static const char axis_letter[3] = {'x', 'y', 'z'};
+
+/* Name suffix of window position p: m2, m1, p0, p1, ... */
+static const char *pos_name(char *buf, int p)
 {
-    (void)c;
-    return 0;
+    snprintf(buf, 16, "%c%d", p < 0 ? 'm' : 'p', abs(p));
+    return buf;
+}
+
+static int find_src(const StreamGeom *g, int field, int level)
+{
+    for (int k = 0; k < g->nsrc; k++)
+        if (g->src[k].field == field && g->src[k].level == level)
+            return k;
+    return -1;
+}
+
+static int from_smem(const StreamSrc *s, int R, int p)
+{
+    return s->read_plane[p + R] || (s->read_centre[p + R] && !s->in_reg[p + R]);
+}
+
+static void stream_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
+{
+    const StreamGeom *g = ((StreamCtx *)ctx)->g;
+    int k = find_src(g, n->field, n->level);
+    if (k < 0) { /* not streamed (cannot happen for a stage's own reads): a global load */
+        CgReadHook hook = ctx->read_hook;
+        ctx->read_hook = NULL;
+        cg_emit_read(ctx, n, out);
+        ctx->read_hook = hook;
+        return;
+    }
+    const StreamSrc *s = &g->src[k];
+    int p = n->off[g->sd];
+    int db = g->ab > 0 ? n->off[g->ab] : 0;
+    char pn[16];
+    pos_name(pn, p);
+    if (n->off[0] == 0 && db == 0 && s->in_reg[p + g->R])
+        sb_printf(out, "q%d_%s", k, pn);
+    else
+        sb_printf(out, "sp%d_%s[%d]", k, pn, db * g->W + n->off[0]);
+}
+
+/* The ring slot of window position p: (rb + p) % slots, rb = t - z0 + 2R + 1 > -p. */
+static const char *slot_expr(char *buf, int p, int slots)
+{
+    if (p == 0)
+        snprintf(buf, 64, "(rb %% %du)", slots);
+    else
+        snprintf(buf, 64, "((rb %c %du) %% %du)", p < 0 ? '-' : '+', abs(p), slots);
+    return buf;
+}
+
+/* Registers the kernel needs: centre reads from registers, the entering value of a shared range
+ * fed from the queue, and every register that feeds a needed one. */
+static void needed_regs(const StreamGeom *g, const StreamSrc *s, unsigned char *need)
+{
+    int R = g->R;
+    memset(need, 0, STREAM_WIN);
+    for (int p = -R; p <= R; p++)
+        need[p + R] = s->chain[p + R] && s->in_reg[p + R] && s->read_centre[p + R];
+    if (s->slots && s->hi < R)
+        need[s->hi + 1 + R] = 1;
+    for (int p = -R; p < R; p++)
+        if (need[p + R] && s->chain[p + 1 + R])
+            need[p + 1 + R] = 1;
+}
+
+typedef struct {
+    int full_cells, halo_cells; /* per-thread cell loads of a whole tile / of its halo */
+    unsigned char need[STREAM_MAX_SRC][STREAM_WIN];
+    int own_load[STREAM_MAX_SRC]; /* the source's q_R comes from global memory */
+} StreamLoads;
+
+static void emit_loads(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl, const char *bufname[],
+                       const char *texpr, const char *guard, const char *suf, const char *ind)
+{
+    StrBuf *o = ctx->src;
+    const char *T = ctx->T;
+    const char *sp = g->sd == 2 ? "s2" : "s1";
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        if (pl->own_load[k])
+            sb_printf(o, "%sg%d%s = (%s && live) ? %s[(long long)(%s + %d) * %s + own_g] : (%s)0;\n",
+                      ind, k, suf, guard, bufname[k], texpr, g->R, sp, T);
+        if (!s->slots)
+            continue;
+        int full = s->hi == g->R;
+        int ncell = full ? pl->full_cells : pl->halo_cells;
+        if (ncell == 0)
+            continue;
+        sb_printf(o, "%s{\n%s    const bool pv = %s && %s + %d >= z0;\n", ind, ind, guard, texpr, s->hi);
+        sb_printf(o, "%s    const long long pb = (long long)(%s + %d) * %s + tile_g;\n", ind, texpr,
+                  s->hi, sp);
+        for (int c = 0; c < ncell; c++)
+            sb_printf(o, "%s    h%d_%d%s = (pv && %s%d) ? %s[pb + %s%d] : (%s)0;\n", ind, k, c, suf,
+                      full ? "okf" : "okh", c, bufname[k], full ? "fg" : "hg", c, T);
+        sb_printf(o, "%s}\n", ind);
+    }
+}
+
+static void declare_load_vars(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl, const char *suf,
+                              const char *ind)
+{
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        if (pl->own_load[k])
+            sb_printf(ctx->src, "%s%s g%d%s;\n", ind, ctx->T, k, suf);
+        if (!s->slots)
+            continue;
+        int ncell = s->hi == g->R ? pl->full_cells : pl->halo_cells;
+        for (int c = 0; c < ncell; c++)
+            sb_printf(ctx->src, "%s%s h%d_%d%s;\n", ind, ctx->T, k, c, suf);
+    }
+}
+
+/* One plane of the loop: the incoming plane t, output plane t-R. */
+static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *bufname[], const char *ind)
+{
+    CgCtx *ctx = &sc->ctx;
+    const StreamGeom *g = sc->g;
+    StrBuf *o = ctx->src;
+    const char *T = ctx->T;
+    int R = g->R;
+    int PL = g->W * g->H;
+    char pn[16], pn2[16], se[64];
+    if (g->prefetch) {
+        declare_load_vars(ctx, g, pl, "n", ind);
+        emit_loads(ctx, g, pl, bufname, "(t + 1)", "(t + 1 <= tlast)", "n", ind);
+    } else {
+        declare_load_vars(ctx, g, pl, "", ind);
+        emit_loads(ctx, g, pl, bufname, "t", "true", "", ind);
+    }
+    sb_printf(o, "%sconst unsigned rb = (unsigned)(t - z0 + %d);\n", ind, 2 * R + 1);
+    int any_smem = 0;
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        const unsigned char *need = pl->need[k];
+        if (s->slots && s->hi < R)
+            sb_printf(o, "%sconst %s in%d = q%d_%s;\n", ind, T, k, k, pos_name(pn, s->hi + 1));
+        for (int p = -R; p <= R; p++) {
+            if (!need[p + R])
+                continue;
+            pos_name(pn, p);
+            if (p < R && s->chain[p + 1 + R])
+                sb_printf(o, "%sq%d_%s = q%d_%s;\n", ind, k, pn, k, pos_name(pn2, p + 1));
+            else if (p == R && pl->own_load[k])
+                sb_printf(o, "%sq%d_%s = g%d;\n", ind, k, pn, k);
+            else if (p < R)
+                sb_printf(o, "%sq%d_%s = sm%d[%s * %d + own_s];\n", ind, k, pn, k,
+                          slot_expr(se, p, s->slots), PL);
+        }
+        if (!s->slots)
+            continue;
+        any_smem = 1;
+        int full = s->hi == R;
+        int ncell = full ? pl->full_cells : pl->halo_cells;
+        sb_printf(o, "%sif (t + %d >= z0) {\n", ind, s->hi);
+        sb_printf(o, "%s    %s *const w = sm%d + %s * %d;\n", ind, T, k,
+                  slot_expr(se, s->hi, s->slots), PL);
+        for (int c = 0; c < ncell; c++)
+            sb_printf(o, "%s    if (%s%d) w[%s%d] = h%d_%d;\n", ind, full ? "okf" : "okh", c,
+                      full ? "fs" : "hs", c, k, c);
+        if (!full)
+            sb_printf(o, "%s    if (live) w[own_s] = in%d;\n", ind, k);
+        sb_printf(o, "%s}\n", ind);
+    }
+    if (any_smem)
+        sb_printf(o, "%s__syncthreads();\n", ind);
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        if (s->slots && s->hi == R && pl->need[k][2 * R])
+            sb_printf(o, "%sq%d_%s = sm%d[%s * %d + own_s];\n", ind, k,
+                      pos_name(pn, R), k, slot_expr(se, R, s->slots), PL);
+    }
+    sb_printf(o, "%sif (t >= z0 + %d && inside) {\n", ind, R);
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s    ", ind);
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        for (int p = -R; p <= R; p++)
+            if (from_smem(s, R, p))
+                sb_printf(o, "%sconst %s *const sp%d_%s = sm%d + %s * %d + own_s;\n",
+                          ind2, T, k, pos_name(pn, p), k, slot_expr(se, p, s->slots), PL);
+    }
+    sb_printf(o, "%sconst long long oidx = (long long)t * %s + own_g;\n", ind2,
+              g->sd == 2 ? "s2" : "s1");
+    ctx->idx = "oidx";
+    ctx->read_hook = stream_read;
+    cg_emit_point(ctx, ind2);
+    ctx->read_hook = NULL;
+    ctx->idx = "idx";
+    sb_printf(o, "%s}\n", ind);
+    if (g->prefetch)
+        for (int k = 0; k < g->nsrc; k++) {
+            const StreamSrc *s = &g->src[k];
+            if (pl->own_load[k])
+                sb_printf(o, "%sg%d = g%dn;\n", ind, k, k);
+            int ncell = !s->slots ? 0 : s->hi == R ? pl->full_cells : pl->halo_cells;
+            for (int c = 0; c < ncell; c++)
+                sb_printf(o, "%sh%d_%d = h%d_%dn;\n", ind, k, c, k, c);
+        }
+}
+
+/* Per-thread tile cells: cell c of a thread is e = tid + c * threads. Whole-tile cells map
+ * row-major; halo cells enumerate the rows above, the side columns, then the rows below. */
+static void emit_cells(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl, int threads)
+{
+    StrBuf *o = ctx->src;
+    int W = g->W, H = g->H, hx = g->hx, hb = g->hb;
+    const char *sB = g->ab == 1 ? "s1" : "s2";
+    const char *nB = g->ab == 1 ? "n1" : "n2";
+    int dims3 = g->dims == 3;
+    for (int c = 0; c < pl->full_cells; c++) {
+        sb_printf(o, "    const int ef%d = tid + %d;\n", c, c * threads);
+        sb_printf(o, "    const int fs%d = ef%d;\n", c, c);
+        sb_printf(o, "    const int fy%d = ef%d / %d, fx%d = ef%d - fy%d * %d;\n", c, c, W, c, c, c, W);
+        sb_printf(o, "    const bool okf%d = ef%d < %d && bx0 + fx%d < n0 + %d", c, c, W * H, c, 2 * hx);
+        if (dims3)
+            sb_printf(o, " && bb0 + fy%d < %s + %d", c, nB, 2 * hb);
+        sb_puts(o, ";\n");
+        if (dims3)
+            sb_printf(o, "    const long long fg%d = okf%d ? (long long)fy%d * %s + fx%d : 0;\n", c, c,
+                      c, sB, c);
+        else
+            sb_printf(o, "    const long long fg%d = okf%d ? (long long)fx%d : 0;\n", c, c, c);
+    }
+    int top = hb * W, side = g->tbb * 2 * hx, cells = W * H - g->tbx * g->tbb;
+    for (int c = 0; c < pl->halo_cells; c++) {
+        sb_printf(o, "    int hx%d = 0, hy%d = 0;\n", c, c);
+        sb_printf(o, "    const int eh%d = tid + %d;\n", c, c * threads);
+        sb_printf(o, "    if (eh%d < %d) {\n        hy%d = eh%d / %d;\n        hx%d = eh%d - hy%d * %d;\n"
+                  "    }", c, top, c, c, W, c, c, c, W);
+        if (side > 0)
+            sb_printf(o, " else if (eh%d < %d) {\n        const int e2 = eh%d - %d;\n"
+                      "        hy%d = %d + e2 / %d;\n        const int cx = e2 - (hy%d - %d) * %d;\n"
+                      "        hx%d = cx < %d ? cx : cx + %d;\n    }", c, top + side, c, top, c,
+                      hb, 2 * hx, c, hb, 2 * hx, c, hx, g->tbx);
+        sb_printf(o, " else {\n        const int e3 = eh%d - %d;\n        hy%d = %d + e3 / %d;\n"
+                  "        hx%d = e3 - (hy%d - %d) * %d;\n    }\n", c, top + side, c, hb + g->tbb,
+                  W, c, c, hb + g->tbb, W);
+        sb_printf(o, "    const int hs%d = hy%d * %d + hx%d;\n", c, c, W, c);
+        sb_printf(o, "    const bool okh%d = eh%d < %d && bx0 + hx%d < n0 + %d", c, c, cells, c, 2 * hx);
+        if (dims3)
+            sb_printf(o, " && bb0 + hy%d < %s + %d", c, nB, 2 * hb);
+        sb_puts(o, ";\n");
+        if (dims3)
+            sb_printf(o, "    const long long hg%d = okh%d ? (long long)hy%d * %s + hx%d : 0;\n", c, c,
+                      c, sB, c);
+        else
+            sb_printf(o, "    const long long hg%d = okh%d ? (long long)hx%d : 0;\n", c, c, c);
+    }
 }
 
 int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
-                     char *why, int whylen)
+                         char *why, int whylen)
 {
-    (void)ctx, (void)stage, (void)name, (void)args, (void)l;
-    snprintf(why, (size_t)whylen, "the stream pass is not implemented yet");
-    return -1;
+    const IrProgram *p = ctx->prog;
+    const Config *c = ctx->cfg;
+    StreamGeom *g = arena_alloc(ctx->arena, sizeof *g);
+    if (p->dims < 2) {
+        snprintf(why, (size_t)whylen, "streaming needs a 2D or 3D grid");
+        return -1;
+    }
+    if (cg_stream_geom(p, stage, c, g, why, whylen) != 0)
+        return -1;
+    int threads = g->tbx * g->tbb;
+    StreamLoads *pl = arena_alloc(ctx->arena, sizeof *pl);
+    int any_full = 0, any_halo = 0;
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        needed_regs(g, s, pl->need[k]);
+        pl->own_load[k] = pl->need[k][2 * g->R] && !(s->slots && s->hi == g->R);
+        any_full |= s->slots && s->hi == g->R;
+        any_halo |= s->slots && s->hi < g->R;
+    }
+    int halo_count = g->W * g->H - threads;
+    pl->full_cells = any_full ? (g->W * g->H + threads - 1) / threads : 0;
+    pl->halo_cells = any_halo ? (halo_count + threads - 1) / threads : 0;
+
+    const char **bufname = arena_alloc(ctx->arena, sizeof(char *) * (size_t)(g->nsrc + 1));
+    for (int k = 0; k < g->nsrc; k++) {
+        PlanArg a = {ARG_BUF, g->src[k].field, g->src[k].level, 0};
+        char an[160];
+        cg_arg_name(p, &a, an, sizeof an);
+        bufname[k] = arena_strdup(ctx->arena, an);
+    }
+    int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
+    StrBuf *o = ctx->src;
+    sb_printf(o, "/* stage %d: 2.5D streaming along %c, %d planes per block, %d-plane window; "
+              "register queue of %d planes (regq), %s */\n", stage, axis_letter[g->sd], g->sb,
+              2 * g->R + 1, g->regq, g->prefetch ? "next plane prefetched" : "no prefetch");
+    cg_emit_signature(ctx, name, block, args);
+    const char *T = ctx->T;
+    if (g->smem_elems > 0) {
+        sb_printf(o, "    extern __shared__ __align__(16) unsigned char %s_smem[];\n", name);
+        for (int k = 0; k < g->nsrc; k++)
+            if (g->src[k].slots)
+                sb_printf(o, "    %s *const sm%d = (%s *)%s_smem + %d;\n", T, k, T, name,
+                          g->src[k].smem_offset);
+    }
+    cg_emit_strides(ctx);
+    const char *tB = g->ab == 1 ? "threadIdx.y" : "threadIdx.z";
+    const char *bB = g->ab == 1 ? "blockIdx.y" : "blockIdx.z";
+    const char *nB = g->ab == 1 ? "n1" : "n2";
+    const char *sB = g->ab == 1 ? "s1" : "s2";
+    sb_printf(o, "    const int bx0 = (int)(blockIdx.x * %du);\n", g->tbx);
+    sb_printf(o, "    const int i = bx0 + (int)threadIdx.x;\n");
+    if (g->dims == 3) {
+        sb_printf(o, "    const int bb0 = (int)(%s * %du);\n", bB, g->tbb);
+        sb_printf(o, "    const int jb = bb0 + (int)%s;\n", tB);
+        sb_printf(o, "    const int tid = (int)threadIdx.x + (int)%s * %d;\n", tB, g->tbx);
+        sb_printf(o, "    const bool live = i < n0 + %d && jb < %s + %d;\n", g->hx, nB, g->hb);
+        sb_printf(o, "    const bool inside = i < n0 && jb < %s;\n", nB);
+        sb_printf(o, "    const long long own_g = (long long)(jb + %d) * %s + (i + %d);\n", g->hb, sB,
+                  g->hx);
+        sb_printf(o, "    const long long tile_g = (long long)bb0 * %s + bx0;\n", sB);
+        sb_printf(o, "    const int own_s = ((int)%s + %d) * %d + (int)threadIdx.x + %d;\n", tB, g->hb,
+                  g->W, g->hx);
+        sb_puts(o, "    (void)bb0;\n");
+    } else {
+        sb_puts(o, "    const int tid = (int)threadIdx.x;\n");
+        sb_printf(o, "    const bool live = i < n0 + %d;\n", g->hx);
+        sb_puts(o, "    const bool inside = i < n0;\n");
+        sb_printf(o, "    const long long own_g = (long long)(i + %d);\n", g->hx);
+        sb_puts(o, "    const long long tile_g = (long long)bx0;\n");
+        sb_printf(o, "    const int own_s = (int)threadIdx.x + %d;\n", g->hx);
+    }
+    sb_puts(o, "    (void)tid; (void)live; (void)tile_g; (void)own_s;\n");
+    sb_printf(o, "    const int z0 = (int)(blockIdx.%c * %du);\n", axis_letter[g->sd], g->sb);
+    sb_printf(o, "    const int zend = min(z0 + %d, n%d);\n", g->sb, g->sd);
+    sb_printf(o, "    const int tlast = zend - 1 + %d;\n", g->R);
+    emit_cells(ctx, g, pl, threads);
+    char pn[16];
+    for (int k = 0; k < g->nsrc; k++)
+        for (int q = -g->R; q <= g->R; q++)
+            if (pl->need[k][q + g->R])
+                sb_printf(o, "    %s q%d_%s = (%s)0;\n", T, k, pos_name(pn, q), T);
+    if (g->prefetch) {
+        declare_load_vars(ctx, g, pl, "", "    ");
+        emit_loads(ctx, g, pl, bufname, arena_printf(ctx->arena, "(z0 - %d)", g->R), "true", "", "    ");
+    }
+    sb_printf(o, "    for (int t0 = z0 - %d; t0 <= tlast; t0 += %d) {\n", g->R, g->uf);
+    for (int u = 0; u < g->uf; u++) {
+        if (u == 0)
+            sb_puts(o, "        {\n            const int t = t0;\n");
+        else
+            sb_printf(o, "        if (t0 + %d <= tlast) {\n            const int t = t0 + %d;\n", u, u);
+        StreamCtx sc = {*ctx, g};
+        sc.ctx.stage = stage;
+        emit_plane(&sc, pl, bufname, "            ");
+        sb_puts(o, "        }\n");
+    }
+    sb_puts(o, "    }\n}\n\n");
+    for (int d = 0; d < 3; d++) {
+        l->block[d] = block[d];
+        l->tile[d] = d == g->sd ? g->sb : block[d];
+        l->axis_of[d] = d;
+    }
+    l->smem_bytes = (int)(g->smem_elems * ir_elem_size(p));
+    return 0;
 }

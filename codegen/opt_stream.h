@@ -1,0 +1,53 @@
+/* The stream pass's geometry, shared by its emitter (opt_stream.c) and its constraints
+ * (space_stream.c): which buffers a stage streams, which window planes live in registers and
+ * which in shared memory, and how much shared memory that takes.
+ *
+ * Window positions: a thread computing output plane z along the streaming dimension (SD) needs
+ * planes z-R..z+R (R = the program's halo along SD); position p is plane z+p. Each streamed
+ * source (a field's buffer at one time level) keeps, per position:
+ *  - a register (the thread's own column) when p is among the first regq positions of the
+ *    order 0, +1, -1, +2, -2, ... (the register set), or when p lies above the shared-memory
+ *    range (the inflow queue of planes not yet staged);
+ *  - a shared-memory copy of the whole tile plus its in-plane halo when p lies in the source's
+ *    shared range [lo..hi]: the convex hull of the positions read at in-plane offsets and the
+ *    positions read at the centre but not in the register set. The range is a ring of
+ *    (hi-lo+2) plane slots, so one __syncthreads per plane suffices. */
+#ifndef STC_OPT_STREAM_H
+#define STC_OPT_STREAM_H
+#include "../ir/ir.h"
+#include "config.h"
+
+enum { STREAM_MAX_R = 8, STREAM_MAX_SRC = 16, STREAM_WIN = 2 * STREAM_MAX_R + 1 };
+
+typedef struct {
+    int field, level;
+    unsigned char read_centre[STREAM_WIN]; /* indexed by p + R */
+    unsigned char read_plane[STREAM_WIN];  /* read at a non-zero in-plane offset */
+    unsigned char in_reg[STREAM_WIN];      /* centre reads come from the register */
+    unsigned char chain[STREAM_WIN];       /* a register q_p exists */
+    int lo, hi;                            /* shared range; lo > hi: none */
+    int slots;                             /* ring slots (hi-lo+2), 0 without shared range */
+    int smem_offset;                       /* elements from the start of dynamic smem */
+} StreamSrc;
+
+typedef struct {
+    int dims, sd;        /* streaming axis: 1 (y) or 2 (z) */
+    int ab;              /* the other in-plane axis (3D), or -1 */
+    int R;               /* halo along SD */
+    int hx, hb;          /* in-plane halos (hb = 0 in 2D) */
+    int tbx, tbb;        /* threads along x and along ab (1 in 2D) */
+    int W, H;            /* tile with halo: tbx+2hx by tbb+2hb */
+    int sb, uf, regq, prefetch;
+    int nsrc;
+    StreamSrc src[STREAM_MAX_SRC];
+    long smem_elems;     /* dynamic shared memory in elements */
+} StreamGeom;
+
+/* Fills g for stage `stage` of prog under c (streaming on). Returns 0, or -1 with a reason
+ * (radius or source count beyond the pass's limits, regq beyond the window). */
+int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom *g, char *why,
+                   int whylen);
+/* The SD-axis unroll parameter (P_UFY or P_UFZ) of a streaming axis. */
+ParamId cg_stream_uf_param(int sd);
+
+#endif

@@ -1,0 +1,111 @@
+/* The stream pass: which planes of which buffers live where (see opt_stream.h). */
+#include "opt_stream.h"
+
+#include <stdio.h>
+#include <string.h>
+
+ParamId cg_stream_uf_param(int sd) { return sd == 2 ? P_UFZ : P_UFY; }
+
+/* A temp read at zero offset in the stage that writes it is the written value (no buffer). */
+static int is_own_temp_value(const IrProgram *p, const IrStage *st, const IrNode *n)
+{
+    if (p->fields[n->field].role != ROLE_TEMP || n->off[0] || n->off[1] || n->off[2])
+        return 0;
+    for (int w = 0; w < st->nwrites; w++)
+        if (st->writes[w].field == n->field)
+            return 1;
+    return 0;
+}
+
+/* Window positions in the order the register set takes them: 0, +1, -1, +2, -2, ... */
+static int reg_order(int k) { return k == 0 ? 0 : (k % 2 ? (k + 1) / 2 : -(k / 2)); }
+
+static void place_source(StreamGeom *g, StreamSrc *s)
+{
+    int R = g->R;
+    for (int k = 0; k < g->regq && k < 2 * R + 1; k++)
+        s->in_reg[reg_order(k) + R] = 1;
+    s->lo = R + 1;
+    s->hi = -R - 1;
+    for (int p = -R; p <= R; p++) {
+        int staged = s->read_plane[p + R] || (s->read_centre[p + R] && !s->in_reg[p + R]);
+        if (staged) {
+            s->lo = p < s->lo ? p : s->lo;
+            s->hi = p > s->hi ? p : s->hi;
+        }
+    }
+    /* Registers: the register set and the inflow queue above the shared range. A register
+     * below the shared range is fed by the one above it, or by the shared copy of the plane
+     * one position up; extend the range down to it where neither exists. */
+    for (int p = -R; p <= R; p++)
+        s->chain[p + R] = s->in_reg[p + R] || (s->lo <= s->hi && p > s->hi) ||
+                          (s->lo > s->hi);
+    if (s->lo <= s->hi)
+        for (int p = R - 1; p >= -R; p--)
+            if (s->chain[p + R] && !s->chain[p + 1 + R] && p + 1 < s->lo)
+                s->lo = p + 1;
+    s->slots = s->lo <= s->hi ? s->hi - s->lo + 2 : 0;
+}
+
+int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom *g, char *why,
+                   int whylen)
+{
+    memset(g, 0, sizeof *g);
+    g->dims = prog->dims;
+    g->sd = prog->dims == 2 ? 1 : c->v[P_SD] == 2 ? 2 : 1;
+    g->ab = prog->dims == 3 ? 3 - g->sd : -1;
+    g->R = prog->halo[g->sd];
+    g->hx = prog->halo[0];
+    g->hb = g->ab > 0 ? prog->halo[g->ab] : 0;
+    g->tbx = c->v[P_TBX];
+    g->tbb = g->ab > 0 ? c->v[P_TBX + g->ab] : 1;
+    g->W = g->tbx + 2 * g->hx;
+    g->H = g->tbb + 2 * g->hb;
+    g->sb = c->v[P_SB];
+    g->uf = c->v[cg_stream_uf_param(g->sd)];
+    g->regq = c->v[P_REGQ];
+    g->prefetch = c->v[P_PREFETCH] == 2;
+    if (g->R > STREAM_MAX_R) {
+        snprintf(why, (size_t)whylen, "radius %d along the streaming axis: the stream pass keeps "
+                 "at most %d planes on each side", g->R, STREAM_MAX_R);
+        return -1;
+    }
+    if (g->regq > 2 * g->R + 1) {
+        snprintf(why, (size_t)whylen, "regq=%d but the window along the streaming axis has only "
+                 "%d planes (2R+1)", g->regq, 2 * g->R + 1);
+        return -1;
+    }
+    const IrStage *st = &prog->stages[stage];
+    for (int i = 0; i < st->nnodes; i++) {
+        const IrNode *n = &st->nodes[i];
+        if (n->op != N_READ || is_own_temp_value(prog, st, n))
+            continue;
+        int k = 0;
+        while (k < g->nsrc && !(g->src[k].field == n->field && g->src[k].level == n->level))
+            k++;
+        if (k == g->nsrc) {
+            if (g->nsrc == STREAM_MAX_SRC) {
+                snprintf(why, (size_t)whylen, "the stage reads more than %d buffers: the stream "
+                         "pass keeps at most that many queues", STREAM_MAX_SRC);
+                return -1;
+            }
+            g->src[k].field = n->field;
+            g->src[k].level = n->level;
+            g->nsrc++;
+        }
+        int p = n->off[g->sd] + g->R;
+        int inplane = n->off[0] != 0 || (g->ab > 0 && n->off[g->ab] != 0);
+        if (inplane)
+            g->src[k].read_plane[p] = 1;
+        else
+            g->src[k].read_centre[p] = 1;
+    }
+    long at = 0;
+    for (int k = 0; k < g->nsrc; k++) {
+        place_source(g, &g->src[k]);
+        g->src[k].smem_offset = (int)at;
+        at += (long)g->src[k].slots * g->W * g->H;
+    }
+    g->smem_elems = at;
+    return 0;
+}

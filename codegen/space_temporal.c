@@ -1,6 +1,6 @@
 /* The tuning space's share of the temporal pass (P_TB, `tblock`): values and constraints.
  * Every constraint holds trivially when tblock is 1 (off). */
-#include "opt.h"
+#include "opt_temporal.h"
 
 #include <stdio.h>
 
@@ -87,20 +87,21 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
-/* Output tile = block - 2*tblock*R per axis; it must keep at least half the block, or most
- * threads only compute the redundant halo: 4*tblock*R <= tb on every axis with a halo. */
+/* Output tile = extended tile - 2*tblock*R per axis; it must keep at least half the extended
+ * tile, or most of the work is the redundant halo: 4*tblock*R <= E on every axis with a halo
+ * (E = tb, and along the last axis tb times the points per thread, see opt_temporal.h). */
 static int c_tile(const Space *s, const Config *c, char *why, int whylen)
 {
     const IrProgram *p = s->prog;
     if (!on(c) || !p)
         return 1;
+    TbGeom g;
+    cg_temporal_geom(p, c, &g);
     for (int d = 0; d < p->dims; d++) {
-        int r = p->halo[d], e = c->v[P_TBX + d];
-        if (4 * c->v[P_TB] * r > e) {
-            snprintf(why, (size_t)whylen, "tblock=%d with %s=%d and halo %d: the output tile (%d) would "
-                     "be less than half the block; need 4*tblock*halo <= %s", c->v[P_TB],
-                     config_param_name((ParamId)(P_TBX + d)), e, r, e - 2 * c->v[P_TB] * r,
-                     config_param_name((ParamId)(P_TBX + d)));
+        if (4 * g.K * g.R[d] > g.E[d]) {
+            snprintf(why, (size_t)whylen, "tblock=%d with halo %d: the output tile along %c (%d of the "
+                     "extended tile's %d) would be less than half; need 4*tblock*halo <= %d", g.K, g.R[d],
+                     "xyz"[d], g.O[d], g.E[d], g.E[d]);
             return 0;
         }
     }
@@ -112,14 +113,13 @@ static int c_smem(const Space *s, const Config *c, char *why, int whylen)
     const IrProgram *p = s->prog;
     if (!on(c) || !p)
         return 1;
-    int nstate = 0;
-    for (int f = 0; f < p->nfields; f++)
-        nstate += p->fields[f].role == ROLE_STATE;
-    long long bytes = (long long)nstate * 2 * c->v[P_TBX] * c->v[P_TBY] * c->v[P_TBZ] * ir_elem_size(p);
+    TbGeom g;
+    cg_temporal_geom(p, c, &g);
+    long long bytes = cg_temporal_smem(p, &g);
     if (bytes > TB_SMEM_MAX) {
-        snprintf(why, (size_t)whylen, "tblock=%d: %d state fields x 2 buffers x the block's tile need "
-                 "%lld bytes of shared memory; a block gets at most %d", c->v[P_TB], nstate, bytes,
-                 TB_SMEM_MAX);
+        snprintf(why, (size_t)whylen, "tblock=%d: two buffers of the %dx%dx%d tile per state field need "
+                 "%lld bytes of shared memory; a block gets at most %d", g.K, g.E[0], g.E[1], g.E[2],
+                 bytes, TB_SMEM_MAX);
         return 0;
     }
     return 1;
@@ -130,14 +130,15 @@ static int c_grid(const Space *s, const Config *c, char *why, int whylen)
     const IrProgram *p = s->prog;
     if (!on(c) || !p)
         return 1;
+    TbGeom g;
+    cg_temporal_geom(p, c, &g);
     for (int d = 1; d < p->dims; d++) {
-        long out = c->v[P_TBX + d] - 2L * c->v[P_TB] * p->halo[d];
-        if (s->n[d] <= 0 || out <= 0)
+        if (s->n[d] <= 0 || g.O[d] <= 0)
             continue;
-        long blocks = (s->n[d] + out - 1) / out;
+        long blocks = (s->n[d] + g.O[d] - 1) / g.O[d];
         if (blocks > 65535) {
-            snprintf(why, (size_t)whylen, "tblock=%d: %ld blocks of %ld output points along %c; CUDA "
-                     "allows at most 65535", c->v[P_TB], blocks, out, "xyz"[d]);
+            snprintf(why, (size_t)whylen, "tblock=%d: %ld blocks of %d output points along %c; CUDA "
+                     "allows at most 65535", g.K, blocks, g.O[d], "xyz"[d]);
             return 0;
         }
     }
@@ -149,8 +150,8 @@ static const SpaceConstraint constraints[] = {
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
     {"tblock-fields", c_fields, "temporal blocking needs two-level fixed-boundary state fields, all "
                                 "written, and no temp in memory"},
-    {"tblock-tile", c_tile, "the output tile (tb - 2*tblock*halo) keeps at least half the block"},
-    {"tblock-smem", c_smem, "two shared buffers per state field fit the 227 KiB of a block"},
+    {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
+    {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field fit the 227 KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
 };
 

@@ -82,7 +82,8 @@ int main(void)
     IrProgram *star = hb_example(a, 0), *box3 = hb_example(a, 1), *wave = hb_example(a, 2);
     IrProgram *two = hb_example(a, 3), *stages = hb_example(a, 4), *heat1 = hb_example(a, 5);
 
-    /* star2d (halo 1): 32x8 block, 2 fused steps -> output tile 28x4. */
+    /* star2d (halo 1): 32x8 block, 4 points per thread along y (a square 32x32 tile), 2 fused
+     * steps -> output tile 28x28. */
     Plan *p2 = must_build(a, star, "tb=32x8,tblock=2");
     has(p2->source, "temporal blocking, 2 steps per launch");
     has(p2->source, "extern __shared__");
@@ -90,8 +91,9 @@ int main(void)
     has(p2->source, "tb_in0[lidx - 32]"); /* the row above, in the shared tile */
     const PlanLaunch *l = stage_launch(p2, "star2d1r_step");
     assert(l->block[0] == 32 && l->block[1] == 8 && l->block[2] == 1);
-    assert(l->tile[0] == 28 && l->tile[1] == 4);
-    assert(l->smem_bytes == 2 * 32 * 8 * 4);
+    assert(l->tile[0] == 28 && l->tile[1] == 28);
+    assert(l->smem_bytes == 2 * 32 * 32 * 4);
+    has(p2->source, "(int)threadIdx.y + m * 8");
     assert(l->rotate_after == 1);
     if (p2->step_count != 2 || l->steps != 2) {
         fprintf(stderr, "the fused launch advances %d steps, the plan's group %d: expected 2 (plan.c's "
@@ -108,7 +110,7 @@ int main(void)
     has(p4->source, "step < 4");
     assert(strcmp(p4->source, p2->source) != 0);
     l = stage_launch(p4, "star2d1r_step");
-    assert(l->tile[0] == 24 && l->tile[1] == 8 && p4->step_count == 4);
+    assert(l->tile[0] == 24 && l->tile[1] == 24 && p4->step_count == 4);
     Plan *p8 = must_build(a, star, "tb=32x32,tblock=8");
     assert(stage_launch(p8, "star2d1r_step")->tile[1] == 16 && p8->step_count == 8);
     /* tblock=1 is the plain kernel */
@@ -130,7 +132,7 @@ int main(void)
     refused(a, box3, "tb=16x8x8,tblock=2", "periodic");
 
     /* What the kernel cannot do is refused with the reason. */
-    refused(a, star, "tb=32x8,tblock=4", "half the block");
+    refused(a, star, "tb=32x32,tblock=16", "less than half");
     refused(a, star, "tb=32x8,tblock=2,maxreg=64,uf=1x2x1", "uf"); /* another pass's parameter */
     refused(a, wave, "tb=32x8,tblock=2", "time levels");           /* 3 levels (and clamp) */
     refused(a, two, "tb=32x8,tblock=2", "boundary mirror");
@@ -146,9 +148,9 @@ int main(void)
     char why[512];
     assert(config_parse("tb=32x32,tblock=8", 2, &c, why, sizeof why) == 0);
     assert(space_check(&s, &c, why, sizeof why));
-    const long tall[3] = {64, 300000, 1};
+    const long tall[3] = {64, 2000000, 1};
     space_init(&s, star, tall);
-    assert(config_parse("tb=32x8,tblock=2", 2, &c, why, sizeof why) == 0);
+    assert(config_parse("tb=32x32,tblock=8", 2, &c, why, sizeof why) == 0);
     assert(!space_check(&s, &c, why, sizeof why) && strstr(why, "65535"));
     FILE *out = tmpfile();
     space_print(out, &s);

@@ -29,6 +29,7 @@ static const char *const configs[] = {
     "tb=32x1x8,stream=y,sb=16,regq=2", "tb=64x1x1,stream=y,sb=8,regq=5,prefetch=on",
     "tb=32x32x1,tblock=8", "tb=64x16x1,tblock=4", "tb=32x16x1,tblock=4,maxreg=64",
     "tb=128x8x1,tblock=2", "tb=16x8x8,tblock=2", "tb=32x32x1,tblock=4",
+    "tb=64x8x1,tblock=8", "tb=32x4x1,tblock=4", "tb=128x8x1,tblock=16",
     "smem=on,cmem=on", "bm=1x4x1,uf=1x4x1,smem=on", "bm=1x1x4,uf=1x1x4", "bm=1x1x4,uf=1x1x2,smem=on",
     "cm=2x2x1,uf=2x1x1,smem=on", "bm=2x2x1,uf=2x2x1,smem=on,cmem=on", "tb=64x4x1,bm=1x2x2,uf=1x2x2",
     "bm=4x1x1,uf=4x1x1,smem=on", "cm=1x1x2,uf=1x1x2,smem=on", "tb=32x4x1,bm=1x8x1,uf=1x8x1,cmem=on",

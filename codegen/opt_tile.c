@@ -260,15 +260,23 @@ static void emit_slow(TileCtx *tc, int any_staged)
     close_loops(o, opened, ind, &depth);
 }
 
-/* Cooperative, x-coalesced copy of each staged array's box (tile plus halo) into shared memory;
- * positions beyond the padded buffer hold 0 (no point inside the grid reads them). */
+/* Cooperative copy of each staged array's box (tile plus halo) into shared memory, positions
+ * beyond the padded buffer holding 0 (no point inside the grid reads them). The box is walked
+ * linearly by the block's threads (consecutive threads, consecutive x: coalesced), in chunks of
+ * up to TILE_STAGE_BATCH loads issued before their stores, so that many loads are in flight
+ * instead of one latency per row. */
+enum { TILE_STAGE_BATCH = 8 };
+
 static void emit_staging(TileCtx *tc)
 {
     const TileGeom *g = tc->g;
     const IrProgram *p = tc->base.prog;
     StrBuf *o = tc->base.src;
-    static const char loopv[3] = {'x', 'y', 'z'};
-    static const char gvar[3][3] = {"gi", "gj", "gk"};
+    int threads = g->tb[0] * g->tb[1] * g->tb[2];
+    sb_printf(o, "    const int tid = (int)threadIdx.x");
+    if (g->tb[1] > 1 || g->tb[2] > 1)
+        sb_printf(o, " + %d * ((int)threadIdx.y + %d * (int)threadIdx.z)", g->tb[0], g->tb[1]);
+    sb_puts(o, ";\n");
     for (int a = 0; a < g->narr; a++) {
         const TileArray *t = &g->arr[a];
         if (!t->staged)
@@ -276,40 +284,57 @@ static void emit_staging(TileCtx *tc)
         PlanArg arg = {ARG_BUF, t->field, t->level, 0};
         char an[160];
         cg_arg_name(p, &arg, an, sizeof an);
-        char ind[64] = "    ";
-        int depth = 4;
-        for (int d = g->dims - 1; d >= 0; d--) {
-            sb_printf(o, "%sfor (int %c = (int)%s; %c < %d; %c += %d) {\n", ind, loopv[d],
-                      thread_idx[d], loopv[d], t->ext[d], loopv[d], g->tb[d]);
-            depth += 4;
-            memset(ind, ' ', (size_t)depth);
-            ind[depth] = 0;
-            sb_printf(o, "%sconst int %s = o%d", ind, gvar[d], d);
-            put_offset(o, t->lo[d], NULL);
-            sb_printf(o, " + %c;\n", loopv[d]);
+        long elems = (long)t->ext[0] * t->ext[1] * t->ext[2];
+        long iters = (elems + threads - 1) / threads;
+        int batch = iters < TILE_STAGE_BATCH ? (int)iters : TILE_STAGE_BATCH;
+        long chunks = (iters + batch - 1) / batch;
+        int full = elems % ((long)threads * batch) == 0; /* every guard t < elems holds */
+        const char *ind = "        ";
+        sb_printf(o, "    /* %s: %d x %d x %d elements */\n", an, t->ext[0], t->ext[1], t->ext[2]);
+        if (chunks > 1)
+            sb_printf(o, "    #pragma unroll 1\n    for (int c = 0; c < %ld; c++) {\n"
+                      "        const int t0 = tid + c * %d;\n", chunks, threads * batch);
+        else
+            sb_puts(o, "    {\n        const int t0 = tid;\n");
+        for (int q = 0; q < batch; q++) {
+            sb_printf(o, "%sconst int t%d_ = t0 + %d;\n", ind, q, q * threads);
+            /* coordinates in the box: x fastest, as the array is laid out */
+            sb_printf(o, "%sconst int gi%d = o0", ind, q);
+            put_offset(o, t->lo[0], NULL);
+            sb_printf(o, " + (int)((unsigned)t%d_ %% %du);\n", q, t->ext[0]);
+            if (g->dims >= 2) {
+                sb_printf(o, "%sconst int gj%d = o1", ind, q);
+                put_offset(o, t->lo[1], NULL);
+                if (g->dims >= 3)
+                    sb_printf(o, " + (int)((unsigned)t%d_ / %du %% %du);\n", q, t->ext[0], t->ext[1]);
+                else
+                    sb_printf(o, " + (int)((unsigned)t%d_ / %du);\n", q, t->ext[0]);
+            }
+            if (g->dims >= 3) {
+                sb_printf(o, "%sconst int gk%d = o2", ind, q);
+                put_offset(o, t->lo[2], NULL);
+                sb_printf(o, " + (int)((unsigned)t%d_ / %du);\n", q, t->ext[0] * t->ext[1]);
+            }
+            sb_printf(o, "%sconst %s v%d_ = (", ind, tc->base.T, q);
+            if (!full)
+                sb_printf(o, "t%d_ < %ld && ", q, elems);
+            static const char gv[3][3] = {"gi", "gj", "gk"};
+            for (int d = 0; d < g->dims; d++)
+                sb_printf(o, "%s%s%d < n%d + %d", d ? " && " : "", gv[d], q, d, p->halo[d]);
+            sb_printf(o, ")\n%s    ? %s[", ind, an);
+            if (g->dims >= 3)
+                sb_printf(o, "(long long)(gk%d + %d) * s2 + ", q, p->halo[2]);
+            if (g->dims >= 2)
+                sb_printf(o, "(long long)(gj%d + %d) * s1 + ", q, p->halo[1]);
+            sb_printf(o, "(gi%d + %d)] : (%s)0;\n", q, p->halo[0], tc->base.T);
         }
-        sb_printf(o, "%ssm%d[", ind, a);
-        for (int d = g->dims - 1; d >= 1; d--)
-            sb_puts(o, "(");
-        for (int d = g->dims - 1; d >= 0; d--) {
-            sb_printf(o, "%c", loopv[d]);
-            if (d > 0)
-                sb_printf(o, ") * %d + ", t->ext[d - 1]);
+        for (int q = 0; q < batch; q++) {
+            if (full)
+                sb_printf(o, "%ssm%d[t%d_] = v%d_;\n", ind, a, q, q);
+            else
+                sb_printf(o, "%sif (t%d_ < %ld)\n%s    sm%d[t%d_] = v%d_;\n", ind, q, elems, ind, a, q, q);
         }
-        sb_puts(o, "] = (");
-        for (int d = 0; d < g->dims; d++)
-            sb_printf(o, "%s%s < n%d + %d", d ? " && " : "", gvar[d], d, p->halo[d]);
-        sb_printf(o, ")\n%s    ? %s[", ind, an);
-        if (g->dims >= 3)
-            sb_printf(o, "(long long)(gk + %d) * s2 + ", p->halo[2]);
-        if (g->dims >= 2)
-            sb_printf(o, "(long long)(gj + %d) * s1 + ", p->halo[1]);
-        sb_printf(o, "(gi + %d)] : (%s)0;\n", p->halo[0], tc->base.T);
-        for (int d = 0; d < g->dims; d++) {
-            depth -= 4;
-            ind[depth] = 0;
-            sb_printf(o, "%s}\n", ind);
-        }
+        sb_puts(o, "    }\n");
     }
     sb_puts(o, "    __syncthreads();\n");
 }

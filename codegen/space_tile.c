@@ -184,8 +184,13 @@ static int c_registers(const Space *s, const Config *c, char *why, int whylen)
         TileGeom g;
         if (tile_geometry(s->prog, st, c, &g) != 0)
             continue; /* c_smem or the emitter report it */
+        /* one point's loads are the plain kernel's, which the compiler schedules as it likes;
+         * the limit is on what reuse between a thread's unrolled points keeps alive */
+        int unrolled_points = 1;
+        for (int d = 0; d < 3; d++)
+            unrolled_points *= g.unrolled[d] ? g.m[d] : 1;
         long values = tile_cached_values(s->prog, st, &g) * (ir_elem_size(s->prog) / 4);
-        if (values > TILE_MAX_CACHED) {
+        if (unrolled_points > 1 && values > TILE_MAX_CACHED) {
             snprintf(why, (size_t)whylen, "stage %d: the unrolled points of a thread read %ld "
                      "distinct values (in 32-bit registers): at most %d", st, values,
                      TILE_MAX_CACHED);

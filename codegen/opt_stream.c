@@ -138,7 +138,7 @@ static void declare_load_vars(CgCtx *ctx, const StreamGeom *g, const StreamLoads
 }
 
 /* One plane of the loop: the incoming plane t, output plane t-R. */
-static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *bufname[], const char *ind)
+static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, const char *ind)
 {
     CgCtx *ctx = &sc->ctx;
     const StreamGeom *g = sc->g;
@@ -147,13 +147,6 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *bufname
     int R = g->R;
     int PL = g->W * g->H;
     char pn[16], pn2[16], se[64];
-    if (g->prefetch) {
-        declare_load_vars(ctx, g, pl, "n", ind);
-        emit_loads(ctx, g, pl, bufname, "(t + 1)", "(t + 1 <= tlast)", "n", ind);
-    } else {
-        declare_load_vars(ctx, g, pl, "", ind);
-        emit_loads(ctx, g, pl, bufname, "t", "true", "", ind);
-    }
     sb_printf(o, "%sconst unsigned rb = (unsigned)(t - z0 + %d);\n", ind, 2 * R + 1);
     int any_smem = 0;
     for (int k = 0; k < g->nsrc; k++) {
@@ -168,7 +161,7 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *bufname
             if (p < R && s->chain[p + 1 + R])
                 sb_printf(o, "%sq%d_%s = q%d_%s;\n", ind, k, pn, k, pos_name(pn2, p + 1));
             else if (p == R && pl->own_load[k])
-                sb_printf(o, "%sq%d_%s = g%d;\n", ind, k, pn, k);
+                sb_printf(o, "%sq%d_%s = g%d%s;\n", ind, k, pn, k, suf);
             else if (p < R)
                 sb_printf(o, "%sq%d_%s = sm%d[%s * %d + own_s];\n", ind, k, pn, k,
                           slot_expr(se, p, s->slots), PL);
@@ -182,8 +175,8 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *bufname
         sb_printf(o, "%s    %s *const w = sm%d + %s * %d;\n", ind, T, k,
                   slot_expr(se, s->hi, s->slots), PL);
         for (int c = 0; c < ncell; c++)
-            sb_printf(o, "%s    if (%s%d) w[%s%d] = h%d_%d;\n", ind, full ? "okf" : "okh", c,
-                      full ? "fs" : "hs", c, k, c);
+            sb_printf(o, "%s    if (%s%d) w[%s%d] = h%d_%d%s;\n", ind, full ? "okf" : "okh", c,
+                      full ? "fs" : "hs", c, k, c, suf);
         if (!full)
             sb_printf(o, "%s    if (live) w[own_s] = in%d;\n", ind, k);
         sb_printf(o, "%s}\n", ind);
@@ -214,15 +207,6 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *bufname
     ctx->read_hook = NULL;
     ctx->idx = "idx";
     sb_printf(o, "%s}\n", ind);
-    if (g->prefetch)
-        for (int k = 0; k < g->nsrc; k++) {
-            const StreamSrc *s = &g->src[k];
-            if (pl->own_load[k])
-                sb_printf(o, "%sg%d = g%dn;\n", ind, k, k);
-            int ncell = !s->slots ? 0 : s->hi == R ? pl->full_cells : pl->halo_cells;
-            for (int c = 0; c < ncell; c++)
-                sb_printf(o, "%sh%d_%d = h%d_%dn;\n", ind, k, c, k, c);
-        }
 }
 
 /* Per-thread tile cells: cell c of a thread is e = tid + c * threads. Whole-tile cells map
@@ -359,11 +343,25 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
         for (int q = -g->R; q <= g->R; q++)
             if (pl->need[k][q + g->R])
                 sb_printf(o, "    %s q%d_%s = (%s)0;\n", T, k, pos_name(pn, q), T);
-    if (g->prefetch) {
-        declare_load_vars(ctx, g, pl, "", "    ");
-        emit_loads(ctx, g, pl, bufname, arena_printf(ctx->arena, "(z0 - %d)", g->R), "true", "", "    ");
+    /* Loads of a group of uf planes are issued together (with prefetch: those of the next
+     * group, before this group's planes are computed), so each thread has uf (2 uf) loads in
+     * flight. */
+    char suf[16], tex[64], guard[64];
+    for (int u = 0; g->prefetch && u < g->uf; u++) {
+        snprintf(suf, sizeof suf, "_%d", u);
+        snprintf(tex, sizeof tex, "(z0 - %d)", g->R - u);
+        snprintf(guard, sizeof guard, "(z0 - %d <= tlast)", g->R - u);
+        declare_load_vars(ctx, g, pl, suf, "    ");
+        emit_loads(ctx, g, pl, bufname, tex, guard, suf, "    ");
     }
     sb_printf(o, "    for (int t0 = z0 - %d; t0 <= tlast; t0 += %d) {\n", g->R, g->uf);
+    for (int u = 0; u < g->uf; u++) {
+        snprintf(suf, sizeof suf, g->prefetch ? "_%dn" : "_%d", u);
+        snprintf(tex, sizeof tex, "(t0 + %d)", g->prefetch ? g->uf + u : u);
+        snprintf(guard, sizeof guard, "(t0 + %d <= tlast)", g->prefetch ? g->uf + u : u);
+        declare_load_vars(ctx, g, pl, suf, "        ");
+        emit_loads(ctx, g, pl, bufname, tex, guard, suf, "        ");
+    }
     for (int u = 0; u < g->uf; u++) {
         if (u == 0)
             sb_puts(o, "        {\n            const int t = t0;\n");
@@ -371,9 +369,19 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
             sb_printf(o, "        if (t0 + %d <= tlast) {\n            const int t = t0 + %d;\n", u, u);
         StreamCtx sc = {*ctx, g};
         sc.ctx.stage = stage;
-        emit_plane(&sc, pl, bufname, "            ");
+        snprintf(suf, sizeof suf, "_%d", u);
+        emit_plane(&sc, pl, suf, "            ");
         sb_puts(o, "        }\n");
     }
+    for (int u = 0; g->prefetch && u < g->uf; u++)
+        for (int k = 0; k < g->nsrc; k++) {
+            const StreamSrc *s = &g->src[k];
+            if (pl->own_load[k])
+                sb_printf(o, "        g%d_%d = g%d_%dn;\n", k, u, k, u);
+            int ncell = !s->slots ? 0 : s->hi == g->R ? pl->full_cells : pl->halo_cells;
+            for (int c2 = 0; c2 < ncell; c2++)
+                sb_printf(o, "        h%d_%d_%d = h%d_%d_%dn;\n", k, c2, u, k, c2, u);
+        }
     sb_puts(o, "    }\n}\n\n");
     for (int d = 0; d < 3; d++) {
         l->block[d] = block[d];

@@ -184,7 +184,8 @@ static int build_step(Builder *b)
         }
     }
     b->launches[b->nlaunches - 1].rotate_after = 1;
-    b->launches[b->nlaunches - 1].steps = 1;
+    if (b->launches[b->nlaunches - 1].steps < 1)
+        b->launches[b->nlaunches - 1].steps = 1;
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
         if (fl->role == ROLE_STATE && fl->bc != BC_FIXED && field_written(p, f))

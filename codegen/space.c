@@ -232,10 +232,38 @@ static Config space_point(const Space *s, double index)
     return c;
 }
 
+static unsigned space_rand(unsigned long long *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (unsigned)(*state >> 11);
+}
+
+double space_random(const Space *s, unsigned long long *state, Config *out)
+{
+    double prob = 1;
+    for (int p = 0; p < P_COUNT; p++) {
+        const SpaceParam *sp = &s->params[p];
+        int has_one = sp->nvalues > 1 && sp->values[0] == 1;
+        if (has_one && space_rand(state) % 2 == 0) {
+            out->v[p] = 1;
+            prob *= 0.5;
+        } else if (has_one) {
+            out->v[p] = sp->values[1 + space_rand(state) % (unsigned)(sp->nvalues - 1)];
+            prob *= 0.5 / (sp->nvalues - 1);
+        } else {
+            out->v[p] = sp->values[space_rand(state) % (unsigned)sp->nvalues];
+            prob /= sp->nvalues;
+        }
+    }
+    return prob;
+}
+
 double space_valid_count(const Space *s, int *exact)
 {
     double total = space_total(s);
-    const double enumerate_limit = 4e6;
+    const double enumerate_limit = 2e6;
     if (total <= enumerate_limit) {
         double valid = 0;
         for (double i = 0; i < total; i++) {
@@ -246,21 +274,20 @@ double space_valid_count(const Space *s, int *exact)
             *exact = 1;
         return valid;
     }
-    /* Deterministic sampling (a fixed LCG), so two runs print the same estimate. */
+    /* Importance sampling: the mean of valid(c) / q(c) over draws from q (space_random) is
+     * the number of valid points. A fixed seed, so two runs print the same estimate. */
     unsigned long long state = 0x9E3779B97F4A7C15ull;
     const int samples = 200000;
-    int hits = 0;
+    double sum = 0;
     for (int i = 0; i < samples; i++) {
         Config c;
-        for (int p = 0; p < P_COUNT; p++) {
-            state = state * 6364136223846793005ull + 1442695040888963407ull;
-            c.v[p] = s->params[p].values[(state >> 33) % (unsigned)s->params[p].nvalues];
-        }
-        hits += space_check(s, &c, NULL, 0);
+        double q = space_random(s, &state, &c);
+        if (space_check(s, &c, NULL, 0))
+            sum += 1 / q;
     }
     if (exact)
         *exact = 0;
-    return total * hits / samples;
+    return sum / samples;
 }
 
 void space_print(FILE *out, const Space *s)

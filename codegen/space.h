@@ -26,6 +26,12 @@ int space_check(const Space *s, const Config *c, char *why, int whylen);
 /* Number of valid configurations (exact when small enough to enumerate, else an estimate from
  * sampling; *exact says which). */
 double space_valid_count(const Space *s, int *exact);
+/* Draws a configuration (not necessarily valid) from a distribution that favours the padded
+ * form: each parameter that can be 1 is 1 with probability 1/2, else uniform over its other
+ * values. Valid configurations are sparse in the product of the value lists (most passes
+ * exclude each other), so uniform draws almost never hit one; these do. Returns the
+ * probability of the drawn configuration. *state is the generator's state (any non-zero). */
+double space_random(const Space *s, unsigned long long *state, Config *out);
 /* Prints the parameters, their values and the size of the valid space (--list-space). */
 void space_print(FILE *out, const Space *s);
 

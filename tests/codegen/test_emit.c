@@ -215,12 +215,12 @@ int main(void)
     lacks(plan->source, "s1");
     has(plan->source, "__launch_bounds__(256)");
 
-    /* configurations the generator does not implement are refused with a reason */
+    /* configurations the generator cannot produce are refused with a reason */
     Config c;
     char why[256];
-    assert(config_parse("smem=on", 2, &c, why, sizeof why) == 0);
+    assert(config_parse("tblock=2,smem=on", 2, &c, why, sizeof why) == 0);
     assert(plan_build(star, &c, a, why, sizeof why) == NULL);
-    has(why, "smem");
+    has(why, "temporal blocking");
     assert(config_parse("tb=32x8x2", 2, &c, why, sizeof why) == 0);
     assert(plan_build(star, &c, a, why, sizeof why) == NULL);
     has(why, "tbz");

@@ -51,17 +51,9 @@ typedef struct {
 } Work;
 
 /* --random N: instead of the list above, the default and N random configurations per program
- * that the space accepts on the program's own grid (its `size`), drawn uniformly per parameter. */
+ * that the space accepts on the program's own grid (its `size`), drawn by space_random. */
 static int random_count;
 static unsigned long long random_state = 88172645463325252ull;
-
-static unsigned random_next(void)
-{
-    random_state ^= random_state << 13;
-    random_state ^= random_state >> 7;
-    random_state ^= random_state << 17;
-    return (unsigned)(random_state >> 11);
-}
 
 static int random_configs(const IrProgram *prog, Arena *arena, const char ***out)
 {
@@ -75,8 +67,7 @@ static int random_configs(const IrProgram *prog, Arena *arena, const char ***out
     names[count++] = "default";
     for (int attempt = 0; attempt < random_count * 500 && count <= random_count; attempt++) {
         Config c;
-        for (int p = 0; p < P_COUNT; p++)
-            c.v[p] = space.params[p].values[random_next() % (unsigned)space.params[p].nvalues];
+        space_random(&space, &random_state, &c);
         if (!space_check(&space, &c, NULL, 0))
             continue;
         char text[512];

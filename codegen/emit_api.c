@@ -217,6 +217,9 @@ static void emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
               "        return cudaErrorInvalidConfiguration;\n",
               api->pfx, l->axis_of[0], l->extra[0], l->tile[0], l->axis_of[1], l->extra[1],
               l->tile[1], l->axis_of[2], l->extra[2], l->tile[2]);
+    if (l->smem_bytes > 48 * 1024) /* above the default, a kernel must opt in (idempotent) */
+        sb_printf(o, "    err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d);\n"
+                  "    if (err != cudaSuccess)\n        return err;\n", l->kernel, l->smem_bytes);
     sb_printf(o, "    %s<<<grid, dim3(%du, %du, %du), %d, stream>>>(", l->kernel, l->block[0],
               l->block[1], l->block[2], l->smem_bytes);
     for (int i = 0; i < l->nargs; i++) {

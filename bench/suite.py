@@ -1,175 +1,401 @@
 #!/usr/bin/env python3
-"""The benchmark suite: stencilc's kernels for the 21 benchmark stencils (examples/bench) next to
-the peer programs, all measured in one run on the GPU at hand, written as a Markdown table.
+"""The benchmark report of stencilc, measured in one go on the GPU at hand:
 
-    python3 bench/suite.py --stencilc build/driver/stencilc --peers ../shared/peers \
-        [--types float,double] [--tuned BUDGET] [--only star2d1r,...] --out bench/RESULTS.md
+    python3 bench/suite.py --stencilc build/driver/stencilc --peers ../shared/peers \\
+        [--budget 10s] [--types float,double] [--only star2d1r,heat,...] [--out bench/] \\
+        [--max-minutes 9] [--convergence star2d1r] [--merge bench/results.json]
 
-For each stencil and type: `stencilc bench` of the plain kernel (the default configuration;
-it verifies against the interpreter before timing) and, with --tuned, of the kernel that
-`--autotune --budget BUDGET` picks. Peers, when --peers names a folder holding them:
-gen_naive21.py (the hand-written one-thread-per-point kernel, built with nvcc) and jax21.py
-(JAX/XLA, when python3 has jax). Ratios compare figures taken in this same run.
+For each of the 21 benchmark stencils (examples/bench, 8192^2 / 512^3) in each --types, and for
+each stencil of the other examples (examples/*.st, their own size and type): `stencilc bench`
+of the tuned kernel (`--autotune --budget B`, fresh tuning database, --tune-log) and of the
+plain kernel (the default configuration); the device's copy bandwidth comes from bench's
+output. Peers from --peers: gen_naive21.py (naive CUDA, built with nvcc), jax21.py (when
+python3 has jax) and framework_peers.py (cuDNN, torch.compile, JAX valid region; when python3
+has torch). --convergence tunes the named stencils with each strategy at the same budget and
+plots best-so-far time against tuning time.
+
+Writes OUT/RESULTS.md, OUT/results.json (every figure; `bench/report.py` re-renders it), the
+SVG charts, and OUT/work/ (suite.log with every command and its output, tune logs, the tuning
+database that bench/scaling.py reads). A failing stencil or peer is reported as failed; every
+command has a time limit; --max-minutes stops cleanly (a tuning in flight gets SIGINT and
+finishes with its best variant) and writes what was measured. Ctrl-C does the same.
 """
 import argparse
 import datetime
 import glob
+import json
 import os
-import re
-import subprocess
+import platform
+import shutil
 import sys
+import threading
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib as bl  # noqa: E402
+import report  # noqa: E402
 
-
-def run(cmd, timeout=900, cwd=None):
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=timeout, cwd=cwd)
-        return p.returncode, p.stdout
-    except subprocess.TimeoutExpired as e:
-        return 124, (e.stdout or "") if isinstance(e.stdout, str) else ""
+STRATEGIES = ["gest", "random", "genetic"]
 
 
-def stencilc_bench(stencilc, path, typ, extra, log):
-    rc, out = run([stencilc, "bench", path, "--type", typ] + extra)
-    log.write(f"$ {stencilc} bench {path} --type {typ} {' '.join(extra)}\n{out}\n")
-    m = re.search(r"([\d.]+) GStencil/s", out)
-    cfg = re.search(r"config (\S+)", out)
-    roof = re.search(r"(\d+)% of copy bandwidth \((\d+) GB/s\)", out)
-    if rc != 0 or not m:
-        return None
-    return {"gst": float(m.group(1)), "config": cfg.group(1) if cfg else "?",
-            "roof": int(roof.group(1)) if roof else None, "copy": int(roof.group(2)) if roof else None}
+class Suite:
+    def __init__(self, args):
+        self.a = args
+        self.clock = bl.Clock(args.max_minutes)
+        self.out = os.path.abspath(args.out)
+        self.work = os.path.join(self.out, "work")
+        for d in ("logs", "conv"):
+            os.makedirs(os.path.join(self.work, d), exist_ok=True)
+        self.log = open(os.path.join(self.work, "suite.log"), "a" if args.merge else "w")
+        self.types = [t for t in args.types.split(",") if t]
+        self.only = set(args.only.split(",")) if args.only else None
+        self.tunedb = os.path.join(self.work, "tunedb")
+        self.stopped = None
+        self.res = self.load_merge()
+        self.run_meta = {"command": " ".join(["python3", "bench/suite.py"] + sys.argv[1:]),
+                         "date": datetime.date.today().isoformat(), "types": self.types,
+                         "budget": args.budget, "examples_budget": args.examples_budget,
+                         "host": platform.node(),
+                         "id": datetime.datetime.now().isoformat(timespec="seconds")}
+        self.rows = {(r["kind"], r["name"], r["type"]): r for r in self.res["rows"]}
 
+    # ---- bookkeeping ---------------------------------------------------------------------
 
-def peer_table(out):
-    """Lines 'name type ms GStencil/s relerr' -> {(name, type): GStencil/s}."""
-    res = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 5 and re.match(r"^[\d.]+$", f[3]):
-            typ = {"float32": "float", "float64": "double"}.get(f[1], f[1])
-            res[(f[0], typ)] = float(f[3])
-    return res
+    def load_merge(self):
+        empty = {"version": 1, "meta": {"runs": []}, "rows": [], "copy_gbs": [], "peers": {},
+                 "peer_status": {}, "convergence": {}}
+        if not self.a.merge:
+            return empty
+        try:
+            res = json.load(open(self.a.merge))
+        except (OSError, ValueError) as e:
+            print(f"--merge: cannot read {self.a.merge}: {e}; starting afresh", flush=True)
+            return empty
+        for k, v in empty.items():
+            res.setdefault(k, v)
+        return res
 
+    def save(self):
+        self.res["rows"] = sorted(self.rows.values(), key=lambda r: (r["kind"] != "bench", r["type"], r["name"]))
+        m = self.res["meta"]
+        m.update({"date": self.run_meta["date"], "budget": self.a.budget,
+                  "examples_budget": self.a.examples_budget})
+        run = dict(self.run_meta, elapsed_s=round(self.clock.elapsed(), 1), stopped=self.stopped)
+        m["runs"] = [r for r in m.get("runs", []) if r.get("id") != run["id"]] + [run]
+        tmp = os.path.join(self.out, "results.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(self.res, f, indent=1, default=str)
+        os.replace(tmp, os.path.join(self.out, "results.json"))
 
-def naive_peer(peers, types, work, log):
-    gen = os.path.join(peers, "gen_naive21.py")
-    if not os.path.exists(gen):
-        return {}
-    src = os.path.join(work, "naive21.cu")
-    exe = os.path.join(work, "naive21")
-    rc, out = run([sys.executable, gen])
-    if rc != 0:
-        log.write(out)
-        return {}
-    open(src, "w").write(out)
-    nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
-    rc, out = run([nvcc, "-O3", "-gencode=arch=compute_90,code=sm_90", "-o", exe, src])
-    log.write(f"$ nvcc naive21.cu\n{out}\n")
-    if rc != 0:
-        return {}
-    res = {}
-    for t in types:
-        rc, out = run([exe, t])
-        log.write(f"$ naive21 {t}\n{out}\n")
-        res.update(peer_table(out))
-    return res
+    def say(self, text):
+        bl.say(self.clock, text)
 
+    def out_of_time(self):
+        if self.stopped:
+            return True
+        if self.clock.expired(margin=5):
+            self.stopped = f"--max-minutes {self.a.max_minutes} reached"
+            self.say(f"stopping: {self.stopped}; writing what was measured")
+            return True
+        return False
 
-def jax_peer(peers, types, log):
-    script = os.path.join(peers, "jax21.py")
-    if not os.path.exists(script):
-        return {}
-    rc, _ = run([sys.executable, "-c", "import jax"])
-    if rc != 0:
-        return {}
-    res = {}
-    for t in types:
-        rc, out = run([sys.executable, script, {"float": "float32", "double": "float64"}[t]], timeout=1200)
-        log.write(f"$ jax21.py {t}\n{out}\n")
-        res.update(peer_table(out))
-    return res
+    def stencilc(self, *args):
+        return [self.a.stencilc] + [str(x) for x in args]
 
+    # ---- stencilc -------------------------------------------------------------------------
 
-def gpu_name():
-    rc, out = run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"])
-    return out.strip().splitlines()[0] if rc == 0 and out.strip() else "unknown GPU"
+    def info(self):
+        r = bl.run(self.stencilc("--version"), 30, self.log)
+        if r.ok():
+            self.res["meta"]["stencilc_version"] = r.out.strip().replace("stencilc ", "")
+        else:
+            self.say(f"warning: {self.a.stencilc} --version failed: {r.first_error()}")
+        r = bl.run(["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader"], 30, self.log)
+        if r.ok() and r.out.strip():
+            name, _, cap = r.out.strip().splitlines()[0].partition(",")
+            self.res["meta"].setdefault("gpu", name.strip())
+            if cap.strip():
+                self.res["meta"]["sm"] = cap.strip().replace(".", "")
+
+    def analyse(self, row, path, stencil, typ):
+        extra = (["--stencil", stencil] if stencil else []) + (["--type", typ] if typ else [])
+        r = bl.run(self.stencilc(path, "--dump-ir", *extra), 60, self.log)
+        info = bl.parse_dump_ir(r.out) if r.ok() else {}
+        row.update({k: info[k] for k in ("flops", "bytes_per_point") if k in info})
+        return info
+
+    def bench(self, path, stencil, typ, tuned, budget, tag):
+        """One `stencilc bench`: a dict of figures, or {"error": reason}."""
+        extra = (["--stencil", stencil] if stencil else []) + (["--type", typ] if typ else [])
+        timeout = self.a.timeout
+        logf = None
+        if tuned:
+            logf = os.path.join(self.work, "logs", f"{tag}.jsonl")
+            if os.path.exists(logf):
+                os.remove(logf)
+            extra += ["--autotune", "--budget", budget, "-q", "--tune-db", self.tunedb, "--tune-log", logf]
+            timeout += bl.budget_seconds(budget) or 600
+        r = bl.run(self.stencilc("bench", path, *extra), self.clock.limit(timeout), self.log,
+                   interrupt_first=tuned, grace=min(30, self.a.timeout))
+        fig = bl.parse_bench(r.out, r.err) if r.rc == 0 else None
+        if not fig:
+            return {"error": r.first_error(), "wall_s": round(r.wall, 1)}
+        fig["wall_s"] = round(r.wall, 1)
+        if r.timed_out:
+            fig["tuning_interrupted"] = True
+        if fig.get("copy_gbs"):
+            self.res["copy_gbs"].append(fig["copy_gbs"])
+        if fig.get("device"):
+            self.res["meta"]["gpu"] = fig["device"]
+            self.res["meta"]["sm"] = fig.get("sm")
+        if tuned:
+            tl = bl.parse_tune_log(logf) if logf else None
+            if tl:
+                fig.update({k: tl[k] for k in ("variants", "valid", "search_s", "best_ms")})
+                fig["tune_log"] = os.path.relpath(logf, self.out)
+                if tl["variants"] == 0 and not fig.get("not_tuned"):
+                    fig["from_database"] = True
+        return fig
+
+    def measure_row(self, kind, label, path, stencil, typ, budget):
+        """Plain and tuned bench of one stencil; the row is stored whatever happens."""
+        row = {"kind": kind, "name": label, "file": os.path.relpath(path, bl.ROOT), "stencil": stencil,
+               "type": typ, "plain": None, "tuned": None}
+        key_type = typ
+        if self.out_of_time():
+            row["skipped"] = self.stopped
+        else:
+            info = self.analyse(row, path, stencil, typ if kind == "bench" else None)
+            if kind == "example":
+                key_type = row["type"] = info.get("type") or "?"
+            tag = f"{label}-{key_type}"
+            for what in ("plain", "tuned"):
+                if self.out_of_time():
+                    row["skipped"] = self.stopped
+                    break
+                fig = self.bench(path, stencil, typ if kind == "bench" else None, what == "tuned", budget, tag)
+                row[what] = fig
+                if "error" in fig:
+                    self.say(f"{key_type:6s} {label:14s} {what:5s} FAILED: {fig['error']}")
+                else:
+                    note = f" in {fig['wall_s']:.1f} s" + (f", {fig.get('variants')} variants"
+                                                            if what == "tuned" else "")
+                    self.say(f"{key_type:6s} {label:14s} {what:5s} {fig['gst']:8.2f} GStencil/s "
+                             f"({fig['config']}){note}")
+        self.rows[(kind, label, key_type)] = row
+        self.save()
+
+    # ---- peers ----------------------------------------------------------------------------
+
+    def peer_status(self, key, typ, text):
+        st = self.res["peer_status"]
+        parts = [p for p in st.get(key, "").split("; ") if p and not p.startswith(f"{typ}: ")]
+        st[key] = "; ".join(parts + [f"{typ}: {text}"])
+
+    def store_peer(self, key, typ, table):
+        self.res["peers"].setdefault(key, {})[typ] = table
+
+    def build_naive(self):
+        """gen_naive21.py and nvcc, on the CPU (run in a thread while the GPU measures)."""
+        gen = os.path.join(self.a.peers, "gen_naive21.py")
+        self.naive_exe, self.naive_error = None, None
+        if not os.path.exists(gen):
+            self.naive_error = "skipped: no gen_naive21.py in --peers"
+            return
+        r = bl.run([self.a.python, gen], 120, self.log)
+        if not r.ok():
+            self.naive_error = f"failed: gen_naive21.py: {r.first_error()}"
+            return
+        src = os.path.join(self.work, "naive21.cu")
+        exe = os.path.join(self.work, "naive21")
+        with open(src, "w") as f:
+            f.write(r.out)
+        sm = self.res["meta"].get("sm") or self.a.arch
+        r = bl.run([self.a.nvcc, "-O3", f"-gencode=arch=compute_{sm},code=sm_{sm}", "-o", exe, src], 900, self.log)
+        if not r.ok():
+            self.naive_error = f"failed: nvcc: {r.first_error()}"
+            return
+        self.naive_exe = exe
+
+    def run_naive(self, builder, typ):
+        builder.join()
+        if not self.naive_exe:
+            self.peer_status("naive", typ, self.naive_error)
+            return
+        if self.out_of_time():
+            self.peer_status("naive", typ, f"not run ({self.stopped})")
+            return
+        r = bl.run([self.naive_exe, typ], self.clock.limit(self.a.timeout * 2), self.log)
+        table = {n: e for (n, t), e in bl.parse_peer_table(r.out).items() if t == typ}
+        self.store_peer("naive", typ, table)
+        status = f"{len(table)} stencils" + ("" if r.ok() else f", then failed: {r.first_error()}")
+        self.peer_status("naive", typ, status)
+        self.say(f"{typ:6s} naive CUDA: {status}")
+
+    def run_python_peer(self, script, args, module, timeout):
+        path = os.path.join(self.a.peers, script)
+        if not os.path.exists(path):
+            return None, f"skipped: no {script} in --peers"
+        if self.out_of_time():
+            return None, f"not run ({self.stopped})"
+        r = bl.run([self.a.python, path] + args, self.clock.limit(timeout), self.log)
+        if f"No module named '{module}'" in r.out + r.err:
+            return None, f"skipped: {self.a.python} has no {module}"
+        return r, None
+
+    def run_jax(self, typ):
+        r, why = self.run_python_peer("jax21.py", [{"float": "float32", "double": "float64"}[typ]], "jax",
+                                      self.a.timeout * 3)
+        if r is None:
+            self.peer_status("jax", typ, why)
+            self.say(f"{typ:6s} JAX: {why}")
+            return
+        table = {n: e for (n, t), e in bl.parse_peer_table(r.out).items() if t == typ}
+        self.store_peer("jax", typ, table)
+        status = f"{len(table)} stencils" + ("" if r.ok() else f", then failed: {r.first_error()}")
+        self.peer_status("jax", typ, status)
+        self.say(f"{typ:6s} JAX: {status}")
+
+    def run_framework(self):
+        r, why = self.run_python_peer("framework_peers.py", [], "torch", self.a.timeout * 3)
+        if r is None:
+            self.peer_status("framework", "float", why)
+            self.say(f"float  cuDNN / torch.compile: {why}")
+            return
+        got = bl.parse_framework(r.out)
+        counts = []
+        for peer, table in got.items():
+            key = "jax-valid" if peer == "jax-xla" else peer
+            self.store_peer(key, "float", table)
+            counts.append(f"{bl.FRAMEWORK_PEERS[peer]} {sum(1 for e in table.values() if 'gst' in e)}")
+        status = ", ".join(counts) or "no figures"
+        if not r.ok():
+            status += f"; failed: {r.first_error()}"
+        self.peer_status("framework", "float", status)
+        self.say(f"float  framework peers: {status}")
+
+    # ---- tuning convergence ---------------------------------------------------------------
+
+    def convergence(self, name):
+        found = [s for s in bl.bench_stencils() + bl.example_stencils() if s[0] == name]
+        if not found:
+            self.say(f"--convergence: no stencil named {name}")
+            return
+        label, path, stencil = found[0]
+        is_bench = os.path.dirname(path).endswith("bench")
+        typ = self.types[0] if is_bench else None
+        budget = self.a.convergence_budget or self.a.budget
+        key = f"{label}/{typ or 'own type'}"
+        entry = self.res["convergence"].setdefault(key, {})
+        entry["budget"] = budget
+        strategies = entry.setdefault("strategies", {})
+        for strat in self.a.strategies.split(","):
+            if self.out_of_time():
+                strategies[strat] = {"error": f"not run ({self.stopped})"}
+                continue
+            db = os.path.join(self.work, "conv", f"db-{label}-{strat}")
+            shutil.rmtree(db, ignore_errors=True)
+            logf = os.path.join(self.work, "conv", f"{label}-{strat}.jsonl")
+            if os.path.exists(logf):
+                os.remove(logf)
+            extra = (["--stencil", stencil] if stencil else []) + (["--type", typ] if typ else [])
+            cmd = self.stencilc(path, *extra, "--autotune", "--strategy", strat, "--budget", budget, "-q",
+                                "--tune-db", db, "--tune-log", logf,
+                                "-o", os.path.join(self.work, "conv", f"{label}-{strat}.cu"))
+            r = bl.run(cmd, self.clock.limit(self.a.timeout + (bl.budget_seconds(budget) or 600)), self.log,
+                       interrupt_first=True, grace=min(30, self.a.timeout))
+            tl = bl.parse_tune_log(logf)
+            if not tl or tl["variants"] == 0:
+                strategies[strat] = {"error": r.first_error() if not r.ok() else "no variant in the tune log"}
+                self.say(f"convergence {label} {strat}: FAILED: {strategies[strat]['error']}")
+            else:
+                strategies[strat] = tl
+                self.say(f"convergence {label} {strat}: {tl['variants']} variants, best "
+                         f"{tl['best_ms']} ms/step" if tl["best_ms"] else f"convergence {label} {strat}: no valid variant")
+            self.save()
+
+    # ---- the run --------------------------------------------------------------------------
+
+    def selected(self, stencils):
+        return [s for s in stencils if not self.only or s[0] in self.only]
+
+    def run(self):
+        self.info()
+        if not self.a.keep_db:
+            for f in glob.glob(os.path.join(self.tunedb, "*")):
+                if os.path.isfile(f):
+                    os.remove(f)
+        bench = self.selected(bl.bench_stencils())
+        examples = self.selected(bl.example_stencils()) if not self.a.no_examples else []
+        self.say(f"{len(bench)} benchmark stencils x {','.join(self.types)}, {len(examples)} other examples; "
+                 f"budget {self.a.budget} ({self.a.examples_budget} for the examples)"
+                 + (f"; stops after {self.a.max_minutes} min" if self.a.max_minutes else ""))
+        builder = None
+        if self.a.peers and bench:
+            builder = threading.Thread(target=self.build_naive, daemon=True)
+            builder.start()
+        for typ in self.types:
+            for label, path, stencil in bench:
+                self.measure_row("bench", label, path, stencil, typ, self.a.budget)
+            if builder:
+                self.run_naive(builder, typ)
+                self.run_jax(typ)
+                self.save()
+        for label, path, stencil in examples:
+            self.measure_row("example", label, path, stencil, None, self.a.examples_budget)
+        if self.a.peers and bench and "float" in self.types and not self.a.no_framework:
+            self.run_framework()
+            self.save()
+        for name in filter(None, (self.a.convergence or "").split(",")):
+            self.convergence(name)
+
+    def finish(self):
+        self.save()
+        files = report.render(self.res, self.out)
+        self.say(f"wrote {', '.join(os.path.join(self.out, f) for f in files)}")
+        self.log.close()
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stencilc", default=os.path.join(ROOT, "build", "driver", "stencilc"))
-    ap.add_argument("--peers", default=None, help="folder of peer programs (e.g. ../shared/peers)")
-    ap.add_argument("--types", default="float")
-    ap.add_argument("--tuned", default=None, help="also tune each stencil with this --budget")
-    ap.add_argument("--config", default=None, help="a fixed --config for every stencil, in place of tuning")
-    ap.add_argument("--only", default=None)
-    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
-    ap.add_argument("--log", default=None)
-    args = ap.parse_args()
-    types = args.types.split(",")
-    files = sorted(glob.glob(os.path.join(ROOT, "examples", "bench", "*.st")))
-    if args.only:
-        keep = set(args.only.split(","))
-        files = [f for f in files if os.path.basename(f)[:-3] in keep]
-    work = os.path.join(os.path.dirname(os.path.abspath(args.out)), "work")
-    os.makedirs(work, exist_ok=True)
-    log = open(args.log or os.path.join(work, "suite.log"), "w")
-
-    rows = []
-    for typ in types:
-        for f in files:
-            name = os.path.basename(f)[:-3]
-            plain = stencilc_bench(args.stencilc, f, typ, [], log)
-            other = None
-            if args.tuned:
-                other = stencilc_bench(args.stencilc, f, typ, ["--autotune", "--budget", args.tuned, "-q",
-                                                                "--tune-db", os.path.join(work, "tunedb")], log)
-            elif args.config:
-                other = stencilc_bench(args.stencilc, f, typ, ["--config", args.config], log)
-            rows.append((name, typ, plain, other))
-            print(name, typ, plain and plain["gst"], other and other["gst"], flush=True)
-            log.flush()
-    peers = {}
-    if args.peers:
-        peers["naive"] = naive_peer(args.peers, types, work, log)
-        peers["jax"] = jax_peer(args.peers, types, log)
-
-    copy = next((r[2]["copy"] for r in rows if r[2] and r[2]["copy"]), None)
-    date = datetime.date.today().isoformat()
-    with open(args.out, "w") as o:
-        o.write(f"# stencilc benchmark results\n\n{gpu_name()}, {date}; device-to-device copy "
-                f"{copy or '?'} GB/s (read + write). GStencil/s per time step, interior points; "
-                f"8192^2 in 2D, 512^3 in 3D. Every figure in this table comes from one run of "
-                f"`bench/suite.py`; ratios compare figures of that run.\n\n")
-        other_name = "tuned" if args.tuned else ("config" if args.config else None)
-        head = ["stencil", "type", "plain", "% roofline"]
-        if other_name:
-            head += [other_name, "% roofline", f"{other_name} config"]
-        head += ["naive CUDA", "JAX/XLA", "plain / naive", "plain / JAX"]
-        if other_name:
-            head += [f"{other_name} / naive", f"{other_name} / best peer"]
-        o.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
-        for name, typ, plain, other in rows:
-            nv = peers.get("naive", {}).get((name, typ))
-            jx = peers.get("jax", {}).get((name, typ))
-            fmt = lambda v: f"{v:.1f}" if v else "-"
-            ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
-            p = plain["gst"] if plain else None
-            cells = [name, typ, fmt(p), str(plain["roof"]) if plain and plain["roof"] else "-"]
-            if other_name:
-                g = other["gst"] if other else None
-                cells += [fmt(g), str(other["roof"]) if other and other["roof"] else "-",
-                          f"`{other['config']}`" if other else "-"]
-            cells += [fmt(nv), fmt(jx), ratio(p, nv), ratio(p, jx)]
-            if other_name:
-                best = max([v for v in (nv, jx) if v] or [0]) or None
-                cells += [ratio(g, nv), ratio(g, best)]
-            o.write("| " + " | ".join(cells) + " |\n")
-    print(f"wrote {args.out}")
+    ap.add_argument("--stencilc", default=os.path.join(bl.ROOT, "build", "driver", "stencilc"))
+    ap.add_argument("--peers", default=None, help="folder of the peer programs (e.g. ../shared/peers)")
+    ap.add_argument("--budget", default="10s", help="tuning budget per benchmark stencil (default 10s)")
+    ap.add_argument("--examples-budget", default=None,
+                    help="tuning budget per other example (default: half of --budget, at least 3s)")
+    ap.add_argument("--types", default="float", help="float, double or float,double (default float)")
+    ap.add_argument("--only", default=None, help="comma-separated stencil names (benchmarks and examples)")
+    ap.add_argument("--no-examples", action="store_true", help="only the 21 benchmark stencils")
+    ap.add_argument("--no-framework", action="store_true", help="skip framework_peers.py (cuDNN, torch.compile)")
+    ap.add_argument("--out", default=bl.HERE, help="folder for RESULTS.md, results.json, charts, work/")
+    ap.add_argument("--max-minutes", type=float, default=None, help="stop cleanly after this long")
+    ap.add_argument("--timeout", type=float, default=300,
+                    help="seconds a command may take (a tuning: its budget more; peers: 2-3x)")
+    ap.add_argument("--convergence", default=None, help="stencils to tune with each strategy (comma-separated)")
+    ap.add_argument("--convergence-budget", default=None, help="budget per strategy (default --budget)")
+    ap.add_argument("--strategies", default=",".join(STRATEGIES))
+    ap.add_argument("--merge", default=None, help="a results.json of an earlier run to add to")
+    ap.add_argument("--keep-db", action="store_true", help="keep OUT/work/tunedb (tuning results are reused)")
+    ap.add_argument("--python", default=sys.executable, help="the python that runs the peers")
+    ap.add_argument("--nvcc", default=os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"))
+    ap.add_argument("--arch", default="90", help="sm_XX for nvcc when nvidia-smi does not say (default 90)")
+    a = ap.parse_args()
+    if a.examples_budget is None:
+        secs = bl.budget_seconds(a.budget)
+        a.examples_budget = f"{max(3, int(secs // 2))}s" if secs else a.budget
+    a.stencilc = os.path.abspath(a.stencilc) if os.sep in a.stencilc else a.stencilc
+    if a.peers:
+        a.peers = os.path.abspath(a.peers)
+    bad = [t for t in a.types.split(",") if t not in bl.ELEM_BYTES]
+    if bad:
+        ap.error(f"--types: unknown type {bad[0]} (float, double)")
+    s = Suite(a)
+    try:
+        s.run()
+    except KeyboardInterrupt:
+        s.stopped = "interrupted (Ctrl-C)"
+        s.say("interrupted: writing what was measured")
+    finally:
+        s.finish()
 
 
 if __name__ == "__main__":

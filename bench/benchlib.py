@@ -1,0 +1,338 @@
+"""What bench/suite.py and bench/scaling.py share: running a command with a time limit (its
+whole process group is stopped when the limit passes), the parsers of stencilc's and the peers'
+outputs, the stencils of the examples, and the run's clock (--max-minutes).
+
+Everything here is plain Python 3 (no third-party module), so the scripts run on any machine
+that has python3; the parsers are tested without a GPU by tests/bench/test_bench.py."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+ELEM_BYTES = {"float": 4, "double": 8}
+
+
+# ---- the run's clock ----------------------------------------------------------------------
+
+class Clock:
+    """Wall time since the start, and what is left of --max-minutes (None: no limit)."""
+
+    def __init__(self, max_minutes=None):
+        self.t0 = time.monotonic()
+        self.deadline = self.t0 + max_minutes * 60 if max_minutes else None
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def left(self):
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def expired(self, margin=0.0):
+        return self.deadline is not None and time.monotonic() + margin >= self.deadline
+
+    def limit(self, timeout):
+        """The timeout to give a command: its own, or what is left of the run if that is less."""
+        left = self.left()
+        return timeout if left is None else max(1.0, min(timeout, left))
+
+    def stamp(self):
+        s = self.elapsed()
+        return f"[{int(s // 60):3d}:{int(s % 60):02d}]"
+
+
+def say(clock, text):
+    print(f"{clock.stamp()} {text}", flush=True)
+
+
+# ---- running a command ----------------------------------------------------------------------
+
+class Result:
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.rc = None
+        self.out = ""
+        self.err = ""
+        self.wall = 0.0
+        self.timed_out = False   # the limit passed; the command was stopped
+        self.interrupted = False  # it was stopped with SIGINT and then exited by itself
+
+    def ok(self):
+        return self.rc == 0 and not self.timed_out
+
+    def first_error(self):
+        """A one-line reason for a failure, from stderr first, then stdout."""
+        if self.timed_out and not self.interrupted:
+            return f"timed out after {self.wall:.0f} s"
+        for text in (self.err, self.out):
+            for line in text.splitlines():
+                if "error" in line.lower() or "failed" in line.lower() or "Error" in line:
+                    return line.strip()[:300]
+        for text in (self.err, self.out):
+            lines = [l for l in text.splitlines() if l.strip()]
+            if lines:
+                return lines[-1].strip()[:300]
+        return f"exit status {self.rc}"
+
+
+def _killpg(pid, sig):
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, timeout, log=None, cwd=None, interrupt_first=False, grace=30.0, stdin_text=None):
+    """Runs cmd (a list) in its own process group. When `timeout` seconds pass, the group gets
+    SIGINT first when interrupt_first (stencilc then stops its search and finishes with the best
+    variant so far) and SIGKILL `grace` seconds later, else SIGKILL at once. Never raises for
+    the command's failures; KeyboardInterrupt stops the command and is raised again."""
+    r = Result(cmd)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             errors="replace", cwd=cwd, start_new_session=True,
+                             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL)
+    except OSError as e:
+        r.rc = 127
+        r.err = f"cannot run {cmd[0]}: {e}"
+        _log(log, r)
+        return r
+    try:
+        try:
+            r.out, r.err = p.communicate(input=stdin_text, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            r.timed_out = True
+            if interrupt_first:
+                _killpg(p.pid, signal.SIGINT)
+                try:
+                    r.out, r.err = p.communicate(timeout=grace)
+                    r.interrupted = True
+                except subprocess.TimeoutExpired:
+                    _killpg(p.pid, signal.SIGKILL)
+                    r.out, r.err = p.communicate()
+            else:
+                _killpg(p.pid, signal.SIGKILL)
+                r.out, r.err = p.communicate()
+    except KeyboardInterrupt:
+        _killpg(p.pid, signal.SIGKILL)
+        try:
+            p.communicate(timeout=10)
+        except Exception:
+            pass
+        raise
+    r.rc = p.returncode
+    r.out = r.out or ""
+    r.err = r.err or ""
+    r.wall = time.monotonic() - t0
+    _log(log, r)
+    return r
+
+
+def _log(log, r):
+    if not log:
+        return
+    log.write(f"$ {' '.join(map(str, r.cmd))}\n# rc {r.rc}, {r.wall:.1f} s"
+              f"{', timed out' if r.timed_out else ''}{', interrupted' if r.interrupted else ''}\n")
+    if r.out:
+        log.write(r.out if r.out.endswith("\n") else r.out + "\n")
+    if r.err:
+        log.write("# stderr:\n" + (r.err if r.err.endswith("\n") else r.err + "\n"))
+    log.write("\n")
+    log.flush()
+
+
+# ---- budgets and stencils -------------------------------------------------------------------
+
+def budget_seconds(budget):
+    """'10s' -> 10, '2m' -> 120, '200' (a count of variants) -> None."""
+    m = re.fullmatch(r"\s*([\d.]+)\s*(s|m|min)\s*", budget or "")
+    if not m:
+        return None
+    return float(m.group(1)) * (60 if m.group(2) != "s" else 1)
+
+
+STENCIL_RE = re.compile(r'^\s*stencil\s+(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_]*))', re.M)
+
+
+def stencils_in(path):
+    """Names of the stencils a .st file defines, in order (comments stripped first)."""
+    try:
+        text = open(path, encoding="utf-8", errors="replace").read()
+    except OSError:
+        return []
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return [a or b for a, b in STENCIL_RE.findall(text)]
+
+
+def example_stencils(root=ROOT):
+    """(label, file, stencil-or-None) of every stencil in examples/*.st: --stencil is given
+    when the file holds several."""
+    out = []
+    for f in sorted(os.listdir(os.path.join(root, "examples"))):
+        if not f.endswith(".st"):
+            continue
+        path = os.path.join(root, "examples", f)
+        names = stencils_in(path)
+        if len(names) <= 1:
+            out.append((names[0] if names else f[:-3], path, None))
+        else:
+            out.extend((n, path, n) for n in names)
+    return out
+
+
+def bench_stencils(root=ROOT):
+    d = os.path.join(root, "examples", "bench")
+    return [(f[:-3], os.path.join(d, f), None) for f in sorted(os.listdir(d)) if f.endswith(".st")]
+
+
+# ---- parsing stencilc's output ----------------------------------------------------------------
+
+BENCH_LINE = re.compile(
+    r"^(?P<name>.+?): (?P<grid>\d+x\d+x\d+), (?P<ms>[\d.eE+-]+) ms/step \(median of (?P<reps>\d+) x "
+    r"(?P<steps>\d+) steps(?P<flushed>, L2 flushed)?\), (?P<gst>[\d.eE+-]+) GStencil/s, "
+    r"(?P<gbs>[\d.eE+-]+) GB/s(?:, (?P<pct>[\d.]+)% of copy bandwidth \((?P<copy>[\d.]+) GB/s\))?",
+    re.M)
+
+
+def parse_bench(out, err=""):
+    """The figures of `stencilc bench` (see driver/step_bench.c and runtime/rt_bench.c), or None
+    when its report line is missing."""
+    m = BENCH_LINE.search(out)
+    if not m:
+        return None
+    res = {"gst": float(m.group("gst")), "ms": float(m.group("ms")), "grid": m.group("grid"),
+           "gbs": float(m.group("gbs")), "reps": int(m.group("reps")),
+           "steps_per_rep": int(m.group("steps")), "l2_flushed": bool(m.group("flushed")),
+           "pct_copy": float(m.group("pct")) if m.group("pct") else None,
+           "copy_gbs": float(m.group("copy")) if m.group("copy") else None}
+    d = re.search(r"^device: (?P<name>.+?), sm_(?P<sm>\d+), ", out, re.M)
+    if d:
+        res["device"] = d.group("name")
+        res["sm"] = d.group("sm")
+    c = re.search(r"^stencil .*?, grid \S+, config (.+?)\s*$", out, re.M)
+    res["config"] = c.group(1) if c else "?"
+    v = re.search(r"max relative error (\S+) \(tolerance (\S+)\)", out)
+    if v:
+        res["max_rel_err"] = float(v.group(1))
+    # How the configuration was chosen (driver/step_tune.c's messages on stderr).
+    m = re.search(r"warning: not tuned \((.*?)\);", err)
+    if m:
+        res["not_tuned"] = m.group(1)
+    if "stencilc: interrupted" in err:
+        res["tuning_interrupted"] = True
+    return res
+
+
+def parse_dump_ir(out):
+    """flops per point (as written, as the literature counts them for examples/bench) and
+    bytes per point from `stencilc FILE --dump-ir`."""
+    res = {}
+    m = re.search(r"flops per point: (\d+) as written, (\d+) after", out)
+    if m:
+        res["flops"] = int(m.group(1))
+        res["flops_folded"] = int(m.group(2))
+    m = re.search(r"bytes per point: (\d+)", out)
+    if m:
+        res["bytes_per_point"] = int(m.group(1))
+    m = re.search(r"(\d+)-byte elements", out)
+    if m:
+        res["type"] = {"4": "float", "8": "double"}.get(m.group(1))
+    m = re.search(r"radius (\d+)", out)
+    if m:
+        res["radius"] = int(m.group(1))
+    return res
+
+
+def parse_tune_log(path):
+    """The JSON lines of --tune-log (tuner/log.c): variants, valid ones, the search's clock and
+    the best-so-far curve [(elapsed_s, best ms)] over valid variants."""
+    res = {"variants": 0, "valid": 0, "search_s": None, "best_ms": None, "curve": []}
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return None
+    best = None
+    for line in lines:
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue  # a torn last line
+        res["variants"] += 1
+        t = r.get("elapsed_s")
+        if isinstance(t, (int, float)) and t >= 0:
+            res["search_s"] = max(res["search_s"] or 0.0, float(t))
+        ms = r.get("ms")
+        if r.get("status") == "ok" and isinstance(ms, (int, float)) and ms > 0:
+            res["valid"] += 1
+            if best is None or ms < best:
+                best = ms
+                if isinstance(t, (int, float)) and t >= 0:
+                    res["curve"].append([round(float(t), 3), ms])
+    res["best_ms"] = best
+    return res
+
+
+def parse_emitted_config(cu_text):
+    """The configuration named at the top of an emitted .cu (' * Configuration: tb=...')."""
+    m = re.search(r"Configuration: (\S+)", cu_text)
+    return m.group(1) if m else None
+
+
+# ---- parsing the peers' output ----------------------------------------------------------------
+
+PEER_TYPES = {"float32": "float", "float64": "double", "float": "float", "double": "double"}
+
+
+def parse_peer_table(out):
+    """Lines 'NAME TYPE MS GSTENCIL RELERR' (naive21 and jax21.py) -> {(name, type): {...}}."""
+    res = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[1] in PEER_TYPES:
+            try:
+                res[(f[0], PEER_TYPES[f[1]])] = {"ms": float(f[2]), "gst": float(f[3]),
+                                                 "relerr": float(f[4])}
+            except ValueError:
+                continue
+    return res
+
+
+FRAMEWORK_PEERS = {"cudnn-conv": "cuDNN conv", "torch.compile": "torch.compile",
+                   "jax-xla": "JAX valid region"}
+
+
+def parse_framework(out):
+    """framework_peers.py: 'CASE PEER MS GSTENCIL RELERR' per case and peer (float only), and
+    'CASE PEER failed: ...' -> {peer: {name: {...}}}."""
+    res = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[1] in FRAMEWORK_PEERS:
+            entry = res.setdefault(f[1], {})
+            if len(f) == 5:
+                try:
+                    entry[f[0]] = {"ms": float(f[2]), "gst": float(f[3]), "relerr": float(f[4])}
+                    continue
+                except ValueError:
+                    pass
+            if f[2] == "failed:":
+                entry[f[0]] = {"error": " ".join(f[3:])[:200]}
+    return res
+
+
+def peer_trusted(entry, typ):
+    """A peer's figure counts when it ran and its relative error is what its precision gives."""
+    if not entry or "gst" not in entry:
+        return False
+    tol = 1e-3 if typ == "float" else 1e-8
+    rel = entry.get("relerr")
+    if rel is None:
+        return True
+    return rel == rel and rel <= tol  # NaN (rel != rel) is not trusted

@@ -104,6 +104,7 @@ if tuned and opt("--tune-log"):
 
 n = [int(x) for x in grid.split("x")] + [1, 1]
 pts = n[0] * (n[1] if dims > 1 else 1) * (n[2] if dims > 2 else 1)
+ms *= max(pts, 1) / (8192.0 ** 2 if dims < 3 else 512.0 ** 3)
 gst = pts / (ms * 1e-3) / 1e9
 if cmd == "bench":
     eb = 4 if typ == "float" else 8
@@ -128,6 +129,7 @@ with open(base + ".h", "w") as f:
     f.write(f"""/* fake header */
 #include <stddef.h>
 #include <cuda_runtime_api.h>
+#define {pfx.upper()}_DIMS {dims}
 typedef {real} {pfx}_real;
 typedef struct {{
     {real} *u[2]; /* state */

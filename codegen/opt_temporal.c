@@ -129,6 +129,8 @@ int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs
 {
     const IrProgram *p = ctx->prog;
     const Config *c = ctx->cfg;
+    if (c->v[P_STREAM] == 2)
+        return cg_emit_stage_temporal_stream(ctx, stage, name, args, l, why, whylen);
     TbGeom g;
     cg_temporal_geom(p, c, &g);
     if (p->nstages != 1) {
@@ -197,7 +199,10 @@ int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs
         sb_printf(o, "                (void)tb_in%d;\n", f);
     }
     ctx->idx = "lidx";
+    const IrProgram *recip = cg_temporal_recip(p, stage, ctx->arena);
+    ctx->prog = recip;
     cg_emit_point(ctx, "                ");
+    ctx->prog = p;
     sb_puts(o, "            }\n        }\n        __syncthreads();\n    }\n");
 
     /* Step K: from buffer (K-1)&1 to the level +1 buffer in global memory. */
@@ -213,7 +218,9 @@ int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs
             sb_printf(o, "            const %s *const tb_in%d = tb_buf%d + %lld;\n            (void)tb_in%d;\n",
                       T, f, f, ((g.K - 1) & 1) * g.elems, f);
     ctx->idx = "idx";
+    ctx->prog = recip;
     cg_emit_point(ctx, "            ");
+    ctx->prog = p;
     sb_puts(o, "        }\n    }\n}\n\n");
     ctx->read_hook = saved_hook;
     ctx->idx = saved_idx;

@@ -18,4 +18,31 @@ void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g);
 /* Dynamic shared memory: two buffers of the extended tile per state field. */
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g);
 
+/* Temporal blocking with streaming (stream=on plus tblock=K, opt_temporal_stream.c): a block
+ * covers an in-plane tile E (the block: tbx in 2D, tbx x tby in 3D) and walks the streaming axis
+ * sd (y in 2D, z in 3D) over SB output planes plus K*R planes on each side; each fused step
+ * keeps a queue of Q = 2R+1 planes (registers for the thread's own column, a shared-memory ring
+ * for the in-plane neighbours). */
+typedef struct {
+    int dims, K, sd;
+    int R;           /* halo along sd */
+    int Q;           /* 2R+1 planes per queue */
+    int SB;          /* output planes per block along sd */
+    int B[3];        /* the thread block (1 along sd) */
+    int E[3];        /* in-plane extended tile (the block), 1 along sd */
+    int H[3];        /* the program's halo */
+    int O[3];        /* output per block: E - 2*K*H in-plane, SB along sd */
+    long long plane; /* points of one in-plane tile */
+} TbsGeom;
+
+void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
+/* Dynamic shared memory: K rings of Q planes per state field. */
+long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
+int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                                  PlanLaunch *l, char *why, int whylen);
+/* In float programs, stage `stage` with every division by a constant replaced by a
+ * multiplication by the constant's float reciprocal (the temporal kernels emit this copy; an
+ * IEEE float division is a long instruction sequence). Returns p itself when nothing changes. */
+const IrProgram *cg_temporal_recip(const IrProgram *p, int stage, Arena *arena);
+
 #endif

@@ -6,6 +6,9 @@
 
 /* Shared memory one block may use with the opt-in (H100: 227 KiB). */
 enum { TB_SMEM_MAX = 227 * 1024 };
+/* Streaming: the plane loop is unrolled 2R+1 times with K step bodies each; each state field
+ * keeps K queues of 2R+1 registers. */
+enum { TBS_MAX_BODIES = 64, TBS_MAX_QUEUE_REGS = 96 };
 
 static void init_temporal(Space *s)
 {
@@ -25,8 +28,11 @@ static const char *bc_name(BoundaryKind bc)
 
 static int on(const Config *c) { return c->v[P_TB] > 1; }
 
+static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }
+
 /* The temporal kernel is its own mapping: the other passes' parameters would be ignored, and one
- * kernel measured under several names. */
+ * kernel measured under several names. Streaming (stream, sd, sb) is the exception: with it the
+ * temporal kernel streams along the axis (opt_temporal_stream.c). */
 static int c_alone(const Space *s, const Config *c, char *why, int whylen)
 {
     (void)s;
@@ -34,12 +40,70 @@ static int c_alone(const Space *s, const Config *c, char *why, int whylen)
                                      P_CMY, P_CMZ, P_BMX, P_BMY, P_BMZ, P_RETIME, P_PREFETCH, P_REGQ};
     if (!on(c))
         return 1;
-    for (int i = 0; i < (int)(sizeof others / sizeof others[0]); i++)
-        if (c->v[others[i]] != 1) {
+    for (int i = 0; i < (int)(sizeof others / sizeof others[0]); i++) {
+        ParamId id = others[i];
+        if (c->v[id] == 1 || (streaming(c) && (id == P_STREAM || id == P_SD || id == P_SB)))
+            continue;
+        if (streaming(c) && (id == P_REGQ || id == P_PREFETCH))
+            snprintf(why, (size_t)whylen, "tblock=%d with %s: the streaming temporal kernel always keeps "
+                     "the own column in registers and the in-plane tile in shared memory, and always "
+                     "loads one plane ahead", c->v[P_TB], config_param_name(id));
+        else
             snprintf(why, (size_t)whylen, "tblock=%d with %s: temporal blocking is its own kernel and "
-                     "combines with no other optimization", c->v[P_TB], config_param_name(others[i]));
-            return 0;
-        }
+                     "combines with no other optimization but streaming (stream, sd, sb)", c->v[P_TB],
+                     config_param_name(id));
+        return 0;
+    }
+    return 1;
+}
+
+/* Streaming with temporal blocking: along z in 3D (the x-y plane is the tile), one thread per
+ * column, at least 8 output planes per block, and a plane loop of bounded size. */
+static int c_stream(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (!on(c) || !streaming(c))
+        return 1;
+    int dims = p ? p->dims : 3;
+    if (dims < 2) {
+        snprintf(why, (size_t)whylen, "tblock=%d with stream: streaming needs a 2D or 3D grid", c->v[P_TB]);
+        return 0;
+    }
+    if (dims == 3 && c->v[P_SD] != 2) {
+        snprintf(why, (size_t)whylen, "tblock=%d with stream=y on a 3D grid: temporal streaming walks z "
+                 "(the x-y plane is the tile); use stream=z", c->v[P_TB]);
+        return 0;
+    }
+    int sd = dims >= 3 ? 2 : 1;
+    if (c->v[P_TBX + sd] != 1) {
+        snprintf(why, (size_t)whylen, "tblock=%d with stream: tb%c=%d, but a streaming block has one "
+                 "thread per column (tb%c=1)", c->v[P_TB], "xyz"[sd], c->v[P_TBX + sd], "xyz"[sd]);
+        return 0;
+    }
+    if (c->v[P_SB] < 8) {
+        snprintf(why, (size_t)whylen, "tblock=%d with stream: sb=%d, give each block at least 8 output "
+                 "planes", c->v[P_TB], c->v[P_SB]);
+        return 0;
+    }
+    if (!p)
+        return 1;
+    TbsGeom g;
+    cg_temporal_stream_geom(p, c, &g);
+    int nstate = 0;
+    for (int f = 0; f < p->nfields; f++)
+        nstate += p->fields[f].role == ROLE_STATE;
+    if (g.Q * g.K > TBS_MAX_BODIES || g.Q * g.K * nstate > TBS_MAX_QUEUE_REGS) {
+        snprintf(why, (size_t)whylen, "tblock=%d with stream and halo %d along %c: the plane loop would "
+                 "hold %d step bodies (at most %d) and %d queue registers (at most %d)", g.K, g.R,
+                 "xyz"[sd], g.Q * g.K, TBS_MAX_BODIES, g.Q * g.K * nstate, TBS_MAX_QUEUE_REGS);
+        return 0;
+    }
+    long n = s->n[sd];
+    if (n > 0 && c->v[P_SB] / 2 >= n) {
+        snprintf(why, (size_t)whylen, "tblock=%d with stream: sb=%d is beyond the %ld points along %c "
+                 "(sb=%d already covers the axis)", g.K, c->v[P_SB], n, "xyz"[sd], c->v[P_SB] / 2);
+        return 0;
+    }
     return 1;
 }
 
@@ -97,6 +161,15 @@ static int c_tile(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     TbGeom g;
     cg_temporal_geom(p, c, &g);
+    if (streaming(c)) { /* in-plane axes only: the streaming axis has no redundant tile */
+        TbsGeom sg;
+        cg_temporal_stream_geom(p, c, &sg);
+        for (int d = 0; d < 3; d++) {
+            g.E[d] = sg.E[d];
+            g.R[d] = d == sg.sd ? 0 : sg.H[d];
+            g.O[d] = sg.O[d];
+        }
+    }
     for (int d = 0; d < p->dims; d++) {
         if (4 * g.K * g.R[d] > g.E[d]) {
             snprintf(why, (size_t)whylen, "tblock=%d with halo %d: the output tile along %c (%d of the "
@@ -116,6 +189,18 @@ static int c_smem(const Space *s, const Config *c, char *why, int whylen)
     TbGeom g;
     cg_temporal_geom(p, c, &g);
     long long bytes = cg_temporal_smem(p, &g);
+    if (streaming(c)) {
+        TbsGeom sg;
+        cg_temporal_stream_geom(p, c, &sg);
+        bytes = cg_temporal_stream_smem(p, &sg);
+        if (bytes > TB_SMEM_MAX) {
+            snprintf(why, (size_t)whylen, "tblock=%d with stream: %d rings of %d planes of %lld points "
+                     "per state field need %lld bytes of shared memory; a block gets at most %d", sg.K,
+                     sg.K, sg.Q, sg.plane, bytes, TB_SMEM_MAX);
+            return 0;
+        }
+        return 1;
+    }
     if (bytes > TB_SMEM_MAX) {
         snprintf(why, (size_t)whylen, "tblock=%d: two buffers of the %dx%dx%d tile per state field need "
                  "%lld bytes of shared memory; a block gets at most %d", g.K, g.E[0], g.E[1], g.E[2],
@@ -132,6 +217,12 @@ static int c_grid(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     TbGeom g;
     cg_temporal_geom(p, c, &g);
+    if (streaming(c)) {
+        TbsGeom sg;
+        cg_temporal_stream_geom(p, c, &sg);
+        for (int d = 0; d < 3; d++)
+            g.O[d] = sg.O[d];
+    }
     for (int d = 1; d < p->dims; d++) {
         if (s->n[d] <= 0 || g.O[d] <= 0)
             continue;
@@ -146,12 +237,16 @@ static int c_grid(const Space *s, const Config *c, char *why, int whylen)
 }
 
 static const SpaceConstraint constraints[] = {
-    {"tblock-alone", c_alone, "temporal blocking combines with no other optimization"},
+    {"tblock-alone", c_alone, "temporal blocking combines with no other optimization but streaming "
+                              "(stream, sd, sb)"},
+    {"tblock-stream", c_stream, "with streaming: along z in 3D, one thread per column, sb >= 8 and "
+                                "within the axis, (2R+1)*tblock <= 64 step bodies and <= 96 queue registers"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
     {"tblock-fields", c_fields, "temporal blocking needs two-level fixed-boundary state fields, all "
                                 "written, and no temp in memory"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
-    {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field fit the 227 KiB of a block"},
+    {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
+                            "rings of 2R+1 planes) fit the 227 KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
 };
 

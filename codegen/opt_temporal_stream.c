@@ -1,0 +1,392 @@
+/* The temporal pass with streaming (stream=on plus tblock=K): AN5D's high-degree temporal
+ * blocking (Matsumura et al., CGO 2020).
+ *
+ * A block covers an in-plane tile E (x in 2D, x-y in 3D: the thread block, one thread per
+ * column) and streams along the streaming axis sd (y in 2D, z in 3D) over its chunk: SB output
+ * planes plus K*R planes at each end (R = the halo along sd), recomputed redundantly by the
+ * neighbouring chunks. Only the in-plane axes carry a redundant halo: the output tile is
+ * E - 2*K*H in-plane.
+ *
+ * Each of the K fused steps keeps a queue of Q = 2R+1 planes of its input (step 0's input is the
+ * loaded plane): the thread's own column in registers, the whole in-plane tile in a shared
+ * memory ring of Q planes (for the in-plane neighbours). When plane p of the input arrives,
+ * step 1 computes plane p-R, step 2 plane p-2R, ..., step K plane p-K*R, which goes to global
+ * memory; so the steps form a pipeline down the axis with a lag of R planes per step. One
+ * __syncthreads follows each plane written to a ring (K per input plane).
+ *
+ * The plane loop is unrolled Q times, so that in copy u every ring position is a constant: the
+ * newest plane of every queue lands at position u, queue index m (m = 2R newest, m = R + d for
+ * the plane at offset d from the one computed) is at position (u + m + 1) mod Q; the registers
+ * of a queue are named by position too, so no value moves between registers. The next input
+ * plane is loaded one plane ahead (prefetch) to overlap its latency with the K steps' work.
+ *
+ * Boundary semantics (`boundary fixed`): only interior points are computed at every step; any
+ * other point (a halo column, a halo plane, a column at the tile's edge whose neighbours lie
+ * outside the tile) passes the previous step's value through unchanged, which for a halo point is
+ * the loaded initial value. Columns at the tile's edge are wrong after some steps but lie outside
+ * the output tile (E - 2*K*H), as in overlapped tiling. */
+#include "opt_temporal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Where the read hook is: the copy u of the unrolled plane loop, and the step whose input queue
+ * reads come from. Plans may be built on several threads at once. */
+static _Thread_local struct {
+    int u, from;
+} tbs_at;
+
+static const char *const thread_var[3] = {"tx", "ty", "tz"};
+static const char axis_var[3] = {'i', 'j', 'k'};
+
+void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->dims = p->dims;
+    g->K = c->v[P_TB];
+    g->sd = p->dims >= 3 ? 2 : 1;
+    g->R = p->halo[g->sd];
+    g->Q = 2 * g->R + 1;
+    g->SB = c->v[P_SB];
+    g->plane = 1;
+    for (int d = 0; d < 3; d++) {
+        g->H[d] = d < p->dims ? p->halo[d] : 0;
+        g->B[d] = c->v[P_TBX + d];
+        g->E[d] = d < p->dims && d != g->sd ? g->B[d] : 1;
+        g->O[d] = d == g->sd ? g->SB : d < p->dims ? g->E[d] - 2 * g->K * g->H[d] : 1;
+        g->plane *= g->E[d];
+    }
+}
+
+long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
+{
+    int nstate = 0;
+    for (int f = 0; f < p->nfields; f++)
+        nstate += p->fields[f].role == ROLE_STATE;
+    return (long long)nstate * g->K * g->Q * g->plane * ir_elem_size(p);
+}
+
+/* ---- division by a constant -> multiplication by the reciprocal (float only) ---- */
+
+static int recip_ok(const IrStage *st, const IrNode *n)
+{
+    if (n->op != N_DIV || n->b < 0 || n->b >= st->nnodes || st->nodes[n->b].op != N_CONST)
+        return 0;
+    double c = st->nodes[n->b].value;
+    if (!isfinite(c) || c == 0)
+        return 0;
+    float r = (float)(1.0 / c);
+    return isfinite(r) && fabsf(r) >= 1.17549435e-38f; /* a normal float */
+}
+
+const IrProgram *cg_temporal_recip(const IrProgram *p, int stage, Arena *arena)
+{
+    if (p->type != ELEM_FLOAT || stage < 0 || stage >= p->nstages)
+        return p;
+    const IrStage *st = &p->stages[stage];
+    int ndiv = 0;
+    for (int i = 0; i < st->nnodes; i++)
+        ndiv += recip_ok(st, &st->nodes[i]);
+    if (!ndiv)
+        return p;
+    IrProgram *q = arena_alloc(arena, sizeof *q);
+    *q = *p;
+    IrStage *stages = arena_alloc(arena, sizeof *stages * (size_t)p->nstages);
+    memcpy(stages, p->stages, sizeof *stages * (size_t)p->nstages);
+    IrNode *nodes = arena_alloc(arena, sizeof *nodes * (size_t)(st->nnodes + ndiv));
+    memcpy(nodes, st->nodes, sizeof *nodes * (size_t)st->nnodes);
+    /* The reciprocal constants go after the stage's nodes: constants are always inlined, so
+     * their place in the list does not matter to the emitter. */
+    int at = st->nnodes;
+    for (int i = 0; i < st->nnodes; i++) {
+        if (!recip_ok(st, &st->nodes[i]))
+            continue;
+        IrNode *k = &nodes[at];
+        k->op = N_CONST;
+        k->a = k->b = k->c = -1;
+        k->value = 1.0 / st->nodes[st->nodes[i].b].value;
+        k->uses = 1;
+        nodes[i].op = N_MUL;
+        nodes[i].b = at++;
+    }
+    stages[stage].nodes = nodes;
+    stages[stage].nnodes = at;
+    stages[stage].cap_nodes = at;
+    q->stages = stages;
+    return q;
+}
+
+/* ---- the kernel ---- */
+
+static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
+
+/* Reads: a state field from the input queue of the step being computed (register for the own
+ * column, shared ring otherwise); a coef field from global memory at the plane's index. */
+static void stream_read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
+{
+    const IrProgram *p = ctx->prog;
+    TbsGeom g;
+    cg_temporal_stream_geom(p, ctx->cfg, &g);
+    if (is_state(p, n->field)) {
+        int d = n->off[g.sd];
+        int pos = (tbs_at.u + g.R + d + 1) % g.Q;
+        long long inplane = 0;
+        int zero = 1;
+        for (int a = 0, stride = 1; a < g.dims; a++) {
+            if (a == g.sd)
+                continue;
+            inplane += (long long)n->off[a] * stride;
+            zero &= n->off[a] == 0;
+            stride *= g.E[a];
+        }
+        if (zero) {
+            sb_printf(out, "q%d_%d_%d", n->field, tbs_at.from, pos);
+            return;
+        }
+        long long off = pos * g.plane + inplane;
+        sb_printf(out, "tbs%d_%d[lcol %c %lld]", n->field, tbs_at.from, off < 0 ? '-' : '+',
+                  off < 0 ? -off : off);
+        return;
+    }
+    PlanArg a = {ARG_BUF, n->field, n->level, 0};
+    char an[160];
+    cg_arg_name(p, &a, an, sizeof an);
+    sb_printf(out, "%s[idx", an);
+    static const char *const stride[3] = {NULL, "s1", "s2"};
+    for (int d = 2; d >= 0; d--) {
+        int o = n->off[d];
+        if (!o)
+            continue;
+        int m = o < 0 ? -o : o;
+        if (!stride[d])
+            sb_printf(out, " %c %d", o < 0 ? '-' : '+', m);
+        else if (m == 1)
+            sb_printf(out, " %c %s", o < 0 ? '-' : '+', stride[d]);
+        else
+            sb_printf(out, " %c %d * %s", o < 0 ? '-' : '+', m, stride[d]);
+    }
+    sb_puts(out, "]");
+}
+
+static void arg_name(const IrProgram *p, int f, int level, char *buf, int len)
+{
+    PlanArg a = {ARG_BUF, f, level, 0};
+    cg_arg_name(p, &a, buf, len);
+}
+
+/* The column's coordinates and predicates, once per thread. */
+static void emit_column(StrBuf *o, const TbsGeom *g)
+{
+    static const char *const thread_idx[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+    static const char *const block_idx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+    const char *sdn = g->sd == 1 ? "n1" : "n2";
+    for (int d = 0; d < g->dims; d++) {
+        if (d == g->sd)
+            continue;
+        sb_printf(o, "    const int %s = (int)%s;\n", thread_var[d], thread_idx[d]);
+        sb_printf(o, "    const int %c = (int)(%s * %du) + %s - %d;\n", axis_var[d], block_idx[d], g->O[d],
+                  thread_var[d], g->K * g->H[d]);
+    }
+    sb_printf(o, "    const int zfirst = (int)(%s * %du); /* output planes [zfirst, zstop) */\n",
+              block_idx[g->sd], g->SB);
+    sb_printf(o, "    const int zstop = min(zfirst + %d, %s);\n", g->SB, sdn);
+    sb_printf(o, "    const int zload = zfirst - %d; /* first plane loaded */\n", g->K * g->R);
+    sb_printf(o, "    const int count = zstop - zload + %d;\n", g->K * g->R);
+    StrBuf interior = {0}, buffer = {0}, inner = {0}, out = {0};
+    sb_puts(&inner, "true");
+    sb_puts(&out, "col_interior");
+    const char *sep = "";
+    for (int d = 0; d < g->dims; d++) {
+        if (d == g->sd)
+            continue;
+        char v = axis_var[d];
+        const char *t = thread_var[d];
+        sb_printf(&interior, "%s%c >= 0 && %c < n%d", sep, v, v, d);
+        sb_printf(&buffer, "%s%c >= %d && %c < n%d + %d", sep, v, -g->H[d], v, d, g->H[d]);
+        if (g->H[d]) {
+            sb_printf(&inner, " && %s >= %d && %s < %d", t, g->H[d], t, g->E[d] - g->H[d]);
+            sb_printf(&out, " && %s >= %d && %s < %d", t, g->K * g->H[d], t, g->E[d] - g->K * g->H[d]);
+        }
+        sep = " && ";
+    }
+    sb_printf(o, "    const bool col_interior = %s;\n", interior.data);
+    sb_printf(o, "    const bool col_buffer = %s;\n", buffer.data);
+    sb_printf(o, "    const bool col_inner = %s; /* in-plane neighbours inside the tile */\n", inner.data);
+    sb_printf(o, "    const bool col_out = %s;\n", out.data);
+    sb_free(&interior);
+    sb_free(&buffer);
+    sb_free(&inner);
+    sb_free(&out);
+    if (g->dims >= 3)
+        sb_printf(o, "    const int lcol = ty * %d + tx;\n", g->E[0]);
+    else
+        sb_puts(o, "    const int lcol = tx;\n");
+    sb_puts(o, "    const long long cidx = ");
+    if (g->dims >= 3)
+        sb_printf(o, "(long long)(j + %d) * s1 + ", g->H[1]);
+    sb_printf(o, "(long long)(i + %d);\n", g->H[0]);
+    sb_printf(o, "    const long long ssd = %s;\n", g->sd == 1 ? "s1" : "s2");
+    sb_puts(o, "    (void)col_inner;\n    (void)lcol;\n");
+}
+
+/* Loads input plane `plane` (an expression) of every state field into nx<f>. */
+static void emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *in)
+{
+    const IrProgram *p = ctx->prog;
+    const char *sdn = g->sd == 1 ? "n1" : "n2";
+    sb_printf(ctx->src, "%s{\n%s    const int pn = %s;\n", in, in, plane);
+    sb_printf(ctx->src, "%s    const bool ld = col_buffer && pn >= %d && pn < %s + %d;\n", in, -g->R, sdn, g->R);
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        char an[160];
+        arg_name(p, f, 0, an, sizeof an);
+        sb_printf(ctx->src, "%s    nx%d = ld ? %s[cidx + (long long)(pn + %d) * ssd] : (%s)0;\n", in, f, an,
+                  g->R, ctx->T);
+    }
+    sb_printf(ctx->src, "%s}\n", in);
+}
+
+/* Step s (1..K) of copy u: computes plane p0 - s*R from step s-1's queue. */
+static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int u, int s)
+{
+    const IrProgram *p = ctx->prog;
+    StrBuf *o = ctx->src;
+    const char *T = ctx->T;
+    const char *sdn = g->sd == 1 ? "n1" : "n2";
+    const char *in = "            ";
+    sb_printf(o, "%s{ /* step %d: plane p0 - %d */\n", in, s, s * g->R);
+    sb_printf(o, "%s    const int ps = p0 - %d;\n", in, s * g->R);
+    sb_printf(o, "%s    const long long idx = cidx + (long long)(ps + %d) * ssd;\n%s    (void)idx;\n", in,
+              g->R, in);
+    tbs_at.u = u;
+    tbs_at.from = s - 1;
+    const IrProgram *saved = ctx->prog;
+    if (s == g->K) {
+        sb_printf(o, "%s    if (col_out && ps >= zfirst && ps < zstop) {\n", in);
+        ctx->prog = recip;
+        ctx->idx = "idx";
+        char deeper[64];
+        snprintf(deeper, sizeof deeper, "%s        ", in);
+        cg_emit_point(ctx, deeper);
+        ctx->prog = saved;
+        sb_printf(o, "%s    }\n%s}\n", in, in);
+        return;
+    }
+    int centre = (u + g->R + 1) % g->Q;
+    sb_printf(o, "%s    const bool interior = col_interior && ps >= 0 && ps < %s;\n", in, sdn);
+    for (int f = 0; f < p->nfields; f++)
+        if (is_state(p, f))
+            sb_printf(o, "%s    %s r%d = q%d_%d_%d;\n", in, T, f, f, s - 1, centre);
+    sb_printf(o, "%s    if (interior && col_inner) {\n", in);
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        char an[160];
+        arg_name(p, f, 1, an, sizeof an);
+        sb_printf(o, "%s        %s %s[1]; /* shadows the output: the step's value */\n", in, T, an);
+    }
+    ctx->prog = recip;
+    ctx->idx = "0";
+    char deeper[64];
+    snprintf(deeper, sizeof deeper, "%s        ", in);
+    cg_emit_point(ctx, deeper);
+    ctx->prog = saved;
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        char an[160];
+        arg_name(p, f, 1, an, sizeof an);
+        sb_printf(o, "%s        r%d = %s[0];\n", in, f, an);
+    }
+    sb_printf(o, "%s    }\n", in);
+    for (int f = 0; f < p->nfields; f++)
+        if (is_state(p, f))
+            sb_printf(o, "%s    q%d_%d_%d = r%d;\n%s    tbs%d_%d[lcol + %lld] = r%d;\n", in, f, s, u, f, in, f,
+                      s, (long long)u * g->plane, f);
+    sb_printf(o, "%s}\n%s__syncthreads();\n", in, in);
+}
+
+int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                                  PlanLaunch *l, char *why, int whylen)
+{
+    const IrProgram *p = ctx->prog;
+    TbsGeom g;
+    cg_temporal_stream_geom(p, ctx->cfg, &g);
+    if (p->nstages != 1 || p->dims < 2) {
+        snprintf(why, (size_t)whylen, "tblock with stream: needs a single-stage step on a 2D or 3D grid");
+        return -1;
+    }
+    for (int d = 0; d < p->dims; d++)
+        if (g.O[d] < 1) {
+            snprintf(why, (size_t)whylen, "tblock=%d: the output tile along %c is empty", g.K, "xyz"[d]);
+            return -1;
+        }
+    const IrProgram *recip = cg_temporal_recip(p, stage, ctx->arena);
+    StrBuf *o = ctx->src;
+    const char *T = ctx->T;
+    sb_printf(o, "/* stage %d: temporal blocking with streaming along %c, %d steps per launch. In-plane "
+              "tile %dx%d, output %dx%d; %d output planes per block plus %d at each end; %d-plane "
+              "queues per step (registers + shared ring). */\n",
+              stage, "xyz"[g.sd], g.K, g.E[0], g.dims >= 3 ? g.E[1] : 1, g.O[0], g.dims >= 3 ? g.O[1] : 1,
+              g.SB, g.K * g.R, g.Q);
+    cg_emit_signature(ctx, name, g.B, args);
+    sb_puts(o, "    extern __shared__ __align__(16) unsigned char tb_smem[];\n");
+    cg_emit_strides(ctx);
+    long long slot = 0;
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        for (int s = 0; s < g.K; s++)
+            sb_printf(o, "    %s *const tbs%d_%d = (%s *)tb_smem + %lld;\n", T, f, s, T,
+                      (slot++) * g.Q * g.plane);
+    }
+    emit_column(o, &g);
+    /* The queues' registers, by ring position, and the prefetched plane. */
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        for (int s = 0; s < g.K; s++) {
+            sb_printf(o, "    %s", T);
+            for (int q = 0; q < g.Q; q++)
+                sb_printf(o, "%s q%d_%d_%d = (%s)0", q ? "," : "", f, s, q, T);
+            sb_puts(o, ";\n");
+        }
+        sb_printf(o, "    %s nx%d;\n", T, f);
+    }
+    emit_load(ctx, &g, "zload", "    ");
+
+    CgReadHook saved_hook = ctx->read_hook;
+    const char *saved_idx = ctx->idx;
+    ctx->stage = stage;
+    ctx->read_hook = stream_read_hook;
+    sb_printf(o, "    for (int it = 0; it < count; it += %d) {\n", g.Q);
+    for (int u = 0; u < g.Q; u++) {
+        sb_printf(o, "        { /* copy %d: the newest plane of every queue at ring position %d */\n", u, u);
+        if (u)
+            sb_printf(o, "            if (it + %d >= count)\n                break;\n", u);
+        sb_printf(o, "            const int p0 = zload + it + %d;\n", u);
+        for (int f = 0; f < p->nfields; f++)
+            if (is_state(p, f))
+                sb_printf(o, "            q%d_0_%d = nx%d;\n            tbs%d_0[lcol + %lld] = nx%d;\n", f, u, f,
+                          f, (long long)u * g.plane, f);
+        emit_load(ctx, &g, "p0 + 1", "            ");
+        sb_puts(o, "            __syncthreads();\n");
+        for (int s = 1; s <= g.K; s++)
+            emit_step(ctx, recip, &g, u, s);
+        sb_puts(o, "        }\n");
+    }
+    sb_puts(o, "    }\n}\n\n");
+    ctx->read_hook = saved_hook;
+    ctx->idx = saved_idx;
+
+    for (int d = 0; d < 3; d++) {
+        l->block[d] = g.B[d];
+        l->tile[d] = d < g.dims ? g.O[d] : 1;
+        l->axis_of[d] = d;
+    }
+    l->smem_bytes = (int)cg_temporal_stream_smem(p, &g);
+    l->steps = g.K;
+    return 0;
+}

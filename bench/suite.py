@@ -224,12 +224,21 @@ class Suite:
         if self.out_of_time():
             self.peer_status("naive", typ, f"not run ({self.stopped})")
             return
-        r = bl.run([self.naive_exe, typ], self.clock.limit(self.a.timeout * 2), self.log)
-        table = {n: e for (n, t), e in bl.parse_peer_table(r.out).items() if t == typ}
+        table, r = {}, None
+        for only in self.peer_names():
+            r = bl.run([self.naive_exe, typ] + only, self.clock.limit(self.a.timeout * 2), self.log)
+            table.update({n: e for (n, t), e in bl.parse_peer_table(r.out).items() if t == typ})
+            if self.out_of_time():
+                break
         self.store_peer("naive", typ, table)
         status = f"{len(table)} stencils" + ("" if r.ok() else f", then failed: {r.first_error()}")
         self.peer_status("naive", typ, status)
         self.say(f"{typ:6s} naive CUDA: {status}")
+
+    def peer_names(self):
+        """Extra arguments per peer run: all 21 in one run, or one run per stencil of --only."""
+        names = self.bench_names
+        return [[]] if not self.only or len(names) >= 21 else [[n] for n in names]
 
     def run_python_peer(self, script, args, module, timeout):
         path = os.path.join(self.a.peers, script)
@@ -243,20 +252,24 @@ class Suite:
         return r, None
 
     def run_jax(self, typ):
-        r, why = self.run_python_peer("jax21.py", [{"float": "float32", "double": "float64"}[typ]], "jax",
-                                      self.a.timeout * 3)
+        table, r = {}, None
+        for only in self.peer_names():
+            r, why = self.run_python_peer("jax21.py", [{"float": "float32", "double": "float64"}[typ]] + only,
+                                          "jax", self.a.timeout * 3)
+            if r is None:
+                break
+            table.update({n: e for (n, t), e in bl.parse_peer_table(r.out).items() if t == typ})
         if r is None:
             self.peer_status("jax", typ, why)
             self.say(f"{typ:6s} JAX: {why}")
             return
-        table = {n: e for (n, t), e in bl.parse_peer_table(r.out).items() if t == typ}
         self.store_peer("jax", typ, table)
         status = f"{len(table)} stencils" + ("" if r.ok() else f", then failed: {r.first_error()}")
         self.peer_status("jax", typ, status)
         self.say(f"{typ:6s} JAX: {status}")
 
     def run_framework(self):
-        r, why = self.run_python_peer("framework_peers.py", [], "torch", self.a.timeout * 3)
+        r, why = self.run_python_peer("framework_peers.py", [], "torch", self.a.framework_timeout)
         if r is None:
             self.peer_status("framework", "float", why)
             self.say(f"float  cuDNN / torch.compile: {why}")
@@ -305,7 +318,8 @@ class Suite:
                        interrupt_first=True, grace=min(30, self.a.timeout))
             tl = bl.parse_tune_log(logf)
             if not tl or tl["variants"] == 0:
-                strategies[strat] = {"error": r.first_error() if not r.ok() else "no variant in the tune log"}
+                why = next((l.strip() for l in r.err.splitlines() if "not tuned" in l), None)
+                strategies[strat] = {"error": r.first_error() if not r.ok() else why or "no variant in the tune log"}
                 self.say(f"convergence {label} {strat}: FAILED: {strategies[strat]['error']}")
             else:
                 strategies[strat] = tl
@@ -318,38 +332,56 @@ class Suite:
     def selected(self, stencils):
         return [s for s in stencils if not self.only or s[0] in self.only]
 
+    def phase(self, name, fn, *args):
+        t0 = self.clock.elapsed()
+        try:
+            return fn(*args)
+        finally:
+            ph = self.run_meta.setdefault("phases_s", {})
+            ph[name] = round(ph.get(name, 0) + self.clock.elapsed() - t0, 1)
+
     def run(self):
         self.info()
         if not self.a.keep_db:
             for f in glob.glob(os.path.join(self.tunedb, "*")):
                 if os.path.isfile(f):
                     os.remove(f)
-        bench = self.selected(bl.bench_stencils())
-        examples = self.selected(bl.example_stencils()) if not self.a.no_examples else []
+        bench = [] if self.a.skip_stencils else self.selected(bl.bench_stencils())
+        examples = [] if self.a.no_examples or self.a.skip_stencils else self.selected(bl.example_stencils())
+        self.bench_names = [b[0] for b in self.selected(bl.bench_stencils())]
+        peer_set = set(self.a.peer_set.split(",")) if self.a.peers and self.bench_names else set()
         self.say(f"{len(bench)} benchmark stencils x {','.join(self.types)}, {len(examples)} other examples; "
-                 f"budget {self.a.budget} ({self.a.examples_budget} for the examples)"
+                 f"budget {self.a.budget} ({self.a.examples_budget} for the examples); peers: "
+                 f"{','.join(sorted(peer_set)) or 'none'}"
                  + (f"; stops after {self.a.max_minutes} min" if self.a.max_minutes else ""))
         builder = None
-        if self.a.peers and bench:
+        if "naive" in peer_set:
             builder = threading.Thread(target=self.build_naive, daemon=True)
             builder.start()
+        # The 21 and their peers first (the float framework peers right after float's: JAX's
+        # valid-region form is often the best peer), then the other examples, then convergence:
+        # what --max-minutes cuts first is what matters least.
         for typ in self.types:
             for label, path, stencil in bench:
-                self.measure_row("bench", label, path, stencil, typ, self.a.budget)
+                self.phase(f"stencilc {typ}", self.measure_row, "bench", label, path, stencil, typ, self.a.budget)
             if builder:
-                self.run_naive(builder, typ)
-                self.run_jax(typ)
-                self.save()
-        for label, path, stencil in examples:
-            self.measure_row("example", label, path, stencil, None, self.a.examples_budget)
-        if self.a.peers and bench and "float" in self.types and not self.a.no_framework:
-            self.run_framework()
+                self.phase(f"naive {typ}", self.run_naive, builder, typ)
+            if "jax" in peer_set:
+                self.phase(f"jax {typ}", self.run_jax, typ)
+            if "framework" in peer_set and typ == "float":
+                self.phase("framework float", self.run_framework)
             self.save()
+        for label, path, stencil in examples:
+            self.phase("stencilc examples", self.measure_row, "example", label, path, stencil, None,
+                       self.a.examples_budget)
         for name in filter(None, (self.a.convergence or "").split(",")):
-            self.convergence(name)
+            self.phase("convergence", self.convergence, name)
 
     def finish(self):
         self.save()
+        phases = self.run_meta.get("phases_s", {})
+        if phases:
+            self.say("time per phase: " + ", ".join(f"{k} {v:.0f} s" for k, v in phases.items()))
         files = report.render(self.res, self.out)
         self.say(f"wrote {', '.join(os.path.join(self.out, f) for f in files)}")
         self.log.close()
@@ -365,7 +397,12 @@ def main():
     ap.add_argument("--types", default="float", help="float, double or float,double (default float)")
     ap.add_argument("--only", default=None, help="comma-separated stencil names (benchmarks and examples)")
     ap.add_argument("--no-examples", action="store_true", help="only the 21 benchmark stencils")
-    ap.add_argument("--no-framework", action="store_true", help="skip framework_peers.py (cuDNN, torch.compile)")
+    ap.add_argument("--peer-set", default="naive,jax,framework",
+                    help="which peers of --peers to run (default naive,jax,framework)")
+    ap.add_argument("--framework-timeout", type=float, default=240,
+                    help="seconds for framework_peers.py (its figures so far are kept; default 240)")
+    ap.add_argument("--skip-stencils", action="store_true",
+                    help="measure no stencilc kernel (only peers and --convergence; with --merge)")
     ap.add_argument("--out", default=bl.HERE, help="folder for RESULTS.md, results.json, charts, work/")
     ap.add_argument("--max-minutes", type=float, default=None, help="stop cleanly after this long")
     ap.add_argument("--timeout", type=float, default=300,

@@ -7,6 +7,7 @@ that has python3; the parsers are tested without a GPU by tests/bench/test_bench
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -145,6 +146,14 @@ def _log(log, r):
         log.write("# stderr:\n" + (r.err if r.err.endswith("\n") else r.err + "\n"))
     log.write("\n")
     log.flush()
+
+
+def default_nvcc():
+    """$CUDA_HOME/bin/nvcc, else /usr/local/cuda/bin/nvcc, else nvcc on the PATH."""
+    for d in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if d and os.access(os.path.join(d, "bin", "nvcc"), os.X_OK):
+            return os.path.join(d, "bin", "nvcc")
+    return shutil.which("nvcc") or "nvcc"
 
 
 # ---- budgets and stencils -------------------------------------------------------------------

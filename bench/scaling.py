@@ -499,7 +499,7 @@ def main():
     ap.add_argument("--max-minutes", type=float, default=None)
     ap.add_argument("--timeout", type=float, default=300, help="seconds a command may take")
     ap.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1), help="parallel nvcc")
-    ap.add_argument("--nvcc", default=os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"))
+    ap.add_argument("--nvcc", default=bl.default_nvcc())
     ap.add_argument("--arch", default="90", help="sm_XX when nvidia-smi does not say (default 90)")
     a = ap.parse_args()
     a.stencilc = os.path.abspath(a.stencilc) if os.sep in a.stencilc else a.stencilc

@@ -1,24 +1,26 @@
 #!/usr/bin/env python3
 """The benchmark report of stencilc, measured in one go on the GPU at hand:
 
-    python3 bench/suite.py --stencilc build/driver/stencilc --peers ../shared/peers \\
-        [--budget 10s] [--types float,double] [--only star2d1r,heat,...] [--out bench/] \\
-        [--max-minutes 9] [--convergence star2d1r] [--merge bench/results.json]
+    python3 bench/suite.py --stencilc build/driver/stencilc --peers ../shared/peers \
+        [--budget 10s] [--types float,double] [--only star2d1r,heat,...] [--out bench/] \
+        [--max-minutes 9] [--convergence star3d1r] [--merge bench/results.json]
 
-For each of the 21 benchmark stencils (examples/bench, 8192^2 / 512^3) in each --types, and for
-each stencil of the other examples (examples/*.st, their own size and type): `stencilc bench`
-of the tuned kernel (`--autotune --budget B`, fresh tuning database, --tune-log) and of the
-plain kernel (the default configuration); the device's copy bandwidth comes from bench's
-output. Peers from --peers: gen_naive21.py (naive CUDA, built with nvcc), jax21.py (when
-python3 has jax) and framework_peers.py (cuDNN, torch.compile, JAX valid region; when python3
-has torch). --convergence tunes the named stencils with each strategy at the same budget and
-plots best-so-far time against tuning time.
+In this order: for each --types, the 21 benchmark stencils (examples/bench, 8192^2 / 512^3),
+each with `stencilc bench` of the plain kernel (the default configuration) and of the tuned
+one (`--autotune --budget B -q`, fresh tuning database, --tune-log), then that type's peers
+from --peers: gen_naive21.py (naive CUDA, built with nvcc while the GPU measures), jax21.py
+(when python3 has jax) and, for float, framework_peers.py (cuDNN, torch.compile, JAX valid
+region; when python3 has torch); then every stencil of the other examples (examples/*.st,
+their own size and type, --examples-budget); then --convergence: each strategy tunes the
+named stencils at the same budget, best-so-far time against tuning time. The device's copy
+bandwidth comes from bench's output.
 
 Writes OUT/RESULTS.md, OUT/results.json (every figure; `bench/report.py` re-renders it), the
 SVG charts, and OUT/work/ (suite.log with every command and its output, tune logs, the tuning
-database that bench/scaling.py reads). A failing stencil or peer is reported as failed; every
-command has a time limit; --max-minutes stops cleanly (a tuning in flight gets SIGINT and
-finishes with its best variant) and writes what was measured. Ctrl-C does the same.
+database). A failing stencil or peer is reported as failed; every command has a time limit;
+--max-minutes stops cleanly (a tuning in flight gets SIGINT and finishes with its best variant)
+and writes what was measured; Ctrl-C does the same. --merge adds this run to an earlier
+results.json (e.g. double after float). docs/benchmarks.md has the details.
 """
 import argparse
 import datetime
@@ -413,7 +415,7 @@ def main():
     ap.add_argument("--merge", default=None, help="a results.json of an earlier run to add to")
     ap.add_argument("--keep-db", action="store_true", help="keep OUT/work/tunedb (tuning results are reused)")
     ap.add_argument("--python", default=sys.executable, help="the python that runs the peers")
-    ap.add_argument("--nvcc", default=os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"))
+    ap.add_argument("--nvcc", default=bl.default_nvcc())
     ap.add_argument("--arch", default="90", help="sm_XX for nvcc when nvidia-smi does not say (default 90)")
     a = ap.parse_args()
     if a.examples_budget is None:

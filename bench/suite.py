@@ -199,7 +199,6 @@ class Suite:
     def build_naive(self):
         """gen_naive21.py and nvcc, on the CPU (run in a thread while the GPU measures)."""
         gen = os.path.join(self.a.peers, "gen_naive21.py")
-        self.naive_exe, self.naive_error = None, None
         if not os.path.exists(gen):
             self.naive_error = "skipped: no gen_naive21.py in --peers"
             return
@@ -219,12 +218,15 @@ class Suite:
         self.naive_exe = exe
 
     def run_naive(self, builder, typ):
-        builder.join()
-        if not self.naive_exe:
-            self.peer_status("naive", typ, self.naive_error)
-            return
         if self.out_of_time():
             self.peer_status("naive", typ, f"not run ({self.stopped})")
+            return
+        builder.join(self.clock.limit(900))
+        if builder.is_alive():
+            self.peer_status("naive", typ, "not run (nvcc was still building naive21.cu)")
+            return
+        if not self.naive_exe:
+            self.peer_status("naive", typ, self.naive_error)
             return
         table, r = {}, None
         for only in self.peer_names():
@@ -357,6 +359,7 @@ class Suite:
                  f"{','.join(sorted(peer_set)) or 'none'}"
                  + (f"; stops after {self.a.max_minutes} min" if self.a.max_minutes else ""))
         builder = None
+        self.naive_exe, self.naive_error = None, "not built"
         if "naive" in peer_set:
             builder = threading.Thread(target=self.build_naive, daemon=True)
             builder.start()

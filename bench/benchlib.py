@@ -10,7 +10,7 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -135,9 +135,17 @@ def run(cmd, timeout, log=None, cwd=None, interrupt_first=False, grace=30.0, std
     return r
 
 
+_LOG_LOCK = threading.Lock()  # the naive peer is built in a thread while the GPU measures
+
+
 def _log(log, r):
     if not log:
         return
+    with _LOG_LOCK:
+        _log_locked(log, r)
+
+
+def _log_locked(log, r):
     log.write(f"$ {' '.join(map(str, r.cmd))}\n# rc {r.rc}, {r.wall:.1f} s"
               f"{', timed out' if r.timed_out else ''}{', interrupted' if r.interrupted else ''}\n")
     if r.out:

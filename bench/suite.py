@@ -79,8 +79,9 @@ class Suite:
     def save(self):
         self.res["rows"] = sorted(self.rows.values(), key=lambda r: (r["kind"] != "bench", r["type"], r["name"]))
         m = self.res["meta"]
-        m.update({"date": self.run_meta["date"], "budget": self.a.budget,
-                  "examples_budget": self.a.examples_budget})
+        m["date"] = self.run_meta["date"]
+        if not self.a.skip_stencils:  # the budget the table's tunings had
+            m.update({"budget": self.a.budget, "examples_budget": self.a.examples_budget})
         run = dict(self.run_meta, elapsed_s=round(self.clock.elapsed(), 1), stopped=self.stopped)
         m["runs"] = [r for r in m.get("runs", []) if r.get("id") != run["id"]] + [run]
         tmp = os.path.join(self.out, "results.json.tmp")

@@ -76,6 +76,86 @@ static IrProgram *heat3d(Arena *a)
     return p;
 }
 
+/* 2D float: u = (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]) / 4 (a division by a constant). */
+static IrProgram *avg2d(Arena *a)
+{
+    IrProgram *p = hb_program(a, "avg2", 2, ELEM_FLOAT);
+    int u = hb_field(a, p, "u", ROLE_STATE, 2, BC_FIXED, 0);
+    int s = hb_stage(a, p);
+    int sum = hb_op(a, p, s, N_ADD, hb_read(a, p, s, u, 0, -1, 0, 0), hb_read(a, p, s, u, 0, 1, 0, 0), -1);
+    sum = hb_op(a, p, s, N_ADD, sum, hb_read(a, p, s, u, 0, 0, -1, 0), -1);
+    sum = hb_op(a, p, s, N_ADD, sum, hb_read(a, p, s, u, 0, 0, 1, 0), -1);
+    hb_write(a, p, s, u, hb_op(a, p, s, N_DIV, sum, hb_const(a, p, s, 4), -1));
+    hb_finish(p);
+    return p;
+}
+
+/* Temporal blocking with streaming (opt_temporal_stream.c). */
+static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box3)
+{
+    /* 2D: 64 threads along x, 4 steps -> output 56 columns; sb=16 planes per block; queues of 3
+     * planes: 4 rings x 3 planes x 64 floats of shared memory. */
+    Plan *p = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=4");
+    has(p->source, "temporal blocking with streaming along y, 4 steps per launch");
+    has(p->source, "q0_0_1");            /* the own column's plane, from registers */
+    has(p->source, "tbs0_0[lcol + 127]"); /* u[-1,0] of copy 0: ring position 2, x - 1 */
+    has(p->source, "__syncthreads()");
+    const PlanLaunch *l = stage_launch(p, "star2d1r_step");
+    assert(l->block[0] == 64 && l->block[1] == 1 && l->block[2] == 1);
+    assert(l->tile[0] == 56 && l->tile[1] == 16);
+    assert(l->smem_bytes == 4 * 3 * 64 * 4);
+    assert(l->steps == 4 && p->step_count == 4 && p->nsingle >= 1);
+    /* every parameter changes the kernel */
+    Plan *q = must_build(a, star, "tb=64x1,stream=y,sb=32,tblock=4");
+    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[1] == 32);
+    q = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=8");
+    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[0] == 48);
+    q = must_build(a, star, "tb=128x1,stream=y,sb=16,tblock=4");
+    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[0] == 120);
+    /* without stream: the overlapped-tile kernel */
+    q = must_build(a, star, "tb=64x8,tblock=4");
+    assert(!strstr(q->source, "with streaming"));
+
+    /* 3D, double, two state fields and a coef: z streams, x-y is the tile. */
+    p = must_build(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2");
+    has(p->source, "temporal blocking with streaming along z, 2 steps per launch");
+    l = stage_launch(p, "heat3_step");
+    assert(l->tile[0] == 12 && l->tile[1] == 4 && l->tile[2] == 16);
+    assert(l->smem_bytes == 2 * 2 * 3 * 16 * 8 * 8);
+    has(p->source, "f_c_l0[idx]");
+    has(p->source, "tbs0_0[lcol + 272]"); /* u[0,1,0] of copy 0: position 2, + 16 */
+    has(p->source, "q1_0_");              /* v's queue */
+
+    /* The division by a constant becomes a multiplication by its reciprocal (float only). */
+    IrProgram *avg = avg2d(a);
+    p = must_build(a, avg, "tb=64x1,stream=y,sb=16,tblock=2");
+    has(p->source, "* 0.25f)");
+    q = must_build(a, avg, "tb=32x8,tblock=2");
+    has(q->source, "* 0.25f)");
+    has(q->source, "/ 4.0f)"); /* the plain single-step kernel keeps the division */
+
+    /* What the streaming kernel cannot do is refused with the reason. */
+    refused(a, h3, "tb=16x1x8,stream=y,sb=16,tblock=2", "stream=z");
+    refused(a, star, "tb=64x2,stream=y,sb=16,tblock=2", "tby=2");
+    refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,regq=2", "always keeps");
+    refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,prefetch=on", "one plane ahead");
+    refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,smem=on", "smem");
+    refused(a, star, "tb=32x1,stream=y,sb=16,tblock=16", "less than half");
+    refused(a, box3, "tb=16x8x1,stream=z,sb=16,tblock=2", "periodic");
+    Space s;
+    const long n[3] = {8192, 8192, 1};
+    space_init(&s, star, n);
+    Config c;
+    char why[512];
+    assert(config_parse("tb=256x1,stream=y,sb=256,tblock=8", 2, &c, why, sizeof why) == 0);
+    assert(space_check(&s, &c, why, sizeof why));
+    const long flat[3] = {8192, 64, 1};
+    space_init(&s, star, flat);
+    /* sb = the whole axis: one block per column */
+    assert(config_parse("tb=256x1,stream=y,sb=64,tblock=8", 2, &c, why, sizeof why) == 0);
+    assert(space_check(&s, &c, why, sizeof why));
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -138,6 +218,7 @@ int main(void)
     refused(a, two, "tb=32x8,tblock=2", "boundary mirror");
     refused(a, stages, "tb=32x8,tblock=2", "stages");
     refused(a, heat1, "tb=256,tblock=2", "periodic");
+    test_stream(a, star, h3, box3);
 
     /* The space: values, and the constraints named with their reasons. */
     Space s;

@@ -33,6 +33,10 @@ static const char *const configs[] = {
     "smem=on,cmem=on", "bm=1x4x1,uf=1x4x1,smem=on", "bm=1x1x4,uf=1x1x4", "bm=1x1x4,uf=1x1x2,smem=on",
     "cm=2x2x1,uf=2x1x1,smem=on", "bm=2x2x1,uf=2x2x1,smem=on,cmem=on", "tb=64x4x1,bm=1x2x2,uf=1x2x2",
     "bm=4x1x1,uf=4x1x1,smem=on", "cm=1x1x2,uf=1x1x2,smem=on", "tb=32x4x1,bm=1x8x1,uf=1x8x1,cmem=on",
+    "tb=64x1x1,stream=y,sb=8,tblock=4", "tb=128x1x1,stream=y,sb=16,tblock=8",
+    "tb=256x1x1,stream=y,sb=64,tblock=16", "tb=32x1x1,stream=y,sb=32,tblock=2",
+    "tb=16x8x1,stream=z,sb=8,tblock=2", "tb=32x16x1,stream=z,sb=16,tblock=4",
+    "tb=32x32x1,stream=z,sb=32,tblock=4",
 };
 
 typedef struct {

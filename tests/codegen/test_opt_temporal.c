@@ -90,6 +90,21 @@ static IrProgram *avg2d(Arena *a)
     return p;
 }
 
+/* 2D float: u = u + 1 / sqrt(1 + u[1,0]*u[1,0]) (a division by a square root). */
+static IrProgram *grad2d(Arena *a)
+{
+    IrProgram *p = hb_program(a, "grad2", 2, ELEM_FLOAT);
+    int u = hb_field(a, p, "u", ROLE_STATE, 2, BC_FIXED, 0);
+    int s = hb_stage(a, p);
+    int r = hb_read(a, p, s, u, 0, 1, 0, 0);
+    int sq = hb_op(a, p, s, N_SQRT, hb_op(a, p, s, N_ADD, hb_const(a, p, s, 1), hb_op(a, p, s, N_MUL, r, r, -1), -1),
+                   -1, -1);
+    int q = hb_op(a, p, s, N_DIV, hb_const(a, p, s, 1), sq, -1);
+    hb_write(a, p, s, u, hb_op(a, p, s, N_ADD, hb_read(a, p, s, u, 0, 0, 0, 0), q, -1));
+    hb_finish(p);
+    return p;
+}
+
 /* Temporal blocking with streaming (opt_temporal_stream.c). */
 static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box3)
 {
@@ -133,6 +148,9 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     q = must_build(a, avg, "tb=32x8,tblock=2");
     has(q->source, "* 0.25f)");
     has(q->source, "/ 4.0f)"); /* the plain single-step kernel keeps the division */
+    p = must_build(a, grad2d(a), "tb=64x1,stream=y,sb=16,tblock=2");
+    has(p->source, "(1.0f * rsqrtf(");
+    has(p->source, "(1.0f / sqrtf("); /* the plain single-step kernel */
 
     /* What the streaming kernel cannot do is refused with the reason. */
     refused(a, h3, "tb=16x1x8,stream=y,sb=16,tblock=2", "stream=z");

@@ -67,10 +67,7 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
     return (long long)nstate * g->K * g->Q * g->plane * ir_elem_size(p);
 }
 
-/* ---- cheaper float forms: a / c -> a * (1/c) for a constant c, a / sqrt(x) -> a * rsqrt(x) ----
- * Both change the rounding by an ulp or two (rsqrtf: at most 2 ulp), well within the tolerance
- * the interpreter is compared with (1e-5 relative in float); the IEEE float division and square
- * root are long instruction sequences that make these stencils compute-bound. */
+/* ---- division by a constant -> multiplication by the reciprocal (float only) ---- */
 
 static int recip_ok(const IrStage *st, const IrNode *n)
 {
@@ -83,47 +80,15 @@ static int recip_ok(const IrStage *st, const IrNode *n)
     return isfinite(r) && fabsf(r) >= 1.17549435e-38f; /* a normal float */
 }
 
-/* Operand count of an op (the codegen library does not link the IR library's ir_op_arity). */
-static int arity(IrOp op)
-{
-    if (op == N_CONST || op == N_PARAM || op == N_READ)
-        return 0;
-    if (op == N_SELECT)
-        return 3;
-    return op <= N_FLOOR ? 1 : 2;
-}
-
-/* A division by a square root used nowhere else: a / sqrt(x) -> a * rsqrt(x). */
-static int rsqrt_ok(const IrStage *st, const IrNode *n, const int *uses)
-{
-    return n->op == N_DIV && n->b >= 0 && n->b < st->nnodes && st->nodes[n->b].op == N_SQRT &&
-           uses[n->b] == 1;
-}
-
 const IrProgram *cg_temporal_recip(const IrProgram *p, int stage, Arena *arena)
 {
     if (p->type != ELEM_FLOAT || stage < 0 || stage >= p->nstages)
         return p;
     const IrStage *st = &p->stages[stage];
-    /* Uses per node, counted here (operands and writes). */
-    int *uses = arena_alloc(arena, sizeof *uses * (size_t)(st->nnodes + 1));
-    for (int i = 0; i < st->nnodes; i++) {
-        const IrNode *n = &st->nodes[i];
-        const int ops[3] = {n->a, n->b, n->c};
-        int ar = arity(n->op);
-        for (int k = 0; k < ar && k < 3; k++)
-            if (ops[k] >= 0 && ops[k] < st->nnodes)
-                uses[ops[k]]++;
-    }
-    for (int w = 0; w < st->nwrites; w++)
-        if (st->writes[w].node >= 0 && st->writes[w].node < st->nnodes)
-            uses[st->writes[w].node]++;
-    int ndiv = 0, nrsqrt = 0;
-    for (int i = 0; i < st->nnodes; i++) {
+    int ndiv = 0;
+    for (int i = 0; i < st->nnodes; i++)
         ndiv += recip_ok(st, &st->nodes[i]);
-        nrsqrt += rsqrt_ok(st, &st->nodes[i], uses);
-    }
-    if (!ndiv && !nrsqrt)
+    if (!ndiv)
         return p;
     IrProgram *q = arena_alloc(arena, sizeof *q);
     *q = *p;
@@ -132,22 +97,18 @@ const IrProgram *cg_temporal_recip(const IrProgram *p, int stage, Arena *arena)
     IrNode *nodes = arena_alloc(arena, sizeof *nodes * (size_t)(st->nnodes + ndiv));
     memcpy(nodes, st->nodes, sizeof *nodes * (size_t)st->nnodes);
     /* The reciprocal constants go after the stage's nodes: constants are always inlined, so
-     * their place in the list does not matter to the emitter. The square root becomes the
-     * reciprocal square root in place (its only user is the division). */
+     * their place in the list does not matter to the emitter. */
     int at = st->nnodes;
     for (int i = 0; i < st->nnodes; i++) {
-        if (recip_ok(st, &st->nodes[i])) {
-            IrNode *k = &nodes[at];
-            k->op = N_CONST;
-            k->a = k->b = k->c = -1;
-            k->value = 1.0 / st->nodes[st->nodes[i].b].value;
-            k->uses = 1;
-            nodes[i].op = N_MUL;
-            nodes[i].b = at++;
-        } else if (rsqrt_ok(st, &st->nodes[i], uses)) {
-            nodes[st->nodes[i].b].op = N_RSQRT;
-            nodes[i].op = N_MUL;
-        }
+        if (!recip_ok(st, &st->nodes[i]))
+            continue;
+        IrNode *k = &nodes[at];
+        k->op = N_CONST;
+        k->a = k->b = k->c = -1;
+        k->value = 1.0 / st->nodes[st->nodes[i].b].value;
+        k->uses = 1;
+        nodes[i].op = N_MUL;
+        nodes[i].b = at++;
     }
     stages[stage].nodes = nodes;
     stages[stage].nnodes = at;
@@ -314,9 +275,7 @@ static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int 
         return;
     }
     int centre = (u + g->R + 1) % g->Q;
-    /* Planes below zfirst - (K-s)*R are not needed (the pipeline's warm-up): not computed. */
-    sb_printf(o, "%s    const bool interior = col_interior && ps >= 0 && ps >= zfirst - %d && ps < %s;\n", in,
-              (g->K - s) * g->R, sdn);
+    sb_printf(o, "%s    const bool interior = col_interior && ps >= 0 && ps < %s;\n", in, sdn);
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f))
             sb_printf(o, "%s    %s r%d = q%d_%d_%d;\n", in, T, f, f, s - 1, centre);

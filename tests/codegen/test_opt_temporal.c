@@ -148,9 +148,9 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     q = must_build(a, avg, "tb=32x8,tblock=2");
     has(q->source, "* 0.25f)");
     has(q->source, "/ 4.0f)"); /* the plain single-step kernel keeps the division */
+    /* a / sqrt(x) keeps the division: rsqrtf's 2 ulp drifted beyond the tolerance on gradient2d */
     p = must_build(a, grad2d(a), "tb=64x1,stream=y,sb=16,tblock=2");
-    has(p->source, "(1.0f * rsqrtf(");
-    has(p->source, "(1.0f / sqrtf("); /* the plain single-step kernel */
+    assert(!strstr(p->source, "rsqrtf("));
 
     /* What the streaming kernel cannot do is refused with the reason. */
     refused(a, h3, "tb=16x1x8,stream=y,sb=16,tblock=2", "stream=z");

@@ -271,6 +271,10 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
     }
     if (cg_stream_geom(p, stage, c, g, why, whylen) != 0)
         return -1;
+    if (g->retime)
+        return cg_emit_stream_retime(ctx, stage, name, args, l, g, why, whylen);
+    if (g->reg_mode)
+        return cg_emit_stream_reg(ctx, stage, name, args, l, g);
     int threads = g->tbx * g->tbb;
     StreamLoads *pl = arena_alloc(ctx->arena, sizeof *pl);
     int any_full = 0, any_halo = 0;
@@ -295,8 +299,8 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
     int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
     StrBuf *o = ctx->src;
     sb_printf(o, "/* stage %d: 2.5D streaming along %c, %d planes per block, %d-plane window; "
-              "register queue of %d planes (regq), %s */\n", stage, axis_letter[g->sd], g->sb,
-              2 * g->R + 1, g->regq, g->prefetch ? "next plane prefetched" : "no prefetch");
+              "regq=%d (centre reads of %d plane%s from shared memory), %s */\n", stage,
+              axis_letter[g->sd], g->sb, 2 * g->R + 1, g->regq, g->regq - 1, g->regq == 2 ? "" : "s", g->prefetch ? "next plane prefetched" : "no prefetch");
     cg_emit_signature(ctx, name, block, args);
     const char *T = ctx->T;
     if (g->smem_elems > 0) {

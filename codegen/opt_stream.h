@@ -16,8 +16,12 @@
 #define STC_OPT_STREAM_H
 #include "../ir/ir.h"
 #include "config.h"
+#include "emit.h"
 
-enum { STREAM_MAX_R = 8, STREAM_MAX_SRC = 16, STREAM_WIN = 2 * STREAM_MAX_R + 1 };
+enum { STREAM_MAX_R = 8, STREAM_MAX_SRC = 16, STREAM_WIN = 2 * STREAM_MAX_R + 1,
+       STREAM_MAX_BM = 16, STREAM_MAX_ROWS = STREAM_MAX_BM + 2 * STREAM_MAX_R,
+       /* register mode: at most this many queued values per thread (beyond: spills) */
+       STREAM_MAX_REGS = 160 };
 
 typedef struct {
     int field, level;
@@ -28,6 +32,9 @@ typedef struct {
     int lo, hi;                            /* shared range; lo > hi: none */
     int slots;                             /* ring slots (hi-lo+2), 0 without shared range */
     int smem_offset;                       /* elements from the start of dynamic smem */
+    /* register mode, per strip row r (index r + hb): the lowest window position whose value
+     * (vmin) or x-halo value (emin) is read; R+1 when none. */
+    signed char vmin[STREAM_MAX_ROWS], emin[STREAM_MAX_ROWS];
 } StreamSrc;
 
 typedef struct {
@@ -38,6 +45,9 @@ typedef struct {
     int tbx, tbb;        /* threads along x and along ab (1 in 2D) */
     int W, H;            /* tile with halo: tbx+2hx by tbb+2hb */
     int sb, uf, regq, prefetch;
+    int reg_mode;        /* every plane in registers, x neighbours by warp shuffles */
+    int bm;              /* register mode: output rows per thread along ab (1 in 2D) */
+    int retime;          /* retiming: see opt_stream_retime.c */
     int nsrc;
     StreamSrc src[STREAM_MAX_SRC];
     long smem_elems;     /* dynamic shared memory in elements */
@@ -47,6 +57,17 @@ typedef struct {
  * (radius or source count beyond the pass's limits, regq beyond the window). */
 int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom *g, char *why,
                    int whylen);
+/* Queued register values per thread in register mode (the constraint's measure). */
+int cg_stream_reg_count(const StreamGeom *g);
+/* Register mode and retiming kernels (opt_stream_reg.c, opt_stream_retime.c): same contract
+ * as cg_emit_stage_stream, with the geometry already built. */
+int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                       PlanLaunch *l, const StreamGeom *g);
+/* Whether stage `stage` is a weighted sum of reads (sum of const * read, optionally times or
+ * divided by a constant): what retiming accumulates. Returns 1, or 0 with a reason. */
+int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen);
+int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                          PlanLaunch *l, const StreamGeom *g, char *why, int whylen);
 /* The SD-axis unroll parameter (P_UFY or P_UFZ) of a streaming axis. */
 ParamId cg_stream_uf_param(int sd);
 

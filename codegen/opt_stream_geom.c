@@ -6,6 +6,21 @@
 
 ParamId cg_stream_uf_param(int sd) { return sd == 2 ? P_UFZ : P_UFY; }
 
+static char axis_letter_of(int d) { return "xyz"[d < 0 ? 0 : d]; }
+
+int cg_stream_reg_count(const StreamGeom *g)
+{
+    int n = 0;
+    for (int k = 0; k < g->nsrc; k++)
+        for (int r = 0; r < g->bm + 2 * g->hb; r++) {
+            if (g->src[k].vmin[r] <= g->R)
+                n += g->R - g->src[k].vmin[r] + 1;
+            if (g->src[k].emin[r] <= g->R)
+                n += g->R - g->src[k].emin[r] + 1;
+        }
+    return n;
+}
+
 /* A temp read at zero offset in the stage that writes it is the written value (no buffer). */
 static int is_own_temp_value(const IrProgram *p, const IrStage *st, const IrNode *n)
 {
@@ -20,10 +35,13 @@ static int is_own_temp_value(const IrProgram *p, const IrStage *st, const IrNode
 /* Window positions in the order the register set takes them: 0, +1, -1, +2, -2, ... */
 static int reg_order(int k) { return k == 0 ? 0 : (k % 2 ? (k + 1) / 2 : -(k / 2)); }
 
+/* regq = 1 + the number of window planes whose centre reads come from shared memory: the
+ * register set is the first 2R+2-regq positions of the order (regq=1: all of them). */
 static void place_source(StreamGeom *g, StreamSrc *s)
 {
     int R = g->R;
-    for (int k = 0; k < g->regq && k < 2 * R + 1; k++)
+    int nreg = 2 * R + 2 - g->regq;
+    for (int k = 0; k < nreg && k < 2 * R + 1; k++)
         s->in_reg[reg_order(k) + R] = 1;
     s->lo = R + 1;
     s->hi = -R - 1;
@@ -65,6 +83,16 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
     g->uf = c->v[cg_stream_uf_param(g->sd)];
     g->regq = c->v[P_REGQ];
     g->prefetch = c->v[P_PREFETCH] == 2;
+    g->retime = c->v[P_RETIME] == 2;
+    /* Register mode: the whole window in registers (regq=1), whole warps along x and an x halo
+     * that the edge lanes of a warp can load (2hx <= 32). */
+    g->reg_mode = !g->retime && g->regq == 1 && g->tbx % 32 == 0 && 2 * g->hx <= 32;
+    g->bm = g->ab > 0 ? c->v[P_BMX + g->ab] : 1;
+    if (g->bm > STREAM_MAX_BM) {
+        snprintf(why, (size_t)whylen, "bm along %c = %d: a streaming thread computes at most %d rows",
+                 axis_letter_of(g->ab), g->bm, STREAM_MAX_BM);
+        return -1;
+    }
     if (g->R > STREAM_MAX_R) {
         snprintf(why, (size_t)whylen, "radius %d along the streaming axis: the stream pass keeps "
                  "at most %d planes on each side", g->R, STREAM_MAX_R);
@@ -91,6 +119,8 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
             }
             g->src[k].field = n->field;
             g->src[k].level = n->level;
+            for (int r = 0; r < STREAM_MAX_ROWS; r++)
+                g->src[k].vmin[r] = g->src[k].emin[r] = (signed char)(g->R + 1);
             g->nsrc++;
         }
         int p = n->off[g->sd] + g->R;
@@ -99,8 +129,27 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
             g->src[k].read_plane[p] = 1;
         else
             g->src[k].read_centre[p] = 1;
+        int dy = g->ab > 0 ? n->off[g->ab] : 0;
+        for (int o = 0; o < g->bm; o++) {
+            int r = o + dy + g->hb;
+            StreamSrc *sk = &g->src[k];
+            if (n->off[g->sd] < sk->vmin[r])
+                sk->vmin[r] = (signed char)n->off[g->sd];
+            if (n->off[0] != 0 && n->off[g->sd] < sk->emin[r])
+                sk->emin[r] = (signed char)n->off[g->sd];
+        }
     }
     long at = 0;
+    if (g->reg_mode || g->retime) {
+        /* retiming: two slots (double buffer) of one plane per source; register mode: none */
+        for (int k = 0; k < g->nsrc; k++) {
+            g->src[k].slots = g->retime ? 2 : 0;
+            g->src[k].smem_offset = (int)at;
+            at += (long)g->src[k].slots * g->W * g->H;
+        }
+        g->smem_elems = at;
+        return 0;
+    }
     for (int k = 0; k < g->nsrc; k++) {
         place_source(g, &g->src[k]);
         g->src[k].smem_offset = (int)at;

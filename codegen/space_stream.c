@@ -1,6 +1,6 @@
-/* The tuning space's share of the stream pass (P_STREAM/P_SD/P_SB/P_REGQ/P_PREFETCH and the
- * unroll factor along the streaming axis): values and constraints. Retiming (P_RETIME) is not
- * generated: it keeps no values, so the general 'implemented' constraint refuses it. */
+/* The tuning space's share of the stream pass (P_STREAM/P_SD/P_SB/P_REGQ/P_PREFETCH/P_RETIME,
+ * the unroll factor along the streaming axis, and block merging along the other in-plane axis
+ * in register mode): values and constraints. */
 #include "opt.h"
 #include "opt_stream.h"
 
@@ -38,6 +38,7 @@ static void init_stream(Space *s)
     if (dims == 3)
         set_list(&s->params[P_SD], P_SD, onoff, 2);
     set_list(&s->params[P_PREFETCH], P_PREFETCH, onoff, 2);
+    set_list(&s->params[P_RETIME], P_RETIME, onoff, 2);
     /* sb: 1 (no streaming) and 8 .. the largest SD axis rounded up to a power of two (32768
      * when the grid is unknown). */
     long nmax = 0;
@@ -73,8 +74,8 @@ static int c_stream_only(const Space *s, const Config *c, char *why, int whylen)
     (void)s;
     if (streaming(c))
         return 1;
-    static const ParamId only[] = {P_SD, P_SB, P_REGQ, P_PREFETCH};
-    for (int i = 0; i < 4; i++)
+    static const ParamId only[] = {P_SD, P_SB, P_REGQ, P_PREFETCH, P_RETIME};
+    for (int i = 0; i < 5; i++)
         if (c->v[only[i]] != 1) {
             snprintf(why, (size_t)whylen, "%s=%d applies to streaming only (stream is off)",
                      config_param_name(only[i]), c->v[only[i]]);
@@ -176,12 +177,22 @@ static int c_stream_others(const Space *s, const Config *c, char *why, int whyle
     if (!streaming(c))
         return 1;
     int sd = sd_of(s, c);
-    static const ParamId off[] = {P_SMEM, P_CMEM, P_CMX, P_CMY, P_CMZ, P_BMX, P_BMY, P_BMZ};
-    for (int i = 0; i < 8; i++)
+    static const ParamId off[] = {P_SMEM, P_CMEM, P_CMX, P_CMY, P_CMZ};
+    for (int i = 0; i < 5; i++)
         if (c->v[off[i]] != 1) {
             snprintf(why, (size_t)whylen, "%s with streaming: the stream kernel stages planes in "
-                     "shared memory itself (regq) and does not merge points",
+                     "shared memory itself (regq) and does not merge points cyclically",
                      config_param_name(off[i]));
+            return 0;
+        }
+    /* block merging: only along the other in-plane axis of a 3D grid (register mode checks
+     * the rest in stream-reg) */
+    int ab = dims_of(s) == 3 ? 3 - sd : -1;
+    for (int d = 0; d < 3; d++)
+        if (d != ab && c->v[P_BMX + d] != 1) {
+            snprintf(why, (size_t)whylen, "bm along %c with streaming along %c: a streaming thread "
+                     "merges rows only along %s", "xyz"[d], "xyz"[sd],
+                     ab < 0 ? "no axis of a 2D grid" : ab == 1 ? "y" : "z");
             return 0;
         }
     for (int d = 0; d < 3; d++)
@@ -214,6 +225,58 @@ static int c_stream_fits(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* Register mode (regq=1, whole warps along x) and its rows per thread; retiming's needs. */
+static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!streaming(c) || dims_of(s) < 2)
+        return 1;
+    int sd = sd_of(s, c);
+    int ab = dims_of(s) == 3 ? 3 - sd : -1;
+    int bm = ab > 0 ? c->v[P_BMX + ab] : 1;
+    if (c->v[P_RETIME] == 2) {
+        if (c->v[P_REGQ] != 1 || bm != 1) {
+            snprintf(why, (size_t)whylen, "%s with retime: a retimed kernel reads each plane once "
+                     "from one staged plane, it has no plane queue or row strip",
+                     c->v[P_REGQ] != 1 ? "regq" : "bm");
+            return 0;
+        }
+        for (int st = 0; s->prog && st < s->prog->nstages; st++)
+            if (!cg_stream_linear(s->prog, st, why, whylen))
+                return 0;
+        return 1;
+    }
+    if (bm == 1 || !s->prog)
+        return 1;
+    StreamGeom g;
+    if (cg_stream_geom(s->prog, 0, c, &g, why, whylen) != 0)
+        return 1; /* stream-fits says why */
+    if (!g.reg_mode) {
+        snprintf(why, (size_t)whylen, "bm along %c = %d: rows per thread exist in register mode "
+                 "only (regq=1, tb along x a multiple of 32, x halo <= 16)", "xyz"[ab], bm);
+        return 0;
+    }
+    return 1;
+}
+
+static int c_stream_regs(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!streaming(c) || !s->prog || dims_of(s) < 2)
+        return 1;
+    for (int st = 0; st < s->prog->nstages; st++) {
+        StreamGeom g;
+        if (cg_stream_geom(s->prog, st, c, &g, why, whylen) != 0 || !g.reg_mode)
+            continue;
+        int n = cg_stream_reg_count(&g);
+        if (n > STREAM_MAX_REGS) {
+            snprintf(why, (size_t)whylen, "register mode keeps %d values per thread for stage %d "
+                     "(at most %d, beyond they spill): fewer rows (bm), regq > 1 or retime", n,
+                     st, STREAM_MAX_REGS);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static const SpaceConstraint stream_constraints[] = {
     {"stream-only", c_stream_only, "sd, sb, regq and prefetch shape the streaming kernel only"},
     {"stream-uf", c_uf_needs_stream, "unrolling along y/z is the streaming loop's (unless the tile "
@@ -222,8 +285,11 @@ static const SpaceConstraint stream_constraints[] = {
     {"stream-tb", c_stream_block, "a streaming block has one thread along the streaming axis"},
     {"stream-sb", c_stream_sb, "a streaming block walks at least 8 planes, uf <= sb, sb within "
      "the axis"},
-    {"stream-excl", c_stream_others, "smem, cmem, merging and in-plane unrolling are not "
-     "combined with streaming"},
+    {"stream-excl", c_stream_others, "smem, cmem, cyclic merging, block merging other "
+     "than along the other in-plane axis, and in-plane unrolling are not combined with streaming"},
+    {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/bm; bm along "
+     "the other in-plane axis needs register mode"},
+    {"stream-regs", c_stream_regs, "register mode holds at most 160 queued values per thread"},
     {"stream-fits", c_stream_fits, "radius <= 8 along the streaming axis, at most 16 streamed "
      "buffers, regq <= 2R+1, shared memory <= 227 KiB"},
 };

@@ -84,9 +84,18 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
     g->regq = c->v[P_REGQ];
     g->prefetch = c->v[P_PREFETCH] == 2;
     g->retime = c->v[P_RETIME] == 2;
-    /* Register mode: the whole window in registers (regq=1), whole warps along x and an x halo
-     * that the edge lanes of a warp can load (2hx <= 32). */
-    g->reg_mode = !g->retime && g->regq == 1 && g->tbx % 32 == 0 && 2 * g->hx <= 32;
+    /* Register mode: streaming without smem=on (and without retime): the whole window in
+     * registers, in-plane x neighbours by warp shuffles. It needs whole warps along x and an x
+     * halo that the edge lanes of a warp can load (2hx <= 32). */
+    g->reg_mode = !g->retime && c->v[P_SMEM] != 2;
+    if (g->reg_mode && (g->tbx % 32 != 0 || 2 * g->hx > 32 || g->regq != 1)) {
+        snprintf(why, (size_t)whylen, "%s", g->regq != 1
+                 ? "regq > 1 moves planes to shared memory: it needs smem=on"
+                 : "streaming without smem=on keeps planes in registers and takes x neighbours "
+                   "by warp shuffles: it needs tb along x a multiple of 32 and an x halo of at "
+                   "most 16 (or smem=on)");
+        return -1;
+    }
     g->bm = g->ab > 0 ? c->v[P_BMX + g->ab] : 1;
     if (g->bm > STREAM_MAX_BM) {
         snprintf(why, (size_t)whylen, "bm along %c = %d: a streaming thread computes at most %d rows",

@@ -177,8 +177,8 @@ static int c_stream_others(const Space *s, const Config *c, char *why, int whyle
     if (!streaming(c))
         return 1;
     int sd = sd_of(s, c);
-    static const ParamId off[] = {P_SMEM, P_CMEM, P_CMX, P_CMY, P_CMZ};
-    for (int i = 0; i < 5; i++)
+    static const ParamId off[] = {P_CMEM, P_CMX, P_CMY, P_CMZ};
+    for (int i = 0; i < 4; i++)
         if (c->v[off[i]] != 1) {
             snprintf(why, (size_t)whylen, "%s with streaming: the stream kernel stages planes in "
                      "shared memory itself (regq) and does not merge points cyclically",
@@ -234,10 +234,10 @@ static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen
     int ab = dims_of(s) == 3 ? 3 - sd : -1;
     int bm = ab > 0 ? c->v[P_BMX + ab] : 1;
     if (c->v[P_RETIME] == 2) {
-        if (c->v[P_REGQ] != 1 || bm != 1) {
+        if (c->v[P_REGQ] != 1 || bm != 1 || c->v[P_SMEM] != 1) {
             snprintf(why, (size_t)whylen, "%s with retime: a retimed kernel reads each plane once "
-                     "from one staged plane, it has no plane queue or row strip",
-                     c->v[P_REGQ] != 1 ? "regq" : "bm");
+                     "from one plane it stages in shared memory itself, it has no plane queue or "
+                     "row strip", c->v[P_REGQ] != 1 ? "regq" : bm != 1 ? "bm" : "smem");
             return 0;
         }
         for (int st = 0; s->prog && st < s->prog->nstages; st++)
@@ -245,14 +245,9 @@ static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen
                 return 0;
         return 1;
     }
-    if (bm == 1 || !s->prog)
-        return 1;
-    StreamGeom g;
-    if (cg_stream_geom(s->prog, 0, c, &g, why, whylen) != 0)
-        return 1; /* stream-fits says why */
-    if (!g.reg_mode) {
-        snprintf(why, (size_t)whylen, "bm along %c = %d: rows per thread exist in register mode "
-                 "only (regq=1, tb along x a multiple of 32, x halo <= 16)", "xyz"[ab], bm);
+    if (bm != 1 && c->v[P_SMEM] == 2) {
+        snprintf(why, (size_t)whylen, "bm along %c = %d with smem=on: rows per thread exist in "
+                 "register mode only (streaming without smem)", "xyz"[ab], bm);
         return 0;
     }
     return 1;
@@ -285,13 +280,14 @@ static const SpaceConstraint stream_constraints[] = {
     {"stream-tb", c_stream_block, "a streaming block has one thread along the streaming axis"},
     {"stream-sb", c_stream_sb, "a streaming block walks at least 8 planes, uf <= sb, sb within "
      "the axis"},
-    {"stream-excl", c_stream_others, "smem, cmem, cyclic merging, block merging other "
+    {"stream-excl", c_stream_others, "cmem, cyclic merging, block merging other "
      "than along the other in-plane axis, and in-plane unrolling are not combined with streaming"},
-    {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/bm; bm along "
-     "the other in-plane axis needs register mode"},
+    {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/bm/smem; bm "
+     "along the other in-plane axis needs register mode (smem off)"},
     {"stream-regs", c_stream_regs, "register mode holds at most 160 queued values per thread"},
     {"stream-fits", c_stream_fits, "radius <= 8 along the streaming axis, at most 16 streamed "
-     "buffers, regq <= 2R+1, shared memory <= 227 KiB"},
+     "buffers, regq <= 2R+1, shared memory <= 227 KiB; without smem=on (register mode): regq=1, "
+     "tb along x a multiple of 32, x halo <= 16"},
 };
 
 const SpacePass space_pass_stream = {"stream", init_stream, stream_constraints,

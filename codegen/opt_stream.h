@@ -5,13 +5,17 @@
  * Window positions: a thread computing output plane z along the streaming dimension (SD) needs
  * planes z-R..z+R (R = the program's halo along SD); position p is plane z+p. Each streamed
  * source (a field's buffer at one time level) keeps, per position:
- *  - a register (the thread's own column) when p is among the first regq positions of the
- *    order 0, +1, -1, +2, -2, ... (the register set), or when p lies above the shared-memory
- *    range (the inflow queue of planes not yet staged);
+ *  - a register (the thread's own column) when p is among the first 2R+2-regq positions of
+ *    the order 0, +1, -1, +2, -2, ... (the register set: regq = 1 + planes whose centre reads
+ *    come from shared memory), or when p lies above the shared-memory range (the inflow queue
+ *    of planes not yet staged);
  *  - a shared-memory copy of the whole tile plus its in-plane halo when p lies in the source's
  *    shared range [lo..hi]: the convex hull of the positions read at in-plane offsets and the
  *    positions read at the centre but not in the register set. The range is a ring of
- *    (hi-lo+2) plane slots, so one __syncthreads per plane suffices. */
+ *    (hi-lo+2) plane slots, so one __syncthreads per plane suffices.
+ * That is the shared-memory ring (smem=on). Register mode (smem off; opt_stream_reg.c) keeps
+ * every plane in registers (vmin/emin say which rows and positions) and retiming
+ * (opt_stream_retime.c) stages one plane in two slots. */
 #ifndef STC_OPT_STREAM_H
 #define STC_OPT_STREAM_H
 #include "../ir/ir.h"

@@ -22,6 +22,10 @@ static int dims_of(const Space *s) { return s->prog ? s->prog->dims : 3; }
 
 static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }
 
+/* An earlier pass (plan.c asks the temporal pass first) builds the kernel for c: the stream
+ * kernel's own geometry, modes and register limits do not apply, that pass's constraints do. */
+static int other_pass(const Config *c) { return cg_temporal_wants(c); }
+
 /* The streaming axis of c on this space's grid. */
 static int sd_of(const Space *s, const Config *c)
 {
@@ -207,7 +211,7 @@ static int c_stream_others(const Space *s, const Config *c, char *why, int whyle
 /* The geometry of every stage: radius, buffer count, regq within the window, shared memory. */
 static int c_stream_fits(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!streaming(c) || !s->prog || dims_of(s) < 2)
+    if (!streaming(c) || other_pass(c) || !s->prog || dims_of(s) < 2)
         return 1;
     const IrProgram *p = s->prog;
     for (int st = 0; st < p->nstages; st++) {
@@ -228,7 +232,7 @@ static int c_stream_fits(const Space *s, const Config *c, char *why, int whylen)
 /* Register mode (regq=1, whole warps along x) and its rows per thread; retiming's needs. */
 static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!streaming(c) || dims_of(s) < 2)
+    if (!streaming(c) || other_pass(c) || dims_of(s) < 2)
         return 1;
     int sd = sd_of(s, c);
     int ab = dims_of(s) == 3 ? 3 - sd : -1;
@@ -255,7 +259,7 @@ static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen
 
 static int c_stream_regs(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!streaming(c) || !s->prog || dims_of(s) < 2)
+    if (!streaming(c) || other_pass(c) || !s->prog || dims_of(s) < 2)
         return 1;
     for (int st = 0; st < s->prog->nstages; st++) {
         StreamGeom g;

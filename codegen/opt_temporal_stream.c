@@ -181,7 +181,7 @@ static void emit_column(StrBuf *o, const TbsGeom *g)
     static const char *const thread_idx[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
     static const char *const block_idx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
     const char *sdn = g->sd == 1 ? "n1" : "n2";
-    for (int d = 0; d < g->dims; d++) {
+    for (int d = 0; d < g->dims && d < 3; d++) {
         if (d == g->sd)
             continue;
         sb_printf(o, "    const int %s = (int)%s;\n", thread_var[d], thread_idx[d]);

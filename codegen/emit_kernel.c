@@ -211,10 +211,15 @@ void cg_emit_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
         ctx->read_hook(ctx, n, out);
         return;
     }
+    cg_emit_global_read(ctx, n, ctx->idx ? ctx->idx : "idx", out);
+}
+
+void cg_emit_global_read(CgCtx *ctx, const IrNode *n, const char *idx, StrBuf *out)
+{
     PlanArg a = {ARG_BUF, n->field, n->level, 0};
     char an[160];
     cg_arg_name(ctx->prog, &a, an, sizeof an);
-    sb_printf(out, "%s[%s", an, ctx->idx ? ctx->idx : "idx");
+    sb_printf(out, "%s[%s", an, idx);
     emit_offset_term(out, n->off[2], "s2");
     emit_offset_term(out, n->off[1], "s1");
     emit_offset_term(out, n->off[0], NULL);

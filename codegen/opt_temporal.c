@@ -44,24 +44,7 @@ static void read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
         sb_puts(out, "]");
         return;
     }
-    PlanArg a = {ARG_BUF, n->field, n->level, 0};
-    char an[160];
-    cg_arg_name(p, &a, an, sizeof an);
-    sb_printf(out, "%s[idx", an);
-    static const char *const stride[3] = {NULL, "s1", "s2"};
-    for (int d = 2; d >= 0; d--) {
-        int o = n->off[d];
-        if (!o)
-            continue;
-        int m = o < 0 ? -o : o;
-        if (!stride[d])
-            sb_printf(out, " %c %d", o < 0 ? '-' : '+', m);
-        else if (m == 1)
-            sb_printf(out, " %c %s", o < 0 ? '-' : '+', stride[d]);
-        else
-            sb_printf(out, " %c %d * %s", o < 0 ? '-' : '+', m, stride[d]);
-    }
-    sb_puts(out, "]");
+    cg_emit_global_read(ctx, n, "idx", out);
 }
 
 /* Whether this thread's point is computed at fused step `step` (an expression or a literal):

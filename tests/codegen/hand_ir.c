@@ -1,5 +1,8 @@
 #include "hand_ir.h"
 
+#include <assert.h>
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,4 +295,32 @@ IrProgram *hb_example(Arena *a, int which)
     }
     hb_finish(p);
     return p;
+}
+
+Plan *hb_plan(Arena *a, const IrProgram *p, const char *cfg)
+{
+    Config c;
+    char why[256];
+    assert(config_parse(cfg, p->dims, &c, why, sizeof why) == 0);
+    Plan *plan = plan_build(p, &c, a, why, sizeof why);
+    if (!plan)
+        fprintf(stderr, "%s with '%s': %s\n", p->name, cfg, why);
+    assert(plan);
+    return plan;
+}
+
+void hb_has(const char *text, const char *needle)
+{
+    if (!strstr(text, needle)) {
+        fprintf(stderr, "missing '%s' in:\n%s\n", needle, text);
+        assert(0);
+    }
+}
+
+void hb_lacks(const char *text, const char *needle)
+{
+    if (strstr(text, needle)) {
+        fprintf(stderr, "unexpected '%s' in:\n%s\n", needle, text);
+        assert(0);
+    }
 }

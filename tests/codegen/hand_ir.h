@@ -2,6 +2,7 @@
 #ifndef STC_TEST_HAND_IR_H
 #define STC_TEST_HAND_IR_H
 #include "ir.h"
+#include "plan.h"
 
 IrProgram *hb_program(Arena *a, const char *name, int dims, ElemType type);
 int hb_field(Arena *a, IrProgram *p, const char *name, FieldRole role, int levels, BoundaryKind bc,
@@ -19,5 +20,11 @@ void hb_finish(IrProgram *p);
 /* The hand-built test programs: star2d, box3d, wave (3 levels + coef), twofield, twostage, heat1d. */
 enum { HB_NPROGRAMS = 6 };
 IrProgram *hb_example(Arena *a, int which);
+
+/* Test helpers shared by the codegen tests: the plan of p under the --config text cfg (which
+ * must be valid; the test aborts with the reason otherwise), and assertions on emitted text. */
+Plan *hb_plan(Arena *a, const IrProgram *p, const char *cfg);
+void hb_has(const char *text, const char *needle);
+void hb_lacks(const char *text, const char *needle);
 
 #endif

@@ -7,34 +7,6 @@
 #include "codegen.h"
 #include "hand_ir.h"
 
-static Plan *build(Arena *a, const IrProgram *p, const char *cfg)
-{
-    Config c;
-    char why[256];
-    assert(config_parse(cfg, p->dims, &c, why, sizeof why) == 0);
-    Plan *plan = plan_build(p, &c, a, why, sizeof why);
-    if (!plan)
-        fprintf(stderr, "%s with '%s': %s\n", p->name, cfg, why);
-    assert(plan);
-    return plan;
-}
-
-static void has(const char *text, const char *needle)
-{
-    if (!strstr(text, needle)) {
-        fprintf(stderr, "missing '%s' in:\n%s\n", needle, text);
-        assert(0);
-    }
-}
-
-static void lacks(const char *text, const char *needle)
-{
-    if (strstr(text, needle)) {
-        fprintf(stderr, "unexpected '%s' in:\n%s\n", needle, text);
-        assert(0);
-    }
-}
-
 static void check_launches(const Plan *plan, const PlanLaunch *ls, int n, int expect_rotate)
 {
     int rotates = 0;
@@ -42,7 +14,7 @@ static void check_launches(const Plan *plan, const PlanLaunch *ls, int n, int ex
         const PlanLaunch *l = &ls[i];
         char decl[200];
         snprintf(decl, sizeof decl, "\n%s(", l->kernel);
-        has(plan->source, decl);
+        hb_has(plan->source, decl);
         assert(l->block[0] * l->block[1] * l->block[2] >= 1);
         rotates += l->rotate_after;
         for (int k = 0; k < l->nargs; k++) {
@@ -64,7 +36,7 @@ static void each_param_changes_source(Arena *a, const IrProgram *p)
     Space s;
     space_init(&s, p, NULL);
     Config base = config_default(p->dims);
-    const char *src0 = build(a, p, "")->source;
+    const char *src0 = hb_plan(a, p, "")->source;
     int varied = 0;
     for (int id = 0; id < P_COUNT; id++) {
         const SpaceParam *sp = &s.params[id];
@@ -102,9 +74,9 @@ static void each_param_changes_source(Arena *a, const IrProgram *p)
 static void emit_api(const Plan *plan, StrBuf *cu, StrBuf *h)
 {
     assert(cg_emit(plan, "out/dir/thing", cu, h) == 0);
-    has(h->data, "thing.h");
-    has(cu->data, "#include \"thing.h\"");
-    has(cu->data, plan->source);
+    hb_has(h->data, "thing.h");
+    hb_has(cu->data, "#include \"thing.h\"");
+    hb_has(cu->data, plan->source);
 }
 
 int main(void)
@@ -115,12 +87,12 @@ int main(void)
 
     for (int i = 0; i < HB_NPROGRAMS; i++) {
         IrProgram *p = hb_example(a, i);
-        Plan *plan = build(a, p, "");
+        Plan *plan = hb_plan(a, p, "");
         assert(plan->step_count == 1 && plan->nstep >= p->nstages);
         check_launches(plan, plan->step, plan->nstep, 1);
         check_launches(plan, plan->prologue, plan->nprologue, 0);
-        has(plan->source, "extern \"C\" __global__");
-        lacks(plan->source, "#include");
+        hb_has(plan->source, "extern \"C\" __global__");
+        hb_lacks(plan->source, "#include");
         each_param_changes_source(a, p);
         StrBuf cu = {0}, h = {0};
         emit_api(plan, &cu, &h);
@@ -130,100 +102,100 @@ int main(void)
 
     /* star2d: float constants exact, offsets folded into strides, launch bounds = block */
     IrProgram *star = hb_example(a, 0);
-    Plan *plan = build(a, star, "");
-    has(plan->source, "0.300000012f");
-    has(plan->source, "1.00000001e-07f");
-    has(plan->source, "3.0f");
-    has(plan->source, "f_u_l0[idx - s1]");
-    has(plan->source, "f_u_l0[idx + 1]");
-    has(plan->source, "__launch_bounds__(256)");
-    has(plan->source, "blockIdx.y * 8u");
-    has(plan->source, "f_u_lp1[idx] =");
+    Plan *plan = hb_plan(a, star, "");
+    hb_has(plan->source, "0.300000012f");
+    hb_has(plan->source, "1.00000001e-07f");
+    hb_has(plan->source, "3.0f");
+    hb_has(plan->source, "f_u_l0[idx - s1]");
+    hb_has(plan->source, "f_u_l0[idx + 1]");
+    hb_has(plan->source, "__launch_bounds__(256)");
+    hb_has(plan->source, "blockIdx.y * 8u");
+    hb_has(plan->source, "f_u_lp1[idx] =");
     assert(plan->nprologue == 1); /* fixed: halo copy into the other buffer */
     assert(plan->nstep == 1 && plan->step[0].block[0] == 32 && plan->step[0].block[1] == 8);
-    plan = build(a, star, "tb=64x2,maxreg=64");
-    has(plan->source, "__maxnreg__(64)");
-    has(plan->source, "blockIdx.x * 64u");
-    lacks(plan->source, "__launch_bounds__");
+    plan = hb_plan(a, star, "tb=64x2,maxreg=64");
+    hb_has(plan->source, "__maxnreg__(64)");
+    hb_has(plan->source, "blockIdx.x * 64u");
+    hb_lacks(plan->source, "__launch_bounds__");
 
     /* box3d (double, periodic): 27 loads, fills along x, y, z after the step */
     IrProgram *box = hb_example(a, 1);
-    plan = build(a, box, "");
-    has(plan->source, "f_u_l0[idx - s2 - s1 - 1]");
-    has(plan->source, "0.5 *");
-    has(plan->source, "% n2) + n2) % n2");
+    plan = hb_plan(a, box, "");
+    hb_has(plan->source, "f_u_l0[idx - s2 - s1 - 1]");
+    hb_has(plan->source, "0.5 *");
+    hb_has(plan->source, "% n2) + n2) % n2");
     assert(plan->nstep == 4);
     assert(plan->step[0].rotate_after && !plan->step[1].rotate_after);
     assert(plan->nprologue == 6); /* x, y, z fills of both buffers */
 
     /* wave: 3 levels (reads level -1, writes +1), a coef, a param, clamp */
     IrProgram *wave = hb_example(a, 2);
-    plan = build(a, wave, "");
-    has(plan->source, "f_u_lm1[idx]");
-    has(plan->source, "f_u_lp1[idx] =");
-    has(plan->source, "const float *__restrict__ f_c_l0");
-    has(plan->source, "const float p_dt");
-    has(plan->source, "lo < 0 ? 0 : n0 - 1");
-    has(plan->source, "const float v"); /* u0 is shared */
+    plan = hb_plan(a, wave, "");
+    hb_has(plan->source, "f_u_lm1[idx]");
+    hb_has(plan->source, "f_u_lp1[idx] =");
+    hb_has(plan->source, "const float *__restrict__ f_c_l0");
+    hb_has(plan->source, "const float p_dt");
+    hb_has(plan->source, "lo < 0 ? 0 : n0 - 1");
+    hb_has(plan->source, "const float v"); /* u0 is shared */
     StrBuf cu = {0}, h = {0};
     assert(cg_emit(plan, "wave", &cu, &h) == 0);
-    has(h.data, "float *u[3];");
-    has(h.data, "const float *c;");
-    has(h.data, "float dt; /* default 0.25f */");
-    has(h.data, "cudaError_t wave_run(wave_fields *f, const wave_params *p, int nx, int ny, int nz");
-    has(h.data, "size_t wave_buffer_elems(int nx, int ny, int nz);");
-    has(cu.data, "b->u[2] = b->u[1];");
+    hb_has(h.data, "float *u[3];");
+    hb_has(h.data, "const float *c;");
+    hb_has(h.data, "float dt; /* default 0.25f */");
+    hb_has(h.data, "cudaError_t wave_run(wave_fields *f, const wave_params *p, int nx, int ny, int nz");
+    hb_has(h.data, "size_t wave_buffer_elems(int nx, int ny, int nz);");
+    hb_has(cu.data, "b->u[2] = b->u[1];");
     sb_free(&cu);
     sb_free(&h);
 
     /* twofield: constant and mirror boundaries, a copied unwritten field, C++ keyword member */
     IrProgram *two = hb_example(a, 3);
-    plan = build(a, two, "");
-    has(plan->source, "= (-1.5f);");
-    has(plan->source, "period");
-    has(plan->source, "two_field_copy_w");
-    has(plan->source, "sqrtf(fabsf(");
-    has(plan->source, "fminf(");
-    has(plan->source, "powf(");
-    has(plan->source, "rsqrtf(");
-    has(plan->source, "rsqrtf(__int_as_float(0x7f800000))"); /* 1e300 rounds to float infinity */
+    plan = hb_plan(a, two, "");
+    hb_has(plan->source, "= (-1.5f);");
+    hb_has(plan->source, "period");
+    hb_has(plan->source, "two_field_copy_w");
+    hb_has(plan->source, "sqrtf(fabsf(");
+    hb_has(plan->source, "fminf(");
+    hb_has(plan->source, "powf(");
+    hb_has(plan->source, "rsqrtf(");
+    hb_has(plan->source, "rsqrtf(__int_as_float(0x7f800000))"); /* 1e300 rounds to float infinity */
     assert(cg_emit(plan, "two", &cu, &h) == 0);
-    has(h.data, "float *new_[2];");
-    has(h.data, "float k;");
+    hb_has(h.data, "float *new_[2];");
+    hb_has(h.data, "float k;");
     sb_free(&cu);
     sb_free(&h);
 
     /* twostage: two stage kernels, the materialized temp is zeroed and filled, the register
      * temp has no buffer */
     IrProgram *ts = hb_example(a, 4);
-    plan = build(a, ts, "");
+    plan = hb_plan(a, ts, "");
     assert(plan->needs_temp);
-    has(plan->source, "twostage_stage0");
-    has(plan->source, "twostage_stage1");
-    has(plan->source, "twostage_zero_flux");
-    has(plan->source, "twostage_bc_flux_x");
-    lacks(plan->source, "f_reg");
+    hb_has(plan->source, "twostage_stage0");
+    hb_has(plan->source, "twostage_stage1");
+    hb_has(plan->source, "twostage_zero_flux");
+    hb_has(plan->source, "twostage_bc_flux_x");
+    hb_lacks(plan->source, "f_reg");
     assert(cg_emit(plan, "twostage", &cu, &h) == 0);
-    has(cu.data, "cudaMallocAsync");
-    has(cu.data, "return 1 * twostage_temp_bytes_(nx, ny, nz);");
+    hb_has(cu.data, "cudaMallocAsync");
+    hb_has(cu.data, "return 1 * twostage_temp_bytes_(nx, ny, nz);");
     sb_free(&cu);
     sb_free(&h);
 
     /* heat1d: no strides, 256 threads */
     IrProgram *h1 = hb_example(a, 5);
-    plan = build(a, h1, "");
-    lacks(plan->source, "s1");
-    has(plan->source, "__launch_bounds__(256)");
+    plan = hb_plan(a, h1, "");
+    hb_lacks(plan->source, "s1");
+    hb_has(plan->source, "__launch_bounds__(256)");
 
     /* configurations the generator cannot produce are refused with a reason */
     Config c;
     char why[256];
     assert(config_parse("tblock=2,smem=on", 2, &c, why, sizeof why) == 0);
     assert(plan_build(star, &c, a, why, sizeof why) == NULL);
-    has(why, "temporal blocking");
+    hb_has(why, "temporal blocking");
     assert(config_parse("tb=32x8x2", 2, &c, why, sizeof why) == 0);
     assert(plan_build(star, &c, a, why, sizeof why) == NULL);
-    has(why, "tbz");
+    hb_has(why, "tbz");
 
     arena_free(a);
     puts("emit: ok");

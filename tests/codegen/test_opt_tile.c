@@ -11,34 +11,6 @@
 #include "hand_ir.h"
 #include "space.h"
 
-static Plan *build(Arena *a, const IrProgram *p, const char *cfg)
-{
-    Config c;
-    char why[256];
-    assert(config_parse(cfg, p->dims, &c, why, sizeof why) == 0);
-    Plan *plan = plan_build(p, &c, a, why, sizeof why);
-    if (!plan)
-        fprintf(stderr, "%s with '%s': %s\n", p->name, cfg, why);
-    assert(plan);
-    return plan;
-}
-
-static void has(const char *text, const char *needle)
-{
-    if (!strstr(text, needle)) {
-        fprintf(stderr, "missing '%s' in:\n%s\n", needle, text);
-        assert(0);
-    }
-}
-
-static void lacks(const char *text, const char *needle)
-{
-    if (strstr(text, needle)) {
-        fprintf(stderr, "unexpected '%s'\n", needle);
-        assert(0);
-    }
-}
-
 /* The reason space_check gives for cfg on p with grid n (NULL: unknown), or "" when valid. */
 static const char *refusal(const IrProgram *p, const long *n, const char *cfg)
 {
@@ -101,56 +73,56 @@ int main(void)
     IrProgram *heat = hb_example(arena, 5);   /* 1D */
 
     /* the plain kernel is untouched by the pass */
-    Plan *plain = build(arena, star, "default");
-    lacks(plain->source, "tile pass");
+    Plan *plain = hb_plan(arena, star, "default");
+    hb_lacks(plain->source, "tile pass");
 
     /* smem: a staged array with its halo, exact bytes (32+2) x (8*4+2) floats */
-    Plan *p1 = build(arena, star, "tb=32x8,smem=on");
-    has(p1->source, "extern __shared__ __align__(16) unsigned char tile_smem[];");
-    has(p1->source, "__syncthreads();");
+    Plan *p1 = hb_plan(arena, star, "tb=32x8,smem=on");
+    hb_has(p1->source, "extern __shared__ __align__(16) unsigned char tile_smem[];");
+    hb_has(p1->source, "__syncthreads();");
     const PlanLaunch *l = stage_launch(p1, p1->step[0].kernel);
     assert(l->smem_bytes == 34 * 10 * 4);
     assert(l->tile[0] == 32 && l->tile[1] == 8);
-    Plan *p2 = build(arena, star, "tb=32x8,smem=on,bm=1x4,uf=1x4");
+    Plan *p2 = hb_plan(arena, star, "tb=32x8,smem=on,bm=1x4,uf=1x4");
     l = &p2->step[0];
     assert(l->smem_bytes == 34 * 34 * 4);
     assert(l->tile[0] == 32 && l->tile[1] == 32 && l->block[1] == 8);
-    has(p2->source, "const int b1 = (int)threadIdx.y * 4;");
+    hb_has(p2->source, "const int b1 = (int)threadIdx.y * 4;");
     /* the register cache: 3 x 6 distinct values for 4 points of a 5-point star minus corners */
-    has(p2->source, "const float r0 = ");
-    has(p2->source, "f_u_lp1[idxb + 3 * s1] = ");
-    lacks(p2->source, "#pragma unroll 4");
+    hb_has(p2->source, "const float r0 = ");
+    hb_has(p2->source, "f_u_lp1[idxb + 3 * s1] = ");
+    hb_lacks(p2->source, "#pragma unroll 4");
 
     /* uf below the merge factor: a pragma loop instead of generator-unrolled points */
-    Plan *p3 = build(arena, star, "tb=32x8,bm=1x4,uf=1x2");
-    has(p3->source, "#pragma unroll 2\n");
-    has(p3->source, "for (int m1 = 0; m1 < 4; m1++)");
-    assert(strcmp(p3->source, build(arena, star, "tb=32x8,bm=1x4,uf=1x1")->source) != 0);
+    Plan *p3 = hb_plan(arena, star, "tb=32x8,bm=1x4,uf=1x2");
+    hb_has(p3->source, "#pragma unroll 2\n");
+    hb_has(p3->source, "for (int m1 = 0; m1 < 4; m1++)");
+    assert(strcmp(p3->source, hb_plan(arena, star, "tb=32x8,bm=1x4,uf=1x1")->source) != 0);
 
     /* cyclic merging: points tb apart, tile tb * cm */
-    Plan *p4 = build(arena, star, "tb=32x8,cm=2x1,uf=2x1");
-    has(p4->source, "f_u_lp1[idxb + 32] = ");
+    Plan *p4 = hb_plan(arena, star, "tb=32x8,cm=2x1,uf=2x1");
+    hb_has(p4->source, "f_u_lp1[idxb + 32] = ");
     assert(p4->step[0].tile[0] == 64 && p4->step[0].block[0] == 32);
-    Plan *p4b = build(arena, star, "tb=32x8,cm=2x1,uf=1x1");
-    has(p4b->source, "m0 * 32");
+    Plan *p4b = hb_plan(arena, star, "tb=32x8,cm=2x1,uf=1x1");
+    hb_has(p4b->source, "m0 * 32");
 
     /* cmem: a __constant__ array named after the kernel, no float immediates left */
-    Plan *p5 = build(arena, star, "tb=32x8,cmem=on");
-    has(p5->source, "__constant__ float p_star2d1r_step_c[");
-    has(p5->source, "p_star2d1r_step_c[0]");
-    lacks(p5->source, "0.200000003f *");
+    Plan *p5 = hb_plan(arena, star, "tb=32x8,cmem=on");
+    hb_has(p5->source, "__constant__ float p_star2d1r_step_c[");
+    hb_has(p5->source, "p_star2d1r_step_c[0]");
+    hb_lacks(p5->source, "0.200000003f *");
 
     /* 3 levels, coef, params; 3D double; two stages; 1D */
-    Plan *p6 = build(arena, wave, "tb=32x4,bm=2x2,uf=2x2,smem=on,cmem=on");
+    Plan *p6 = hb_plan(arena, wave, "tb=32x4,bm=2x2,uf=2x2,smem=on,cmem=on");
     (void)p6;
-    Plan *p7 = build(arena, box, "tb=32x4x2,bm=1x1x4,uf=1x1x4,smem=on");
+    Plan *p7 = hb_plan(arena, box, "tb=32x4x2,bm=1x1x4,uf=1x1x4,smem=on");
     assert(p7->step[0].smem_bytes == 34 * 6 * 10 * 8);
-    Plan *p8 = build(arena, two, "tb=32x8,cm=1x2,uf=1x2,smem=on");
+    Plan *p8 = hb_plan(arena, two, "tb=32x8,cm=1x2,uf=1x2,smem=on");
     int stage_kernels = 0;
     for (int i = 0; i < p8->nstep; i++)
         stage_kernels += strstr(p8->step[i].kernel, "_stage") != NULL;
     assert(stage_kernels == 2);
-    Plan *p9 = build(arena, heat, "tb=128,bm=4,uf=4,smem=on");
+    Plan *p9 = hb_plan(arena, heat, "tb=128,bm=4,uf=4,smem=on");
     assert(p9->step[0].tile[0] == 512);
 
     /* constraints */

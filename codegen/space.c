@@ -75,6 +75,28 @@ static int c_values_listed(const Space *s, const Config *c, char *why, int whyle
     return 1;
 }
 
+void space_set_steps(Space *s, long steps)
+{
+    s->steps = steps > 0 ? steps : 0;
+    SpaceParam *sp = &s->params[P_TB];
+    int kept = 0;
+    for (int i = 0; i < sp->nvalues; i++)
+        if (sp->values[i] == 1 || !s->steps || sp->values[i] <= s->steps)
+            sp->values[kept++] = sp->values[i];
+    sp->nvalues = kept;
+}
+
+/* A fused group of tblock steps runs only while that many steps remain; with fewer steps in
+ * the whole run the kernel measured would be the single-step one under another name. */
+static int c_steps(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!s->steps || c->v[P_TB] <= s->steps)
+        return 1;
+    snprintf(why, (size_t)whylen, "tblock=%d fuses more steps than the run's %ld (--steps)", c->v[P_TB],
+             s->steps);
+    return 0;
+}
+
 static int c_unimplemented_off(const Space *s, const Config *c, char *why, int whylen)
 {
     for (int i = 0; i < NUNIMPL; i++)
@@ -180,6 +202,7 @@ static int c_maxreg_fits(const Space *s, const Config *c, char *why, int whylen)
 
 static const SpaceConstraint constraints[] = {
     {"tb-dims", c_tb_within_dims, "no threads along axes the grid does not have"},
+    {"tblock-steps", c_steps, "temporal blocking fuses at most the run's step count (--steps)"},
     {"implemented", c_unimplemented_off, "parameters without code generation stay off"},
     {"values", c_values_listed, "every parameter takes one of its listed values"},
     {"block-max", c_block_max, "CUDA's limit of 1024 threads per block (64 on z)"},

@@ -18,9 +18,13 @@ typedef struct {
     const IrProgram *prog;
     long n[3];                 /* interior grid size; 1 on axes >= dims */
     SpaceParam params[P_COUNT];
+    long steps;                /* time steps of the run the kernel serves; 0 = unknown */
 } Space;
 
 void space_init(Space *s, const IrProgram *prog, const long n[3]);
+/* The run's step count: temporal blocking that fuses more steps than the run has would never
+ * launch its fused kernel, so tblock keeps only values <= steps (`--steps 1` tunes one step). */
+void space_set_steps(Space *s, long steps);
 /* 1 if c satisfies every static constraint; else 0 and the first broken one in why. */
 int space_check(const Space *s, const Config *c, char *why, int whylen);
 /* Number of valid configurations (exact when small enough to enumerate, else an estimate from

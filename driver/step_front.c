@@ -85,6 +85,7 @@ int step_lower(Job *job)
     if (settle_grid(job) != 0)
         return -1;
     space_init(&job->space, job->prog, job->grid);
+    space_set_steps(&job->space, job->steps);
     return 0;
 }
 

@@ -47,6 +47,16 @@ int main(void)
     assert(count > 10); /* the passes' parameters multiply it; each pass tests its own part */
     (void)exact;
 
+    /* The run's step count bounds temporal blocking (--steps 1 tunes one step). */
+    expect(&s, "tb=32x8,tblock=4", NULL);
+    space_set_steps(&s, 2);
+    assert(s.params[P_TB].nvalues == 2 && s.params[P_TB].values[1] == 2);
+    expect(&s, "tb=32x8,tblock=2", NULL);
+    expect(&s, "tb=32x8,tblock=4", "more steps than the run's 2");
+    space_set_steps(&s, 1);
+    assert(s.params[P_TB].nvalues == 1);
+    expect(&s, "tb=32x8,tblock=2", "more steps than the run's 1");
+
     const long n3[3] = {64, 64, 64};
     space_init(&s, p3, n3);
     expect(&s, "", NULL);

@@ -605,8 +605,14 @@ int step_autotune(Job *job)
     char *program = program_text(p);
     char dir[1024], why[512];
     tunedb_dir(o->tune_db, dir, sizeof dir);
+    /* The step count shapes the space (tblock <= steps): a one-step tuning is not the answer
+     * for a run that may fuse steps, so the largest tblock the space allows is part of the key. */
+    const SpaceParam *tbp = &job->space.params[P_TB];
+    char generator[64];
+    snprintf(generator, sizeof generator, "stencilc %s; tblock<=%d", STC_VERSION,
+             tbp->values[tbp->nvalues - 1]);
     TuneDbKey key = {program ? program : p->name, {job->grid[0], job->grid[1], job->grid[2]},
-                     elem_name(p), "", "", "stencilc " STC_VERSION};
+                     elem_name(p), "", "", generator};
     int rc;
     GpuEval *g = NULL;
     if (!rt_available(why, sizeof why) || !(g = gpu_eval_start(p, &job->space, job->grid, NULL, why, sizeof why))) {

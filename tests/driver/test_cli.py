@@ -121,7 +121,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
         # a record of this program and grid made on some GPU is used
         db = os.path.join(tmp, "db")
-        tunedb_record(db, ir_text, (256, 256, 256), "float", "NVIDIA Test GPU", "13.0", version,
+        # the key's generator names the largest tblock the run's step count allows
+        generator = version + "; tblock<=16"
+        tunedb_record(db, ir_text, (256, 256, 256), "float", "NVIDIA Test GPU", "13.0", generator,
                       "tb=64x4x2", 0.123, "2026-01-02T03:04:05Z")
         code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db)
         check("no GPU: database record used", code == 0 and
@@ -133,8 +135,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check("no GPU: record of another grid ignored", code == 0 and "not tuned" in se, se)
         code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db, "--type", "double")
         check("no GPU: record of another type ignored", code == 0 and "not tuned" in se, se)
+        code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db, "--steps", "1")
+        check("no GPU: record of a run that may fuse steps ignored for one step",
+              code == 0 and "not tuned" in se, se)
         # the newest of two records wins
-        tunedb_record(db, ir_text, (256, 256, 256), "float", "NVIDIA Newer GPU", "13.1", version,
+        tunedb_record(db, ir_text, (256, 256, 256), "float", "NVIDIA Newer GPU", "13.1", generator,
                       "tb=128x2x2", 0.1, "2026-05-06T00:00:00Z")
         code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db)
         check("no GPU: newest record used", code == 0 and "NVIDIA Newer GPU" in se

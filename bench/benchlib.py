@@ -156,6 +156,15 @@ def _log_locked(log, r):
     log.flush()
 
 
+def gpu_query(log=None):
+    """(name, sm) of the first GPU from nvidia-smi, or (None, None) when it does not answer."""
+    r = run(["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader"], 30, log)
+    if not (r.ok() and r.out.strip()):
+        return None, None
+    name, _, cap = r.out.strip().splitlines()[0].partition(",")
+    return name.strip() or None, cap.strip().replace(".", "") or None
+
+
 def default_nvcc():
     """$CUDA_HOME/bin/nvcc, else /usr/local/cuda/bin/nvcc, else nvcc on the PATH."""
     for d in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
@@ -202,6 +211,24 @@ def example_stencils(root=ROOT):
         else:
             out.extend((n, path, n) for n in names)
     return out
+
+
+def stencil_args(stencil=None, typ=None, steps=None):
+    """The options that select a stencil of a file, its element type and step count."""
+    return ((["--stencil", stencil] if stencil else []) + (["--type", typ] if typ else [])
+            + (["--steps", str(steps)] if steps else []))
+
+
+def find_stencil(name, root=ROOT):
+    """(label, file, stencil-or-None) of a benchmark or example stencil by its label, or None."""
+    return next((s for s in bench_stencils(root) + example_stencils(root) if s[0] == name), None)
+
+
+def bench_dims(path, dump_ir_info=None):
+    """2 or 3: the dimension from --dump-ir when it says, else from the file name (*3d* is 3D)."""
+    if dump_ir_info and dump_ir_info.get("dims"):
+        return dump_ir_info["dims"]
+    return 3 if "3d" in os.path.basename(path) else 2
 
 
 def bench_stencils(root=ROOT):
@@ -251,6 +278,9 @@ def parse_dump_ir(out):
     """flops per point (as written, as the literature counts them for examples/bench) and
     bytes per point from `stencilc FILE --dump-ir`."""
     res = {}
+    m = re.search(r"^stencil \S+: (\d)d", out, re.M)
+    if m:
+        res["dims"] = int(m.group(1))
     m = re.search(r"flops per point: (\d+) as written, (\d+) after", out)
     if m:
         res["flops"] = int(m.group(1))
@@ -294,6 +324,67 @@ def parse_tune_log(path):
                     res["curve"].append([round(float(t), 3), ms])
     res["best_ms"] = best
     return res
+
+
+def parse_tune_log_rows(path):
+    """Every line of a --tune-log as a dict (config, ms, status, elapsed_s); None when unreadable."""
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return None
+    rows = []
+    for line in lines:
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue
+    return rows
+
+
+def best_by(rows, until_s=None):
+    """(best ms, its config, elapsed_s) over the valid rows of a tune log, counting only those
+    measured by `until_s` seconds of search when given; (None, None, None) when none."""
+    best = (None, None, None)
+    for r in rows:
+        ms, t = r.get("ms"), r.get("elapsed_s")
+        if r.get("status") != "ok" or not isinstance(ms, (int, float)) or ms <= 0:
+            continue
+        if until_s is not None and not (isinstance(t, (int, float)) and 0 <= t <= until_s):
+            continue
+        if best[0] is None or ms < best[0]:
+            best = (ms, r.get("config"), t)
+    return best
+
+
+def curve_at(curve, t):
+    """The best-so-far value of a curve [(elapsed_s, ms)] at time t (None before its first point)."""
+    v = None
+    for x, y in curve:
+        if x > t:
+            break
+        v = y
+    return v
+
+
+def median(vals):
+    vals = sorted(vals)
+    n = len(vals)
+    if not n:
+        return None
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+
+
+def median_curve(curves):
+    """The median over runs of best-so-far curves, on the union of their times; a run without a
+    valid variant yet counts as infinitely slow, so a point shows once half the runs have one."""
+    times = sorted({x for c in curves for x, _ in c})
+    out = []
+    for t in times:
+        vals = [curve_at(c, t) for c in curves]
+        m = median([float("inf") if v is None else v for v in vals])
+        if m is not None and m != float("inf") and (not out or m != out[-1][1]):
+            out.append([t, m])
+    return out
 
 
 def parse_emitted_config(cu_text):
@@ -353,3 +444,19 @@ def peer_trusted(entry, typ):
     if rel is None:
         return True
     return rel == rel and rel <= tol  # NaN (rel != rel) is not trusted
+
+
+AN5D_FILE = "h100-an5d-best-2026-11.txt"
+
+
+def parse_an5d(text):
+    """The quoted AN5D figures ('NAME CONFIG GSTENCIL' per line) -> {name: {config, gst}}."""
+    res = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 3 and not line.lstrip().startswith("#"):
+            try:
+                res[f[0]] = {"config": f[1], "gst": float(f[2])}
+            except ValueError:
+                continue
+    return res

@@ -123,6 +123,11 @@ def precision_section(res, typ, out_dir, charts):
     copy = copy_bandwidth(res)
     roof = roofline(copy, 2 * benchlib.ELEM_BYTES[typ])
     lines = [f"## {typ}", ""]
+    steps = sorted({r.get("steps") for r in rows if r.get("steps")})
+    if steps == [1]:
+        lines += ["One step (`stencilc bench --steps 1`, tuned and plain): no temporal blocking, each launch "
+                  "reads and writes the whole grid, so the memory roofline bounds every kernel and the peers "
+                  "(one step each) compare like with like.", ""]
     if roof:
         lines += [f"Memory roofline {roof:.0f} GStencil/s ({copy:.0f} GB/s / {2 * benchlib.ELEM_BYTES[typ]} "
                   f"bytes per point).", ""]
@@ -218,39 +223,194 @@ def peers_section(res):
     return lines
 
 
+def multistep_section(res, charts):
+    """Tuned at 1000 steps (2D) / 100 (3D), where the tuner may fuse steps (tblock), against
+    AN5D's quoted figures and this run's naive CUDA and one-step tuned figures."""
+    table = res.get("multistep", {}).get("float", {})
+    if not table:
+        return []
+    an5d = res.get("an5d", {})
+    quoted = an5d.get("figures", {})
+    rows = {r["name"]: r for r in res.get("rows", []) if r["kind"] == "bench" and r["type"] == "float"}
+    budgets = sorted({e.get("budget") for e in table.values() if e.get("budget")})
+    lines = ["## Multi-step (temporal blocking), float", "",
+             f"`stencilc bench FILE --type float --steps S --autotune --budget {'/'.join(budgets) or '?'}` with "
+             "S = 1000 in 2D and 100 in 3D: the tuner may fuse up to S steps per launch (configuration item "
+             "`tblock=K`); the figure is per step, interior points x steps / seconds. Tuned in this run, "
+             "from a tuning database of its own.", ""]
+    if quoted:
+        lines += [f"**AN5D's figures are quoted, not measured in this run**: `{an5d.get('file', '?')}`, "
+                  f"{an5d.get('measured', '')}. The ratio column is tuned (this run) / AN5D (quoted): "
+                  "the two were measured on different days on machines of the same model, so a few "
+                  "percent either way is noise. Naive CUDA and the one-step tuned figure are of this "
+                  "run.", ""]
+    else:
+        lines += ["AN5D's figures were not available (no `h100-an5d-best-2026-11.txt` in --peers).", ""]
+    head = ["stencil", "steps", "tuned multi-step GStencil/s", "configuration", "AN5D GStencil/s (quoted)",
+            "tuned / AN5D (quoted)", "one-step tuned (this run)", "speed-up from temporal blocking",
+            "naive CUDA per step (this run)"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    names = sorted(table)
+    at_least, compared, ratios, speedups = 0, 0, [], []
+    for n in names:
+        e = table[n]
+        t = e.get("tuned")
+        g = figure(t)
+        a = (quoted.get(n) or {}).get("gst")
+        one = figure((rows.get(n) or {}).get("tuned"))
+        naive = peers_of(res, n, "float").get("naive CUDA")
+        if g and a:
+            compared += 1
+            ratios.append(g / a)
+            at_least += g >= a
+        if g and one:
+            speedups.append(g / one)
+        cell = cell_gst(t) if not e.get("skipped") else "not run"
+        lines.append("| " + " | ".join([
+            n, str(e.get("steps", "?")), cell, f"`{t['config']}`" if g else "-",
+            fmt(a, 0) if a else "-", ratio(g, a), fmt(one), ratio(g, one), fmt(naive)]) + " |")
+    lines += ["", f"Tuned multi-step >= AN5D (quoted) on **{at_least} of {compared}** stencils with both "
+                  f"figures; geometric mean tuned / AN5D {fmt(geomean(ratios), 2)}; geometric mean speed-up "
+                  f"from temporal blocking (multi-step / one-step tuned) {fmt(geomean(speedups), 2)}.", ""]
+    if quoted:
+        charts["chart-multistep.svg"] = svg.bar_chart(
+            f"Multi-step tuned (this run) vs AN5D (quoted, {an5d.get('file', '')}), float, per step",
+            names, [("stencilc tuned, multi-step", [figure(table[n].get("tuned")) for n in names]),
+                    ("AN5D (quoted)", [(quoted.get(n) or {}).get("gst") for n in names]),
+                    ("stencilc tuned, one step", [figure((rows.get(n) or {}).get("tuned")) for n in names])],
+            "GStencil/s per step")
+        lines += ["![multi-step tuned vs AN5D (quoted)](chart-multistep.svg)", ""]
+    return lines
+
+
+def seed_runs(strat_entry):
+    """The runs of one strategy: a {"runs": [...]} entry, or an older single run."""
+    if "runs" in strat_entry:
+        return strat_entry["runs"]
+    return [strat_entry]
+
+
+def convergence_stats(c):
+    """Per strategy: runs, ok runs, the final best ms of each, mean, min, max; and the GeST
+    comparison of one convergence entry."""
+    stats = {}
+    for strat, se in c.get("strategies", {}).items():
+        runs = seed_runs(se)
+        finals = [r["best_ms"] for r in runs if "error" not in r and r.get("best_ms")]
+        stats[strat] = {"runs": runs, "finals": finals,
+                        "mean": sum(finals) / len(finals) if finals else None,
+                        "min": min(finals) if finals else None, "max": max(finals) if finals else None,
+                        "errors": [r for r in runs if "error" in r]}
+    g = stats.get("gest", {}).get("mean")
+    rnd = stats.get("random", {}).get("mean")
+    others = [v["mean"] for k, v in stats.items() if k != "gest" and v["mean"]]
+    verdict = None
+    if g and others:
+        verdict = g <= min(others) * 1.03
+    return stats, (rnd / g if g and rnd else None), verdict
+
+
 def convergence_section(res, charts):
     conv = res.get("convergence", {})
     if not conv:
         return []
     lines = ["## Tuning convergence", "",
              "Each strategy tunes the same stencil with the same budget from an empty tuning "
-             "database (`stencilc FILE --autotune --strategy S --tune-log LOG`); the curve is "
-             "the best search-time ms/step found so far against the tuning clock.", "",
-             "| stencil | strategy | budget | variants (valid) | best ms/step | found at s |",
-             "|---|---|---|---:|---:|---:|"]
-    panels = []
+             "database, once per seed (`stencilc FILE --autotune --strategy S --seed K --tune-log LOG`; "
+             "the benchmark stencils with `--steps 1`). Times are the search's own short measurements "
+             "(ms/step) from the tune log. The chart plots, per strategy, the median over seeds of "
+             "the best ms/step found so far against the tuning clock. GeST's speed-up over random = "
+             "random's mean final best / GeST's; \"within noise\": GeST's mean is at most 3% above the "
+             "best strategy's mean.", ""]
+    panels, verdicts, speedups = [], [], []
     for key, c in sorted(conv.items()):
+        stats, speedup, verdict = convergence_stats(c)
+        nseeds = c.get("seeds") or max((len(v["runs"]) for v in stats.values()), default=1)
+        lines += [f"### {key}: budget {c.get('budget', '?')}, {nseeds} seed{'s' if nseeds != 1 else ''}", "",
+                  "| strategy | runs ok | variants (valid), mean | final best ms/step, mean | min | max |",
+                  "|---|---:|---:|---:|---:|---:|"]
         series = []
-        for strat, s in c.get("strategies", {}).items():
-            if "error" in s:
-                lines.append(f"| {key} | {strat} | {c.get('budget', '?')} | failed: {s['error']} | - | - |")
-                continue
-            curve = s.get("curve") or []
-            found = curve[-1][0] if curve else None
-            lines.append(f"| {key} | {strat} | {c.get('budget', '?')} | {s.get('variants', 0)} "
-                         f"({s.get('valid', 0)}) | {fmt(s.get('best_ms'), 4)} | {fmt(found, 1)} |")
-            if curve:
-                end = max(s.get("search_s") or 0, curve[-1][0])
-                series.append((strat, [tuple(q) for q in curve] + [(end, curve[-1][1])]))
+        for strat, st in stats.items():
+            ok = [r for r in st["runs"] if "error" not in r]
+            var = sum(r.get("variants", 0) for r in ok) / len(ok) if ok else 0
+            val = sum(r.get("valid", 0) for r in ok) / len(ok) if ok else 0
+            cells = [strat, f"{len(st['finals'])} of {len(st['runs'])}", f"{var:.0f} ({val:.0f})" if ok else "-",
+                     fmt(st["mean"], 4), fmt(st["min"], 4), fmt(st["max"], 4)]
+            lines.append("| " + " | ".join(cells) + " |")
+            curves = [r.get("curve") for r in ok if r.get("curve")]
+            if curves:
+                med = benchlib.median_curve(curves)
+                end = max([r.get("search_s") or 0 for r in ok] + [med[-1][0]])
+                series.append((strat, [tuple(q) for q in med] + [(end, med[-1][1])]))
+        errs = [f"- {strat}, seed {r.get('seed', '?')}: failed: {r['error']}"
+                for strat, st in stats.items() for r in st["errors"]]
+        if errs:
+            lines += [""] + errs
+        verdicts.append(verdict)
+        if speedup:
+            speedups.append(speedup)
+        lines += ["", f"GeST's final best against random's: speed-up {ratio(speedup, 1) if speedup else '-'} "
+                      f"(random / GeST); GeST best or within noise (3%): "
+                      f"{'-' if verdict is None else ('yes' if verdict else 'no')}.", ""]
         panels.append({"title": key, "series": series})
-    charts["convergence.svg"] = svg.line_chart("Tuning convergence: best ms/step so far", panels,
-                                               "tuning time (s)", "ms/step", step=True,
-                                               yzero=False)
-    return lines + ["", "![tuning convergence](convergence.svg)", ""]
+    judged = [v for v in verdicts if v is not None]
+    lines += [f"**Summary**: GeST is the best strategy or within 3% of it on {sum(judged)} of {len(judged)} "
+              f"stencils; mean speed-up of GeST over random {fmt(sum(speedups) / len(speedups), 2) if speedups else '-'} "
+              f"(over {len(speedups)} stencils).", ""]
+    charts["convergence.svg"] = svg.line_chart("Tuning convergence: median over seeds of the best ms/step so far",
+                                               panels, "tuning time (s)", "ms/step", step=True, yzero=False)
+    return lines + ["![tuning convergence](convergence.svg)", ""]
+
+
+def quality_section(res):
+    q = res.get("quality", {})
+    if not q:
+        return []
+    longs = sorted({e.get("long", "?") for e in q.values()})
+    shorts = sorted({e.get("short", "?") for e in q.values()})
+    secs = [benchlib.budget_seconds(x) for x in shorts]
+    short_text = "/".join(f"{v:g} s" if v else x for v, x in zip(secs, shorts))
+    lines = [f"## Tuning quality: {short_text} against a long search", "",
+             f"One GeST tuning per stencil with a long budget ({'/'.join(longs)}, seed 1, empty tuning database, "
+             f"`--tune-log`; the benchmark stencils with `--steps 1`). A GeST search's first "
+             f"{'/'.join(shorts)} is what a run with that budget does (same seed, same proposals; the "
+             "strategy does not look at the time left), so the best of the log's lines with `elapsed_s` <= "
+             "the short budget is the short run's result, without a second run. The times are the "
+             "search's own short measurements (ms/step) from the tune log, not `stencilc bench` "
+             "figures; a short run would also re-time its best few at the end.", "",
+             "| stencil | long | short | variants (valid) | best ms, long | found at s | best ms, short "
+             "| found at s | short / long | within 5% |", "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    within, judged, ratios = 0, 0, []
+    for key, e in sorted(q.items()):
+        if "error" in e:
+            lines.append(f"| {key} | {e.get('long', '?')} | {e.get('short', '?')} | failed: {e['error']} "
+                         "| - | - | - | - | - | - |")
+            continue
+        r = e.get("ratio")
+        if r:
+            judged += 1
+            within += bool(e.get("within_5pct"))
+            ratios.append(r)
+        long_cell = e.get("long", "?") + ("" if e.get("reached_long", True) else
+                                          f" (searched {fmt(e.get('search_s'), 0)} s)")
+        lines.append("| " + " | ".join([
+            key, long_cell, e.get("short", "?"), f"{e.get('variants', 0)} ({e.get('valid', 0)})", fmt(e.get("long_best_ms"), 4),
+            fmt(e.get("long_found_s"), 1), fmt(e.get("short_best_ms"), 4), fmt(e.get("short_found_s"), 1),
+            fmt(r, 3), "-" if r is None else ("yes" if e.get("within_5pct") else "no")]) + " |")
+    lines += ["", f"The short budget's best is within 5% of the long search's on **{within} of {judged}** "
+                  f"stencils; geometric mean short / long {fmt(geomean(ratios), 3)}.", ""]
+    return lines
 
 
 def failures_section(res):
     fails = []
+    for name, e in sorted(res.get("multistep", {}).get("float", {}).items()):
+        t = e.get("tuned")
+        if isinstance(t, dict) and "error" in t:
+            fails.append(f"- {name} (float, {e.get('steps')} steps, tuned): {t['error']}")
+        elif e.get("skipped"):
+            fails.append(f"- {name} (float, {e.get('steps')} steps, tuned): not run ({e['skipped']})")
     for r in res.get("rows", []):
         for what in ("plain", "tuned"):
             e = r.get(what)
@@ -289,7 +449,9 @@ def render(res, out_dir):
         lines += precision_section(res, typ, out_dir, charts)
     lines += examples_section(res)
     lines += peers_section(res)
+    lines += multistep_section(res, charts)
     lines += convergence_section(res, charts)
+    lines += quality_section(res)
     lines += scaling_section(out_dir)
     lines += failures_section(res)
     lines += ["Reproduce: see docs/benchmarks.md. Raw figures: results.json; every command and its "

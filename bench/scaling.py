@@ -248,10 +248,8 @@ class Scaling:
         return bool(self.stopped)
 
     def find(self, name):
-        for label, path, stencil in bl.bench_stencils() + bl.example_stencils():
-            if label == name:
-                return path, stencil
-        return None, None
+        found = bl.find_stencil(name)
+        return found[1:] if found else (None, None)
 
     def suite_config(self, name, typ):
         for r in (self.results or {}).get("rows", []):
@@ -263,7 +261,7 @@ class Scaling:
 
     def emit(self, path, stencil, typ, variant, config, base):
         """stencilc FILE -o base.cu: the tuned or plain variant. Returns (config, error)."""
-        extra = (["--stencil", stencil] if stencil else []) + ["--type", typ]
+        extra = bl.stencil_args(stencil, typ)
         if variant == "tuned" and config:
             extra += ["--config", config]
         elif variant == "tuned":
@@ -299,11 +297,9 @@ class Scaling:
                  3: [[int(s)] * 3 for s in self.a.sizes3d.split(",") if s],
                  1: [[int(s) ** 2, 1, 1] for s in self.a.sizes2d.split(",") if s]}
         sm = self.a.arch
-        r = bl.run(["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader"], 30, self.log)
-        if r.ok() and r.out.strip():
-            name, _, cap = r.out.strip().splitlines()[0].partition(",")
-            self.data["meta"]["gpu"] = name.strip()
-            sm = cap.strip().replace(".", "") or sm
+        gpu, gpu_sm = bl.gpu_query(self.log)
+        self.data["meta"]["gpu"] = gpu
+        sm = gpu_sm or sm
         variants = ["tuned"] + ([] if self.a.no_plain else ["plain"])
         jobs = []  # (entry, variant, base)
         for typ in self.a.types.split(","):
@@ -372,8 +368,7 @@ class Scaling:
         for n in sizes:
             if self.out_of_time():
                 return
-            extra = (["--stencil", stencil] if stencil else []) + ["--type", entry["type"],
-                                                                   "--config", entry["configs"]["tuned"]]
+            extra = bl.stencil_args(stencil, entry["type"]) + ["--config", entry["configs"]["tuned"]]
             r = bl.run([self.a.stencilc, "bench", path, "--grid", grid_text(n, dims)] + extra,
                        self.clock.limit(self.a.timeout), self.log)
             fig = bl.parse_bench(r.out, r.err) if r.rc == 0 else None

@@ -45,7 +45,7 @@ class Suite:
         self.clock = bl.Clock(args.max_minutes)
         self.out = os.path.abspath(args.out)
         self.work = os.path.join(self.out, "work")
-        for d in ("logs", "conv"):
+        for d in ("logs", "conv", "quality"):
             os.makedirs(os.path.join(self.work, d), exist_ok=True)
         self.log = open(os.path.join(self.work, "suite.log"), "a" if args.merge else "w")
         self.types = [t for t in args.types.split(",") if t]
@@ -64,7 +64,7 @@ class Suite:
 
     def load_merge(self):
         empty = {"version": 1, "meta": {"runs": []}, "rows": [], "copy_gbs": [], "peers": {},
-                 "peer_status": {}, "convergence": {}}
+                 "peer_status": {}, "convergence": {}, "multistep": {}, "quality": {}}
         if not self.a.merge:
             return empty
         try:
@@ -112,30 +112,30 @@ class Suite:
             self.res["meta"]["stencilc_version"] = r.out.strip().replace("stencilc ", "")
         else:
             self.say(f"warning: {self.a.stencilc} --version failed: {r.first_error()}")
-        r = bl.run(["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader"], 30, self.log)
-        if r.ok() and r.out.strip():
-            name, _, cap = r.out.strip().splitlines()[0].partition(",")
-            self.res["meta"].setdefault("gpu", name.strip())
-            if cap.strip():
-                self.res["meta"]["sm"] = cap.strip().replace(".", "")
+        name, sm = bl.gpu_query(self.log)
+        if name:
+            self.res["meta"].setdefault("gpu", name)
+        if sm:
+            self.res["meta"]["sm"] = sm
 
     def analyse(self, row, path, stencil, typ):
-        extra = (["--stencil", stencil] if stencil else []) + (["--type", typ] if typ else [])
-        r = bl.run(self.stencilc(path, "--dump-ir", *extra), 60, self.log)
+        r = bl.run(self.stencilc(path, "--dump-ir", *bl.stencil_args(stencil, typ)), 60, self.log)
         info = bl.parse_dump_ir(r.out) if r.ok() else {}
         row.update({k: info[k] for k in ("flops", "bytes_per_point") if k in info})
+        row["dims"] = bl.bench_dims(path, info)
         return info
 
-    def bench(self, path, stencil, typ, tuned, budget, tag):
-        """One `stencilc bench`: a dict of figures, or {"error": reason}."""
-        extra = (["--stencil", stencil] if stencil else []) + (["--type", typ] if typ else [])
+    def bench(self, path, stencil, typ, tuned, budget, tag, steps=None, tunedb=None):
+        """One `stencilc bench`: a dict of figures, or {"error": reason}. steps: --steps (the
+        benchmark stencils: 1 for the one-step table, 1000 / 100 for the multi-step one)."""
+        extra = bl.stencil_args(stencil, typ, steps)
         timeout = self.a.timeout
         logf = None
         if tuned:
             logf = os.path.join(self.work, "logs", f"{tag}.jsonl")
             if os.path.exists(logf):
                 os.remove(logf)
-            extra += ["--autotune", "--budget", budget, "-q", "--tune-db", self.tunedb, "--tune-log", logf]
+            extra += ["--autotune", "--budget", budget, "-q", "--tune-db", tunedb or self.tunedb, "--tune-log", logf]
             timeout += bl.budget_seconds(budget) or 600
         r = bl.run(self.stencilc("bench", path, *extra), self.clock.limit(timeout), self.log,
                    interrupt_first=tuned, grace=min(30, self.a.timeout))
@@ -161,8 +161,9 @@ class Suite:
 
     def measure_row(self, kind, label, path, stencil, typ, budget):
         """Plain and tuned bench of one stencil; the row is stored whatever happens."""
+        steps = self.a.bench_steps if kind == "bench" else None
         row = {"kind": kind, "name": label, "file": os.path.relpath(path, bl.ROOT), "stencil": stencil,
-               "type": typ, "plain": None, "tuned": None}
+               "type": typ, "plain": None, "tuned": None, "steps": steps}
         key_type = typ
         if self.out_of_time():
             row["skipped"] = self.stopped
@@ -175,7 +176,8 @@ class Suite:
                 if self.out_of_time():
                     row["skipped"] = self.stopped
                     break
-                fig = self.bench(path, stencil, typ if kind == "bench" else None, what == "tuned", budget, tag)
+                fig = self.bench(path, stencil, typ if kind == "bench" else None, what == "tuned", budget, tag,
+                                 steps=steps)
                 row[what] = fig
                 if "error" in fig:
                     self.say(f"{key_type:6s} {label:14s} {what:5s} FAILED: {fig['error']}")
@@ -291,46 +293,148 @@ class Suite:
         self.peer_status("framework", "float", status)
         self.say(f"float  framework peers: {status}")
 
+    # ---- multi-step (temporal blocking) ------------------------------------------------------
+
+    def load_an5d(self):
+        """AN5D's figures, quoted from the peers folder (measured earlier, not in this run)."""
+        path = self.a.an5d or (os.path.join(self.a.peers, bl.AN5D_FILE) if self.a.peers else None)
+        if not path:
+            return
+        try:
+            figures = bl.parse_an5d(open(path).read())
+        except OSError as e:
+            self.say(f"AN5D figures: cannot read {path}: {e}")
+            return
+        self.res["an5d"] = {"file": os.path.basename(path), "figures": figures,
+                            "measured": "measured on 2026-11-22 on an H100 of this model: AN5D's "
+                                        "generated code with its V100-tuned preserved configurations, best "
+                                        "of two per stencil, 1000 fused steps in 2D and 100 in 3D"}
+        self.say(f"AN5D figures quoted from {path}: {len(figures)} stencils")
+
+    def multistep(self, label, path, stencil):
+        """The tuned kernel at 1000 steps (2D) or 100 (3D): the tuner may fuse steps (tblock)."""
+        typ = "float"
+        table = self.res["multistep"].setdefault(typ, {})
+        row = self.rows.get(("bench", label, typ)) or {}
+        dims = row.get("dims")
+        if not dims:
+            r = bl.run(self.stencilc(path, "--dump-ir", *bl.stencil_args(stencil, typ)), 60, self.log)
+            dims = bl.bench_dims(path, bl.parse_dump_ir(r.out) if r.ok() else None)
+        steps = self.a.multistep_steps_3d if dims == 3 else self.a.multistep_steps_2d
+        entry = {"steps": steps, "dims": dims, "budget": self.a.multistep_budget, "tuned": None}
+        if self.out_of_time():
+            entry["skipped"] = self.stopped
+        else:
+            fig = self.bench(path, stencil, typ, True, self.a.multistep_budget, f"{label}-{typ}-steps{steps}",
+                             steps=steps, tunedb=self.tunedb + "-multistep")
+            entry["tuned"] = fig
+            if "error" in fig:
+                self.say(f"{typ:6s} {label:14s} {steps} steps FAILED: {fig['error']}")
+            else:
+                self.say(f"{typ:6s} {label:14s} {steps} steps {fig['gst']:8.2f} GStencil/s per step "
+                         f"({fig['config']}) in {fig['wall_s']:.1f} s, {fig.get('variants')} variants")
+        table[label] = entry
+        self.save()
+
     # ---- tuning convergence ---------------------------------------------------------------
 
-    def convergence(self, name):
-        found = [s for s in bl.bench_stencils() + bl.example_stencils() if s[0] == name]
+    def tune_once(self, path, stencil, typ, steps, strat, budget, seed, tag, folder):
+        """One `stencilc FILE --autotune` from an empty database with --tune-log; returns
+        (parsed log or None, the command's result, the log's path)."""
+        db = os.path.join(self.work, folder, f"db-{tag}")
+        shutil.rmtree(db, ignore_errors=True)
+        logf = os.path.join(self.work, folder, f"{tag}.jsonl")
+        if os.path.exists(logf):
+            os.remove(logf)
+        cmd = self.stencilc(path, *bl.stencil_args(stencil, typ, steps), "--autotune", "--strategy", strat,
+                            "--budget", budget, "--seed", seed, "-q", "--tune-db", db, "--tune-log", logf,
+                            "-o", os.path.join(self.work, folder, f"{tag}.cu"))
+        r = bl.run(cmd, self.clock.limit(self.a.timeout + (bl.budget_seconds(budget) or 600)), self.log,
+                   interrupt_first=True, grace=min(30, self.a.timeout))
+        return bl.parse_tune_log(logf), r, logf
+
+    def tuning_target(self, name, flag):
+        found = bl.find_stencil(name)
         if not found:
-            self.say(f"--convergence: no stencil named {name}")
-            return
-        label, path, stencil = found[0]
+            self.say(f"{flag}: no stencil named {name}")
+            return None
+        label, path, stencil = found
         is_bench = os.path.dirname(path).endswith("bench")
         typ = self.types[0] if is_bench else None
+        # The benchmark stencils are tuned for one step, the space of the one-step table.
+        return label, path, stencil, typ, (self.a.bench_steps if is_bench else None)
+
+    def convergence(self, name):
+        target = self.tuning_target(name, "--convergence")
+        if not target:
+            return
+        label, path, stencil, typ, steps = target
         budget = self.a.convergence_budget or self.a.budget
         key = f"{label}/{typ or 'own type'}"
         entry = self.res["convergence"].setdefault(key, {})
-        entry["budget"] = budget
+        entry.update({"budget": budget, "seeds": self.a.convergence_seeds, "steps": steps})
         strategies = entry.setdefault("strategies", {})
         for strat in self.a.strategies.split(","):
-            if self.out_of_time():
-                strategies[strat] = {"error": f"not run ({self.stopped})"}
-                continue
-            db = os.path.join(self.work, "conv", f"db-{label}-{strat}")
-            shutil.rmtree(db, ignore_errors=True)
-            logf = os.path.join(self.work, "conv", f"{label}-{strat}.jsonl")
-            if os.path.exists(logf):
-                os.remove(logf)
-            extra = (["--stencil", stencil] if stencil else []) + (["--type", typ] if typ else [])
-            cmd = self.stencilc(path, *extra, "--autotune", "--strategy", strat, "--budget", budget, "-q",
-                                "--tune-db", db, "--tune-log", logf,
-                                "-o", os.path.join(self.work, "conv", f"{label}-{strat}.cu"))
-            r = bl.run(cmd, self.clock.limit(self.a.timeout + (bl.budget_seconds(budget) or 600)), self.log,
-                       interrupt_first=True, grace=min(30, self.a.timeout))
-            tl = bl.parse_tune_log(logf)
-            if not tl or tl["variants"] == 0:
-                why = next((l.strip() for l in r.err.splitlines() if "not tuned" in l), None)
-                strategies[strat] = {"error": r.first_error() if not r.ok() else why or "no variant in the tune log"}
-                self.say(f"convergence {label} {strat}: FAILED: {strategies[strat]['error']}")
+            strategies[strat] = {"runs": []}
+            runs = strategies[strat]["runs"]
+            for seed in range(1, self.a.convergence_seeds + 1):
+                if self.out_of_time():
+                    runs.append({"seed": seed, "error": f"not run ({self.stopped})"})
+                    continue
+                tl, r, _ = self.tune_once(path, stencil, typ, steps, strat, budget, seed,
+                                          f"{label}-{strat}-seed{seed}", "conv")
+                if not tl or tl["variants"] == 0:
+                    why = next((l.strip() for l in r.err.splitlines() if "not tuned" in l), None)
+                    err = r.first_error() if not r.ok() else why or "no variant in the tune log"
+                    runs.append({"seed": seed, "error": err})
+                    self.say(f"convergence {label} {strat} seed {seed}: FAILED: {err}")
+                else:
+                    runs.append(dict(tl, seed=seed))
+                    self.say(f"convergence {label} {strat} seed {seed}: {tl['variants']} variants, best "
+                             + (f"{tl['best_ms']} ms/step" if tl["best_ms"] else "none valid"))
+                self.save()
+
+    # ---- tuning quality: a short budget against a long one ------------------------------
+
+    def quality(self, name):
+        target = self.tuning_target(name, "--quality")
+        if not target:
+            return
+        label, path, stencil, typ, steps = target
+        long_s = bl.budget_seconds(self.a.quality_long)
+        short_s = bl.budget_seconds(self.a.quality_short)
+        key = f"{label}/{typ or 'own type'}"
+        entry = {"long": self.a.quality_long, "short": self.a.quality_short, "strategy": "gest", "seed": 1,
+                 "steps": steps}
+        if self.out_of_time():
+            entry["error"] = f"not run ({self.stopped})"
+        else:
+            tl, r, logf = self.tune_once(path, stencil, typ, steps, "gest", self.a.quality_long, 1,
+                                         f"{label}-gest-{self.a.quality_long}", "quality")
+            rows = bl.parse_tune_log_rows(logf) or []
+            long_best = bl.best_by(rows)
+            short_best = bl.best_by(rows, short_s)
+            entry.update({"variants": len(rows), "valid": (tl or {}).get("valid", 0),
+                          "search_s": (tl or {}).get("search_s"), "interrupted": r.timed_out,
+                          "tune_log": os.path.relpath(logf, self.out)})
+            if long_best[0] is None:
+                entry["error"] = r.first_error() if not r.ok() else "no valid variant in the tune log"
             else:
-                strategies[strat] = tl
-                self.say(f"convergence {label} {strat}: {tl['variants']} variants, best "
-                         f"{tl['best_ms']} ms/step" if tl["best_ms"] else f"convergence {label} {strat}: no valid variant")
-            self.save()
+                entry.update({"long_best_ms": long_best[0], "long_config": long_best[1], "long_found_s": long_best[2],
+                              "short_best_ms": short_best[0], "short_config": short_best[1],
+                              "short_found_s": short_best[2],
+                              "reached_long": (entry["search_s"] or 0) >= 0.9 * (long_s or 0)})
+                if short_best[0]:
+                    entry["ratio"] = short_best[0] / long_best[0]
+                    entry["within_5pct"] = entry["ratio"] <= 1.05
+        self.res["quality"][key] = entry
+        if "error" in entry:
+            self.say(f"quality {label}: FAILED: {entry['error']}")
+        else:
+            self.say(f"quality {label}: best {entry['long_best_ms']:.4g} ms after {self.a.quality_long}, "
+                     f"{entry['short_best_ms'] or float('nan'):.4g} ms by {self.a.quality_short} "
+                     f"({entry.get('ratio', float('nan')):.3f})")
+        self.save()
 
     # ---- the run --------------------------------------------------------------------------
 
@@ -355,9 +459,15 @@ class Suite:
         examples = [] if self.a.no_examples or self.a.skip_stencils else self.selected(bl.example_stencils())
         self.bench_names = [b[0] for b in self.selected(bl.bench_stencils())]
         peer_set = set(self.a.peer_set.split(",")) if self.a.peers and self.bench_names else set()
+        # Multi-step: on by default with the one-step rows, on with --skip-stencils only when asked.
+        want_ms = self.a.multistep if self.a.multistep is not None else not self.a.skip_stencils
+        multistep = self.selected(bl.bench_stencils()) if want_ms else []
+        if multistep:
+            self.load_an5d()
         self.say(f"{len(bench)} benchmark stencils x {','.join(self.types)}, {len(examples)} other examples; "
                  f"budget {self.a.budget} ({self.a.examples_budget} for the examples); peers: "
                  f"{','.join(sorted(peer_set)) or 'none'}"
+                 + (f"; multi-step ({self.a.multistep_budget}) for {len(multistep)}" if multistep else "")
                  + (f"; stops after {self.a.max_minutes} min" if self.a.max_minutes else ""))
         builder = None
         self.naive_exe, self.naive_error = None, "not built"
@@ -377,11 +487,21 @@ class Suite:
             if "framework" in peer_set and typ == "float":
                 self.phase("framework float", self.run_framework)
             self.save()
+            if typ == "float" and multistep:
+                for label, path, stencil in multistep:
+                    self.phase("multi-step float", self.multistep, label, path, stencil)
+        if multistep and "float" not in self.types:
+            self.say("multi-step: float only (--types has no float); skipped")
         for label, path, stencil in examples:
             self.phase("stencilc examples", self.measure_row, "example", label, path, stencil, None,
                        self.a.examples_budget)
         for name in filter(None, (self.a.convergence or "").split(",")):
             self.phase("convergence", self.convergence, name)
+        quality = [s for s in (self.a.quality or "").split(",") if s]
+        if quality == ["all"]:
+            quality = [b[0] for b in self.selected(bl.bench_stencils())]
+        for name in quality:
+            self.phase("quality", self.quality, name)
 
     def finish(self):
         self.save()
@@ -415,7 +535,26 @@ def main():
                     help="seconds a command may take (a tuning: its budget more; peers: 2-3x)")
     ap.add_argument("--convergence", default=None, help="stencils to tune with each strategy (comma-separated)")
     ap.add_argument("--convergence-budget", default=None, help="budget per strategy (default --budget)")
+    ap.add_argument("--convergence-seeds", type=int, default=1,
+                    help="tunings per strategy and stencil, --seed 1..N (default 1)")
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
+    ap.add_argument("--steps", dest="bench_steps", type=int, default=1,
+                    help="--steps of the one-step table's benchmark stencils, convergence and quality (default 1: "
+                         "no temporal blocking)")
+    ms = ap.add_mutually_exclusive_group()
+    ms.add_argument("--multistep", dest="multistep", action="store_true", default=None,
+                    help="the multi-step table (float, the 21 benchmarks; default on, off with --skip-stencils)")
+    ms.add_argument("--no-multistep", dest="multistep", action="store_false")
+    ap.add_argument("--multistep-budget", default=None, help="tuning budget of a multi-step row (default --budget)")
+    ap.add_argument("--multistep-steps-2d", type=int, default=1000)
+    ap.add_argument("--multistep-steps-3d", type=int, default=100)
+    ap.add_argument("--an5d", default=None,
+                    help=f"AN5D's quoted figures (default PEERS/{bl.AN5D_FILE})")
+    ap.add_argument("--quality", default=None,
+                    help="stencils (or 'all' benchmarks) to tune once with --quality-long, comparing the best "
+                         "found by --quality-short")
+    ap.add_argument("--quality-long", default="300s")
+    ap.add_argument("--quality-short", default="60s")
     ap.add_argument("--merge", default=None, help="a results.json of an earlier run to add to")
     ap.add_argument("--keep-db", action="store_true", help="keep OUT/work/tunedb (tuning results are reused)")
     ap.add_argument("--python", default=sys.executable, help="the python that runs the peers")
@@ -428,6 +567,14 @@ def main():
     a.stencilc = os.path.abspath(a.stencilc) if os.sep in a.stencilc else a.stencilc
     if a.peers:
         a.peers = os.path.abspath(a.peers)
+    a.multistep_budget = a.multistep_budget or a.budget
+    if a.convergence_seeds < 1:
+        ap.error("--convergence-seeds takes a count of at least 1")
+    for opt in ("quality_long", "quality_short"):
+        if bl.budget_seconds(getattr(a, opt)) is None:
+            ap.error(f"--{opt.replace('_', '-')}: a time like 60s or 5m")
+    if a.an5d:
+        a.an5d = os.path.abspath(a.an5d)
     bad = [t for t in a.types.split(",") if t not in bl.ELEM_BYTES]
     if bad:
         ap.error(f"--types: unknown type {bad[0]} (float, double)")

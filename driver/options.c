@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stc_config.h"
+#include "../tuner/tune.h"
 
 static const char usage_text[] =
     "usage: stencilc [options] FILE.st            compile a stencil to CUDA (FILE.cu + FILE.h)\n"
@@ -31,6 +32,8 @@ static const char usage_text[] =
     "                      variant\n"
     "  --budget T          tuning budget: seconds ('60s', '2m') or a count of variants ('200')\n"
     "  --strategy S        gest (default), random, genetic or exhaustive\n"
+    "  --gest KNOBS        GeST's knobs, e.g. 'dataset=16,groups=5,ar=0.1,lr=0.1,quota=8,priors=4'\n"
+    "                      (docs/autotune.md)\n"
     "  --seed N            random seed of the search (default 1)\n"
     "  --seeds N           replay: seeds per strategy (default 10)\n"
     "  --tune-log FILE     write one JSON line per evaluated variant\n"
@@ -175,6 +178,14 @@ int options_parse(int argc, char **argv, Options *o)
         } else if (!strcmp(a, "--strategy")) {
             NEED_ARG();
             o->strategy = next;
+        } else if (!strcmp(a, "--gest")) {
+            NEED_ARG();
+            TuneKnobs k;
+            char err[256];
+            tune_knobs_default(&k);
+            if (tune_knobs_parse(&k, next, err, sizeof err) != 0)
+                return usage_error("--gest: %s", err);
+            o->gest = next;
         } else if (!strcmp(a, "--seed")) {
             long v;
             NEED_ARG();

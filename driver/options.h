@@ -24,6 +24,7 @@ typedef struct {
     double budget_s;          /* --budget 60s */
     long budget_count;        /* --budget 200 */
     const char *strategy;     /* --strategy */
+    const char *gest;         /* --gest: GeST's knobs, "key=value,..." */
     const char *tune_log, *tune_db, *replay;
     unsigned seed;
     int seeds;                /* replay: how many seeds */

@@ -592,6 +592,8 @@ int step_autotune(Job *job)
     TuneKnobs knobs;
     tune_knobs_default(&knobs);
     knobs.seed = o->seed;
+    if (o->gest) /* checked when the options were read */
+        tune_knobs_parse(&knobs, o->gest, NULL, 0);
     TuneBudget budget = {o->budget_s, o->budget_count};
     if (budget.seconds <= 0 && budget.count <= 0) {
         if (o->tune_record)

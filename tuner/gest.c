@@ -1,6 +1,9 @@
-/* The GeST strategy: a small random dataset, parameter grouping by correlation, then rounds
- * that re-draw one group's parameters around the best configuration, each group sampled in
- * proportion to a ratio that grows when the group improves the best and shrinks otherwise. */
+/* The GeST strategy: a small random dataset (led by a few prior configurations, knob
+ * `priors`), parameter grouping by correlation, then rounds that re-draw one group's
+ * parameters around the best configuration, each group sampled in proportion to a ratio that
+ * grows when the group improves the best and shrinks otherwise. A round's samples of every
+ * group go out in one batch, so the evaluator compiles them in parallel; each proposed
+ * configuration remembers its group, so an improvement is credited to the group that drew it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +31,37 @@ typedef struct {
     double sr[GEST_MAX_GROUPS], credit[GEST_MAX_GROUPS];
     int count[GEST_MAX_GROUPS], up[GEST_MAX_GROUPS];
     int in_round, cur, round_requested;
-    int batch_group;  /* group of the last batch, -1 for random ones */
+    /* Proposed, not yet observed: the group that drew each (-1: random or prior). */
+    Config *pend;
+    int *pend_group;
+    int npend, cappend;
+    int priors_done;
 } Gest;
+
+static void pending_add(Gest *g, const Config *c, int group)
+{
+    if (g->npend == g->cappend) {
+        g->cappend = g->cappend ? 2 * g->cappend : 32;
+        g->pend = realloc(g->pend, (size_t)g->cappend * sizeof *g->pend);
+        g->pend_group = realloc(g->pend_group, (size_t)g->cappend * sizeof *g->pend_group);
+    }
+    g->pend[g->npend] = *c;
+    g->pend_group[g->npend++] = group;
+}
+
+/* The group that drew c (-1 when none did), and c leaves the pending list. */
+static int pending_take(Gest *g, const Config *c)
+{
+    for (int i = 0; i < g->npend; i++)
+        if (tune_config_equal(&g->pend[i], c)) {
+            int group = g->pend_group[i];
+            g->npend--;
+            g->pend[i] = g->pend[g->npend];
+            g->pend_group[i] = g->pend_group[g->npend];
+            return group;
+        }
+    return -1;
+}
 
 static void gest_observe(TuneStrategy *st, const TuneSample *r)
 {
@@ -41,12 +73,13 @@ static void gest_observe(TuneStrategy *st, const TuneSample *r)
     g->data[g->ndata++] = *r;
     if (g->ndata > g->proposed)
         g->proposed = g->ndata; /* loaded from a journal: part of the dataset */
+    int group = pending_take(g, &r->config);
     if (r->ok && (!g->have_best || r->ms < g->best_ms)) {
         g->have_best = 1;
         g->best = r->config;
         g->best_ms = r->ms;
-        if (g->batch_group >= 0)
-            g->up[g->batch_group] = 1;
+        if (group >= 0)
+            g->up[group] = 1;
     }
 }
 
@@ -54,12 +87,23 @@ static int propose_random(Gest *g, const TuneHistory *h, Config *out, int n)
 {
     TuneSeen *batch = tune_seen_new();
     int got = 0;
+    if (!g->priors_done) { /* the dataset opens with the prior configurations */
+        g->priors_done = 1;
+        Config pri[16];
+        int np = tune_priors(g->pb, pri, g->k.priors < 16 ? g->k.priors : 16);
+        for (int i = 0; i < np && got < n; i++)
+            if (tune_fresh(g->pb, h, batch, &pri[i])) {
+                out[got++] = pri[i];
+                tune_seen_add(batch, &pri[i]);
+            }
+    }
     while (got < n && tune_sample(g->pb, h, batch, &g->rng, NULL, NULL, 0, 256, &out[got])) {
         tune_seen_add(batch, &out[got]);
         got++;
     }
     tune_seen_free(batch);
-    g->batch_group = -1;
+    for (int i = 0; i < got; i++)
+        pending_add(g, &out[i], -1);
     g->proposed += got;
     return got;
 }
@@ -104,8 +148,15 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
         form_groups(g);
     if (g->ng == 0)
         return propose_random(g, h, out, max);
-    for (int guard = 0; guard < 4 * GEST_MAX_GROUPS + 8; guard++) {
+    /* One batch holds what is left of the round's quota, group after group; the next round
+     * starts only at the next call, once this round's results were observed (the ratios are
+     * updated from them). */
+    int total = 0, empty_rounds = 0;
+    TuneSeen *batch = tune_seen_new();
+    while (total < max) {
         if (!g->in_round) {
+            if (total > 0 || empty_rounds > 1)
+                break;
             gest_split_quota(g->sr, g->credit, g->ng, g->k.quota, g->count);
             memset(g->up, 0, sizeof g->up);
             g->in_round = 1;
@@ -115,27 +166,31 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
         while (g->cur < g->ng && g->count[g->cur] == 0)
             g->cur++;
         if (g->cur == g->ng) {
+            if (total > 0)
+                break; /* the round ends when its results are in */
             g->in_round = 0;
             if (g->round_requested > 0)
                 gest_update_ratios(g->sr, g->up, g->ng, g->k.ar, g->k.lr);
+            else
+                empty_rounds++;
             continue;
         }
-        int gi = g->cur, want = g->count[gi] < max ? g->count[gi] : max, got = 0;
-        TuneSeen *batch = tune_seen_new();
+        int gi = g->cur, want = g->count[gi] < max - total ? g->count[gi] : max - total, got = 0;
         while (got < want && tune_sample(g->pb, h, batch, &g->rng, &g->best,
                                          g->groups[gi].params, g->groups[gi].n, GEST_ATTEMPTS,
-                                         &out[got])) {
-            tune_seen_add(batch, &out[got]);
+                                         &out[total + got])) {
+            tune_seen_add(batch, &out[total + got]);
+            pending_add(g, &out[total + got], gi);
             got++;
         }
-        tune_seen_free(batch);
-        g->count[gi] = got < want ? 0 : g->count[gi] - got;
-        if (got == 0)
-            continue; /* this group is exhausted around the best: the next one */
+        g->count[gi] = got < want ? 0 : g->count[gi] - got; /* short: exhausted around the best */
         g->round_requested += got;
-        g->batch_group = gi;
-        g->proposed += got;
-        return got;
+        total += got;
+    }
+    tune_seen_free(batch);
+    if (total > 0) {
+        g->proposed += total;
+        return total;
     }
     /* Every group is exhausted around the best: wander off at random. */
     return propose_random(g, h, out, g->k.quota < max ? g->k.quota : max);
@@ -145,6 +200,8 @@ static void gest_destroy(TuneStrategy *st)
 {
     Gest *g = (Gest *)st;
     free(g->data);
+    free(g->pend);
+    free(g->pend_group);
     free(g);
 }
 
@@ -161,6 +218,6 @@ TuneStrategy *tune_gest_new(const TuneProblem *pb, const TuneKnobs *k)
     if (g->k.groups < 1)
         g->k.groups = 1;
     tune_rng_seed(&g->rng, k->seed);
-    g->batch_group = -1;
+    g->priors_done = k->priors <= 0;
     return &g->base;
 }

@@ -66,6 +66,9 @@ typedef struct {
     int quota;             /* evaluations per round; default 8 */
     int ratio_by_size;     /* 1: initial ratios by group combinations (paper); 0: equal */
     int grouping_front;    /* 1: grow groups from the low-CV end (brief variant); 0: paper */
+    int priors;            /* the dataset starts with up to this many prior configurations
+                            * (tuner/priors.c; 0: a purely random dataset, as in the paper);
+                            * default 4 */
     /* genetic (OpenTuner-like) */
     int ga_subpops, ga_pop; /* 2 x 16 */
     double ga_cross, ga_mut; /* 0.8, 0.005 per gene */
@@ -77,6 +80,10 @@ typedef struct {
 } TuneKnobs;
 
 void tune_knobs_default(TuneKnobs *k);
+/* Applies "key=value,..." (--gest): dataset, groups, ar, lr, quota, priors, front (grouping
+ * from the low-CV end, 0/1), by_size (initial ratios by group size, 0/1). 0, or -1 with a
+ * message naming the key in err. */
+int tune_knobs_parse(TuneKnobs *k, const char *text, char *err, int errlen);
 
 typedef struct TuneStrategy TuneStrategy;
 struct TuneStrategy {

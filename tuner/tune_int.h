@@ -52,6 +52,9 @@ double tune_space_points(const Space *s);
  * -1 when there are more than max valid points (or the space is too large to walk). */
 long tune_enumerate_valid(const TuneProblem *pb, long max, Config **out);
 
+/* Up to max prior configurations valid for pb (tuner/priors.c), most promising first. */
+int tune_priors(const TuneProblem *pb, Config *out, int max);
+
 TuneStrategy *tune_gest_new(const TuneProblem *pb, const TuneKnobs *k);
 TuneStrategy *tune_random_new(const TuneProblem *pb, const TuneKnobs *k);
 TuneStrategy *tune_genetic_new(const TuneProblem *pb, const TuneKnobs *k);

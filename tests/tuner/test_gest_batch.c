@@ -1,0 +1,133 @@
+/* GeST's batches and knobs: a round's samples of every group go out together (parallel
+ * compiles), the dataset opens with the prior configurations, and --gest's knob text is read
+ * with clear errors. */
+#include <string.h>
+
+#include "fake_space.h"
+#include "tune_int.h"
+
+static int accept_all(void *ctx, const Config *c, char *why, int whylen)
+{
+    (void)ctx, (void)c, (void)why, (void)whylen;
+    return 1;
+}
+
+/* Proposal sizes of a GeST run on the synthetic space with an evaluator taking `batch`. */
+static int batch_sizes(int batch, int quota, int *sizes, int max_calls)
+{
+    Space s;
+    fake_space(&s);
+    TuneProblem pb = {&s, fake_valid, NULL};
+    TuneKnobs k;
+    tune_knobs_default(&k);
+    k.quota = quota;
+    k.seed = 7;
+    TuneStrategy *st = tune_strategy_new("gest", &pb, &k, NULL, 0);
+    TuneHistory h;
+    tune_history_init(&h);
+    Config *cs = malloc(sizeof *cs * (size_t)batch);
+    int calls = 0;
+    while (calls < max_calls) {
+        int n = st->propose(st, &h, cs, batch);
+        CHECK(n >= 0 && n <= batch);
+        if (n == 0)
+            break;
+        sizes[calls++] = n;
+        for (int i = 0; i < n; i++) {
+            double ms;
+            char why[160];
+            int ok = fake_eval(NULL, &cs[i], &ms, why, sizeof why) == 0;
+            int idx = tune_history_add(&h, &cs[i], ok, ms, why, 0);
+            CHECK(idx >= 0); /* never proposed twice */
+            st->observe(st, &h.items[idx]);
+        }
+    }
+    free(cs);
+    tune_history_free(&h);
+    tune_strategy_free(st);
+    return calls;
+}
+
+static void test_batches(void)
+{
+    int sizes[64];
+    int calls = batch_sizes(12, 8, sizes, 40);
+    CHECK(calls == 40);
+    CHECK(sizes[0] == 12 && sizes[1] == 4); /* the dataset of 16 */
+    int sum = 0;
+    for (int i = 2; i < calls; i++) {
+        CHECK(sizes[i] <= 8 + 5); /* a round's quota (carried fractions add one per group) */
+        sum += sizes[i];
+    }
+    /* One group's share of a quota of 8 over 5 groups is 1-4 (1.6 on average): batches of
+     * whole rounds are what lets the evaluator compile in parallel. */
+    CHECK(sum > 4 * (calls - 2));
+    /* A batch of 1 (no parallel evaluator) still walks the groups one sample at a time. */
+    calls = batch_sizes(1, 8, sizes, 40);
+    for (int i = 0; i < calls; i++)
+        CHECK(sizes[i] == 1);
+}
+
+static void test_priors(void)
+{
+    Space s;
+    fake_space(&s); /* no program: the 3D priors */
+    TuneProblem pb = {&s, accept_all, NULL};
+    Config pri[16];
+    int np = tune_priors(&pb, pri, 16);
+    CHECK(np >= 4);
+    CHECK(tune_priors(&pb, pri, 2) == 2);
+    char text[512];
+    config_format(&pri[0], text, sizeof text);
+    CHECK(strstr(text, "stream=z") && strstr(text, "retime=on"));
+    /* GeST's dataset opens with them; priors=0 is the paper's purely random dataset. */
+    for (int with = 0; with <= 1; with++) {
+        TuneKnobs k;
+        tune_knobs_default(&k);
+        k.priors = with ? 3 : 0;
+        TuneStrategy *st = tune_strategy_new("gest", &pb, &k, NULL, 0);
+        TuneHistory h;
+        tune_history_init(&h);
+        Config out[16];
+        int n = st->propose(st, &h, out, 16);
+        CHECK(n == 16);
+        int same = 0;
+        for (int i = 0; i < 3; i++)
+            same += tune_config_equal(&out[i], &pri[i]);
+        CHECK(same == (with ? 3 : 0));
+        tune_history_free(&h);
+        tune_strategy_free(st);
+    }
+    /* Priors the problem rejects are skipped. */
+    TuneProblem strict = {&s, fake_valid, NULL};
+    np = tune_priors(&strict, pri, 16);
+    for (int i = 0; i < np; i++)
+        CHECK(fake_valid(NULL, &pri[i], text, sizeof text));
+}
+
+static void test_knobs(void)
+{
+    TuneKnobs k;
+    tune_knobs_default(&k);
+    char err[256];
+    CHECK(k.priors == 4 && k.dataset == 16 && k.groups == 5);
+    CHECK(tune_knobs_parse(&k, "dataset=20,groups=4,ar=0.2,lr=0.05,quota=12,priors=0,front=1,by_size=1",
+                           err, sizeof err) == 0);
+    CHECK(k.dataset == 20 && k.groups == 4 && k.ar == 0.2 && k.lr == 0.05 && k.quota == 12);
+    CHECK(k.priors == 0 && k.grouping_front == 1 && k.ratio_by_size == 1);
+    CHECK(tune_knobs_parse(&k, "", err, sizeof err) == 0);
+    CHECK(tune_knobs_parse(&k, "speed=3", err, sizeof err) == -1 && strstr(err, "unknown GeST knob 'speed'"));
+    CHECK(tune_knobs_parse(&k, "ar=1.5", err, sizeof err) == -1 && strstr(err, "'ar'"));
+    CHECK(tune_knobs_parse(&k, "dataset=2.5", err, sizeof err) == -1 && strstr(err, "whole number"));
+    CHECK(tune_knobs_parse(&k, "dataset", err, sizeof err) == -1 && strstr(err, "key=value"));
+    CHECK(tune_knobs_parse(&k, "dataset=4,,groups=2", err, sizeof err) == -1);
+}
+
+int main(void)
+{
+    test_batches();
+    test_priors();
+    test_knobs();
+    puts("gest batches, priors, knobs: ok");
+    return 0;
+}

@@ -80,6 +80,41 @@ def parsers():
     check(pts[0]["steps"] == 10 and pts[0]["ms"] == 0.5 and pts[1]["error"] == "out of memory", f"points {pts}")
 
 
+def helpers():
+    """The multi-step, convergence and quality helpers of benchlib and report on made-up data."""
+    an = benchlib.parse_an5d("# comment\nstar2d1r    star2d1r-256-10-256   1377\nbad line\nbox3d4r x 20.5\n")
+    check(an == {"star2d1r": {"config": "star2d1r-256-10-256", "gst": 1377.0},
+                 "box3d4r": {"config": "x", "gst": 20.5}}, f"parse_an5d {an}")
+    real = benchlib.parse_an5d(open(os.path.join(DATA, "peers", benchlib.AN5D_FILE)).read())
+    check(real["star3d4r"]["gst"] == 153, f"testdata AN5D file {real}")
+    check(benchlib.parse_dump_ir("stencil star3d1r: 3d, float, 1 field\n")["dims"] == 3, "dims from --dump-ir")
+    check(benchlib.bench_dims("examples/bench/box3d2r.st") == 3 and benchlib.bench_dims("x/j2d5pt.st") == 2
+          and benchlib.bench_dims("x/heat.st", {"dims": 3}) == 3, "bench_dims")
+    check(benchlib.stencil_args("s", "float", 1) == ["--stencil", "s", "--type", "float", "--steps", "1"]
+          and benchlib.stencil_args() == [], "stencil_args")
+    rows = [{"ms": 2.0, "status": "ok", "elapsed_s": 1.0, "config": "a"},
+            {"ms": None, "status": "fail", "elapsed_s": 2.0},
+            {"ms": 1.5, "status": "ok", "elapsed_s": 3.0, "config": "b"},
+            {"ms": 1.0, "status": "ok", "elapsed_s": 9.0, "config": "c,tblock=4"}]
+    check(benchlib.best_by(rows) == (1.0, "c,tblock=4", 9.0) and benchlib.best_by(rows, 3.0) == (1.5, "b", 3.0)
+          and benchlib.best_by(rows, 0.5) == (None, None, None), "best_by")
+    med = benchlib.median_curve([[[1, 3.0], [4, 1.0]], [[2, 2.0]], [[5, 4.0]]])
+    check(med == [[2, 3.0], [4, 2.0]], f"median_curve {med}")
+    # An older results.json (one run per strategy, no "runs") still renders; GeST's verdict.
+    conv = {"convergence": {"a/float": {"budget": "5s", "strategies": {
+        "gest": {"variants": 9, "valid": 9, "best_ms": 1.02, "curve": [[1, 1.02]], "search_s": 5},
+        "random": {"runs": [{"seed": 1, "best_ms": 1.5, "curve": [[1, 1.5]]}, {"seed": 2, "error": "boom"}]},
+        "genetic": {"runs": [{"seed": 1, "best_ms": 1.0, "curve": [[2, 1.0]]}]}}}}}
+    stats, speedup, verdict = report.convergence_stats(conv["convergence"]["a/float"])
+    check(abs(speedup - 1.5 / 1.02) < 1e-9 and verdict is True and stats["random"]["finals"] == [1.5],
+          f"convergence_stats {speedup} {verdict}")
+    md = "\n".join(report.convergence_section(conv, {}))
+    check("| random | 1 of 2 |" in md and "random, seed 2: failed: boom" in md and "speed-up 1.47" in md
+          and "within noise (3%): yes" in md and "on 1 of 1 stencils" in md, f"convergence section\n{md}")
+    conv["convergence"]["a/float"]["strategies"]["gest"]["best_ms"] = 1.04  # 4% behind genetic
+    check(report.convergence_stats(conv["convergence"]["a/float"])[2] is False, "GeST 4% behind is not within noise")
+
+
 def svgs():
     texts = [svg.bar_chart("t <&>", ["a", "b"], [("x", [1.0, None]), ("y", [2.5, 0.0])], "GStencil/s",
                            [(2.0, "roof")]),
@@ -112,7 +147,8 @@ def end_to_end():
     out = run([sys.executable, os.path.join(BENCH, "suite.py"), "--stencilc", fake[0], "--peers",
                os.path.join(DATA, "peers"), "--nvcc", os.path.join(DATA, "fake_nvcc.py"), "--budget", "1s",
                "--timeout", "2", "--types", "float,double", "--only", only, "--out", tmp,
-               "--convergence", "star3d1r"], env)
+               "--convergence", "star3d1r", "--convergence-seeds", "2",
+               "--quality", "star2d1r,box2d1r", "--quality-long", "20s", "--quality-short", "5s"], env)
     check("FAILED" in out and "wrote" in out, "progress lines")
     res = json.load(open(os.path.join(tmp, "results.json")))
     rows = {(r["name"], r["type"]): r for r in res["rows"]}
@@ -130,19 +166,47 @@ def end_to_end():
     check(set(res["convergence"]["star3d1r/float"]["strategies"]) == {"gest", "random", "genetic"}, "convergence")
     md = open(os.path.join(tmp, "RESULTS.md")).read()
     for s in ("## float", "## double", "## Other examples", "## Tuning convergence", "| star2d1r | ",
-              "failed", "naive CUDA", "copy bandwidth", "chart-float.svg", "## Failures"):
+              "failed", "naive CUDA", "copy bandwidth", "chart-float.svg", "## Failures",
+              "## Multi-step (temporal blocking), float", "## Tuning quality: 5 s against a long search",
+              "chart-double.svg", "chart-multistep.svg", "convergence.svg"):
         check(s in md, f"RESULTS.md lacks {s!r}")
+    for f in ("chart-float.svg", "chart-double.svg", "chart-multistep.svg", "convergence.svg"):
+        check(os.path.exists(os.path.join(tmp, f)), f"{f} written")
+    log = open(os.path.join(tmp, "work", "suite.log")).read()
+    one_step(res, log)
+    multistep(res, md, log)
+    convergence(res, md, log)
+    quality(res, md, tmp)
     # --merge keeps the earlier rows and adds the new ones.
     out = run([sys.executable, os.path.join(BENCH, "suite.py"), "--stencilc", fake[0], "--budget", "1s",
                "--types", "float", "--only", "box3d1r", "--no-examples", "--out", tmp, "--merge",
                os.path.join(tmp, "results.json")], env)
     res2 = json.load(open(os.path.join(tmp, "results.json")))
     check(len(res2["rows"]) == len(res["rows"]) + 1 and len(res2["meta"]["runs"]) == 2, "merge")
+    ms2 = res2["multistep"]["float"]
+    check(ms2["box3d1r"]["steps"] == 100 and "tblock=" in ms2["box3d1r"]["tuned"]["config"]
+          and set(res["multistep"]["float"]) < set(ms2), "merge adds a multi-step row and keeps the earlier ones")
+    check(res2["quality"] == res["quality"] and res2["convergence"] == res["convergence"],
+          "merge keeps convergence and quality")
+    # Double next to float: a double-only run merged in renders both sections and both charts.
+    run([sys.executable, os.path.join(BENCH, "suite.py"), "--stencilc", fake[0], "--peers",
+         os.path.join(DATA, "peers"), "--nvcc", os.path.join(DATA, "fake_nvcc.py"), "--budget", "1s",
+         "--types", "double", "--only", "star3d1r", "--no-examples", "--peer-set", "naive,jax", "--out", tmp,
+         "--merge", os.path.join(tmp, "results.json")], env)
+    res4 = json.load(open(os.path.join(tmp, "results.json")))
+    md = open(os.path.join(tmp, "RESULTS.md")).read()
+    check(res4["multistep"] == res2["multistep"] and "## double" in md and "## float" in md
+          and "## Multi-step" in md and "## Tuning quality" in md and "## Tuning convergence" in md,
+          "double merged next to float, multi-step, convergence and quality")
+    dbl = md[md.index("## double"):md.index("## Peers")]
+    check("| star3d1r | " in dbl and "chart-double.svg" in dbl, "double table row and chart")
     # --max-minutes: a tiny limit stops cleanly and still writes the report.
     tmp2 = tempfile.mkdtemp(prefix="stc-bench-")
     out = run([sys.executable, os.path.join(BENCH, "suite.py"), "--stencilc", fake[0], "--budget", "1s",
-               "--only", "box2d1r,star2d1r,star3d1r", "--out", tmp2, "--max-minutes", "0.05"], env)
+               "--only", "box2d1r,star2d1r,star3d1r", "--out", tmp2, "--max-minutes", "0.05", "--no-multistep"], env)
     res3 = json.load(open(os.path.join(tmp2, "results.json")))
+    check(res3["multistep"] == {} and "--steps 1000" not in open(os.path.join(tmp2, "work", "suite.log")).read(),
+          "--no-multistep")
     check(res3["meta"]["runs"][-1]["stopped"] and os.path.exists(os.path.join(tmp2, "RESULTS.md")),
           "--max-minutes stops and writes")
     # scaling.py reads the tuned configurations of results.json and adds its section.
@@ -170,8 +234,79 @@ def end_to_end():
         shutil.rmtree(tmp2, ignore_errors=True)
 
 
+def one_step(res, log):
+    """Every benchmark bench of the one-step table ran with --steps 1; no tblock in its configs."""
+    cmds = [l for l in log.splitlines() if l.startswith("$ ") and " bench " in l and "/examples/bench/" in l]
+    one = [c for c in cmds if "--steps 1 " in c + " " and "--steps 1000" not in c]
+    check(len(one) >= 2 * 4 * 2 - 2, f"one-step bench commands with --steps 1: {len(one)}")
+    for r in res["rows"]:
+        if r["kind"] == "bench":
+            check(r["steps"] == 1, f"{r['name']} steps {r.get('steps')}")
+            t = r.get("tuned") or {}
+            check("tblock" not in t.get("config", ""), f"one-step config of {r['name']}: {t.get('config')}")
+
+
+def multistep(res, md, log):
+    ms = res["multistep"]["float"]
+    check(set(ms) == {"box2d1r", "j2d5pt", "star2d1r", "star3d1r"}, f"multi-step rows {sorted(ms)}")
+    check(all(ms[n]["steps"] == 1000 for n in ("box2d1r", "j2d5pt", "star2d1r")) and ms["star3d1r"]["steps"] == 100,
+          "1000 steps in 2D, 100 in 3D")
+    check("--steps 1000 --autotune" in log and "--steps 100 --autotune" in log, "multi-step commands")
+    check(res["an5d"]["figures"]["box2d1r"]["gst"] == 1e6 and "2026-11-22" in res["an5d"]["measured"], "AN5D quoted")
+    rows = {r["name"]: r for r in res["rows"] if r["type"] == "float"}
+    naive = res["peers"]["naive"]["float"]
+    for n, an5d in (("star2d1r", 1.0), ("box2d1r", 1e6)):
+        t = ms[n]["tuned"]
+        check("tblock=4" in t["config"], f"{n} multi-step config {t['config']}")
+        one = rows[n]["tuned"]["gst"]
+        want = (f"| {n} | 1000 | {t['gst']:.1f} | `{t['config']}` | {an5d:.0f} | {t['gst'] / an5d:.2f} | "
+                f"{one:.1f} | {t['gst'] / one:.2f} | {naive[n]['gst']:.1f} |")
+        check(want in md, f"multi-step row {want}")
+    # star3d1r has no AN5D figure in testdata; j2d5pt's naive figure is untrusted (relerr 0.5).
+    check("| star3d1r | 100 | " in md and "| - | - |" in md.split("| star3d1r | 100 | ")[1].split("\n")[0],
+          "a stencil without an AN5D figure")
+    check("on **2 of 3** stencils with both figures" in md, "count of tuned >= AN5D")
+    check("quoted, not measured in this run" in md and "tuned / AN5D (quoted)" in md, "says AN5D is quoted")
+
+
+def convergence(res, md, log):
+    c = res["convergence"]["star3d1r/float"]
+    check(c["seeds"] == 2 and c["steps"] == 1, f"convergence entry {c.get('seeds')} {c.get('steps')}")
+    for strat in ("gest", "random", "genetic"):
+        runs = c["strategies"][strat]["runs"]
+        check([r["seed"] for r in runs] == [1, 2] and all(r.get("curve") for r in runs), f"{strat} runs")
+    check("--strategy random --budget 1s --seed 2" in log, "--seed passed")
+    mean = {s: sum(r["best_ms"] for r in c["strategies"][s]["runs"]) / 2 for s in c["strategies"]}
+    check(mean["random"] > mean["gest"] * 1.05, f"the fake's random is slower {mean}")
+    check(f"speed-up {mean['random'] / mean['gest']:.2f} (random / GeST)" in md, "GeST's speed-up over random")
+    check(f"| gest | 2 of 2 | 40 (36) | {mean['gest']:.4f} |" in md, "gest row: runs, variants, mean")
+    check("GeST best or within noise (3%): yes" in md and "within 3% of it on 1 of 1 stencils" in md,
+          "GeST verdict and summary")
+
+
+def quality(res, md, tmp):
+    q = res["quality"]
+    check(set(q) == {"star2d1r/float", "box2d1r/float"}, f"quality keys {sorted(q)}")
+    within = 0
+    for key, e in q.items():
+        rows = [json.loads(l) for l in open(os.path.join(tmp, e["tune_log"]))]
+        ok = [r for r in rows if r["status"] == "ok"]
+        long_best = min(r["ms"] for r in ok)
+        short_best = min(r["ms"] for r in ok if r["elapsed_s"] <= 5.0)
+        check(e["long_best_ms"] == long_best and e["short_best_ms"] == short_best, f"{key} bests from the log")
+        check(abs(e["ratio"] - short_best / long_best) < 1e-12 and e["within_5pct"] == (short_best / long_best <= 1.05),
+              f"{key} ratio")
+        within += e["within_5pct"]
+        row = f"| {key} | 20s | 5s | 40 (36) | {long_best:.4f} | "
+        check(row in md and f"| {short_best / long_best:.3f} | {'yes' if e['within_5pct'] else 'no'} |" in md,
+              f"quality row {row}")
+    check(f"on **{within} of 2** stencils" in md, "quality summary")
+    check("the search's own short measurements" in md, "quality says the times are the search's")
+
+
 if __name__ == "__main__":
     parsers()
+    helpers()
     svgs()
     end_to_end()
     print("bench: %d failures" % failures)

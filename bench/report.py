@@ -242,13 +242,13 @@ def multistep_section(res, charts):
         lines += [f"**AN5D's figures are quoted, not measured in this run**: `{an5d.get('file', '?')}`, "
                   f"{an5d.get('measured', '')}. The ratio column is tuned (this run) / AN5D (quoted): "
                   "the two were measured on different days on machines of the same model, so a few "
-                  "percent either way is noise. Naive CUDA and the one-step tuned figure are of this "
-                  "run.", ""]
+                  "percent either way is noise. The naive CUDA and one-step tuned figures are measured "
+                  "by this suite (the runs listed at the top), like the multi-step one.", ""]
     else:
         lines += ["AN5D's figures were not available (no `h100-an5d-best-2026-11.txt` in --peers).", ""]
     head = ["stencil", "steps", "tuned multi-step GStencil/s", "configuration", "AN5D GStencil/s (quoted)",
-            "tuned / AN5D (quoted)", "one-step tuned (this run)", "speed-up from temporal blocking",
-            "naive CUDA per step (this run)"]
+            "tuned / AN5D (quoted)", "one-step tuned", "speed-up from temporal blocking",
+            "naive CUDA per step"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     names = sorted(table)

@@ -5,8 +5,9 @@
         [--stencils star2d1r,star3d1r,box2d1r,heat] [--steps 1,10,100,1000]
         [--sizes2d 1024,2048,4096,8192,16384] [--sizes3d 64,128,256,512] [--max-minutes 9]
 
-`stencilc bench` ignores --steps (it times about 1 ms of whole launch groups, runtime/rt_time.c),
-so this script times what a user runs: for each stencil, stencilc emits NAME.cu + NAME.h with
+`stencilc bench` reports a per-step figure over about 1 ms of whole launch groups
+(runtime/rt_time.c), whatever --steps says (--steps only bounds the temporal blocking the tuner
+may choose), so this script times what a user runs: for each stencil, stencilc emits NAME.cu + NAME.h with
 the tuned configuration (the one bench/suite.py chose, read from OUT/results.json; else
 `--autotune` with OUT/work/tunedb, a database hit when suite.py tuned it at the file's grid)
 and with the plain one; a generated main program (nvcc) allocates the fields, fills them with

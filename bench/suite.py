@@ -1,23 +1,28 @@
 #!/usr/bin/env python3
-"""The benchmark report of stencilc, measured in one go on the GPU at hand:
+"""The benchmark report of stencilc, measured on the GPU at hand:
 
     python3 bench/suite.py --stencilc build/driver/stencilc --peers ../shared/peers \
         [--budget 10s] [--types float,double] [--only star2d1r,heat,...] [--out bench/] \
-        [--max-minutes 9] [--convergence star3d1r] [--merge bench/results.json]
+        [--max-minutes 9] [--no-multistep] [--multistep-budget B] [--merge bench/results.json] \
+        [--convergence star3d1r --convergence-seeds N] [--quality NAME,...|all --quality-long 300s]
 
-In this order: for each --types, the 21 benchmark stencils (examples/bench, 8192^2 / 512^3),
-each with `stencilc bench` of the plain kernel (the default configuration) and of the tuned
-one (`--autotune --budget B -q`, fresh tuning database, --tune-log), then that type's peers
-from --peers: gen_naive21.py (naive CUDA, built with nvcc while the GPU measures), jax21.py
-(when python3 has jax) and, for float, framework_peers.py (cuDNN, torch.compile, JAX valid
-region; when python3 has torch); then every stencil of the other examples (examples/*.st,
-their own size and type, --examples-budget); then --convergence: each strategy tunes the
-named stencils at the same budget, best-so-far time against tuning time. The device's copy
-bandwidth comes from bench's output.
+In this order: for each --types, the 21 benchmark stencils (examples/bench, 8192^2 / 512^3)
+for one step (`--steps 1`: no temporal blocking), each with `stencilc bench` of the plain
+kernel (the default configuration) and of the tuned one (`--autotune --budget B -q`, fresh
+tuning database, --tune-log), then that type's peers from --peers: gen_naive21.py (naive CUDA,
+built with nvcc while the GPU measures), jax21.py (when python3 has jax) and, for float,
+framework_peers.py (cuDNN, torch.compile, JAX valid region; when python3 has torch); in float,
+the multi-step table: the 21 tuned at --steps 1000 (2D) / 100 (3D), where the tuner may fuse
+steps (tblock), next to AN5D's figures quoted from PEERS/h100-an5d-best-2026-11.txt (measured
+earlier, not in this run); then every stencil of the other examples (examples/*.st, their own
+size and type, --examples-budget); then --convergence: each strategy tunes the named stencils
+at the same budget once per seed, best-so-far time against tuning time; then --quality: one
+long GeST tuning per stencil, the best found by --quality-short against the best overall. The
+device's copy bandwidth comes from bench's output.
 
 Writes OUT/RESULTS.md, OUT/results.json (every figure; `bench/report.py` re-renders it), the
 SVG charts, and OUT/work/ (suite.log with every command and its output, tune logs, the tuning
-database). A failing stencil or peer is reported as failed; every command has a time limit;
+databases). A failing stencil or peer is reported as failed; every command has a time limit;
 --max-minutes stops cleanly (a tuning in flight gets SIGINT and finishes with its best variant)
 and writes what was measured; Ctrl-C does the same. --merge adds this run to an earlier
 results.json (e.g. double after float). docs/benchmarks.md has the details.

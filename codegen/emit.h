@@ -84,5 +84,9 @@ const char *cg_c_identifier(Arena *arena, const char *name);
 const char *cg_member_name(Arena *arena, const char *name);
 /* Generator version (for headers). */
 const char *cg_version(void);
+/* In float programs, stage `stage` with every division by a constant replaced by a
+ * multiplication by the constant's float reciprocal (codegen/recip.c; the optimized kernels
+ * emit this copy). Returns p itself when nothing changes. */
+const IrProgram *cg_recip_divisions(const IrProgram *p, int stage, Arena *arena);
 
 #endif

@@ -203,7 +203,10 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
               g->sd == 2 ? "s2" : "s1");
     ctx->idx = "oidx";
     ctx->read_hook = stream_read;
+    const IrProgram *p0 = ctx->prog;
+    ctx->prog = cg_recip_divisions(p0, ctx->stage, ctx->arena);
     cg_emit_point(ctx, ind2);
+    ctx->prog = p0;
     ctx->read_hook = NULL;
     ctx->idx = "idx";
     sb_printf(o, "%s}\n", ind);

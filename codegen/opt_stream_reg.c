@@ -301,6 +301,7 @@ int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
             rc.ctx.stage = stage;
             rc.ctx.idx = "oidx";
             rc.ctx.read_hook = reg_read;
+            rc.ctx.prog = cg_recip_divisions(ctx->prog, stage, ctx->arena);
             cg_emit_point(&rc.ctx, "                    ");
             sb_puts(o, "                }\n");
         }

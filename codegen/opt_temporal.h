@@ -40,9 +40,5 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
 int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                                   PlanLaunch *l, char *why, int whylen);
-/* In float programs, stage `stage` with every division by a constant replaced by a
- * multiplication by the constant's float reciprocal (the temporal kernels emit this copy; an
- * IEEE float division is a long instruction sequence). Returns p itself when nothing changes. */
-const IrProgram *cg_temporal_recip(const IrProgram *p, int stage, Arena *arena);
 
 #endif

@@ -67,56 +67,6 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
     return (long long)nstate * g->K * g->Q * g->plane * ir_elem_size(p);
 }
 
-/* ---- division by a constant -> multiplication by the reciprocal (float only) ---- */
-
-static int recip_ok(const IrStage *st, const IrNode *n)
-{
-    if (n->op != N_DIV || n->b < 0 || n->b >= st->nnodes || st->nodes[n->b].op != N_CONST)
-        return 0;
-    double c = st->nodes[n->b].value;
-    if (!isfinite(c) || c == 0)
-        return 0;
-    float r = (float)(1.0 / c);
-    return isfinite(r) && fabsf(r) >= 1.17549435e-38f; /* a normal float */
-}
-
-const IrProgram *cg_temporal_recip(const IrProgram *p, int stage, Arena *arena)
-{
-    if (p->type != ELEM_FLOAT || stage < 0 || stage >= p->nstages)
-        return p;
-    const IrStage *st = &p->stages[stage];
-    int ndiv = 0;
-    for (int i = 0; i < st->nnodes; i++)
-        ndiv += recip_ok(st, &st->nodes[i]);
-    if (!ndiv)
-        return p;
-    IrProgram *q = arena_alloc(arena, sizeof *q);
-    *q = *p;
-    IrStage *stages = arena_alloc(arena, sizeof *stages * (size_t)p->nstages);
-    memcpy(stages, p->stages, sizeof *stages * (size_t)p->nstages);
-    IrNode *nodes = arena_alloc(arena, sizeof *nodes * (size_t)(st->nnodes + ndiv));
-    memcpy(nodes, st->nodes, sizeof *nodes * (size_t)st->nnodes);
-    /* The reciprocal constants go after the stage's nodes: constants are always inlined, so
-     * their place in the list does not matter to the emitter. */
-    int at = st->nnodes;
-    for (int i = 0; i < st->nnodes; i++) {
-        if (!recip_ok(st, &st->nodes[i]))
-            continue;
-        IrNode *k = &nodes[at];
-        k->op = N_CONST;
-        k->a = k->b = k->c = -1;
-        k->value = 1.0 / st->nodes[st->nodes[i].b].value;
-        k->uses = 1;
-        nodes[i].op = N_MUL;
-        nodes[i].b = at++;
-    }
-    stages[stage].nodes = nodes;
-    stages[stage].nnodes = at;
-    stages[stage].cap_nodes = at;
-    q->stages = stages;
-    return q;
-}
-
 /* ---- the kernel ---- */
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
@@ -306,7 +256,7 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
             snprintf(why, (size_t)whylen, "tblock=%d: the output tile along %c is empty", g.K, "xyz"[d]);
             return -1;
         }
-    const IrProgram *recip = cg_temporal_recip(p, stage, ctx->arena);
+    const IrProgram *recip = cg_recip_divisions(p, stage, ctx->arena);
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
     sb_printf(o, "/* stage %d: temporal blocking with streaming along %c, %d steps per launch. In-plane "

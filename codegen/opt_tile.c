@@ -412,8 +412,12 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     tc.base.stage = stage;
     tc.base.read_hook = read_hook;
     tc.g = &g;
-    if (c->v[P_CMEM] == 2)
+    tc.base.prog = cg_recip_divisions(p, stage, ctx->arena);
+    if (c->v[P_CMEM] == 2) {
+        ctx->prog = tc.base.prog; /* the constants of the rewritten stage go to the array */
         tc.base.prog = constants_to_cmem(ctx, stage, name);
+        ctx->prog = p;
+    }
     int block[3] = {g.tb[0], g.tb[1], g.tb[2]};
     cg_emit_signature(ctx, name, block, args);
     int any_staged = 0;

@@ -64,10 +64,23 @@ static void stream_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
         sb_printf(out, "sp%d_%s[%d]", k, pn, db * g->W + n->off[0]);
 }
 
+/* How a plane is emitted. The general loop tests every condition at run time; a full block
+ * (its whole chunk and tile inside the grid, opt_stream.c's fast path) knows them: warm-up
+ * planes (t - z0 = trel < R) only fill the window, steady planes always store and compute.
+ * rb >= 0: the ring base of the plane is this constant (the slots are constants); -1: the
+ * variable `rb` (declared from rb_expr). */
+enum { PM_GENERAL, PM_WARM, PM_STEADY };
+typedef struct {
+    int kind, trel, rb;
+    const char *rb_expr;
+} PlaneMode;
+
 /* The ring slot of window position p: (rb + p) % slots, rb = t - z0 + 2R + 1 > -p. */
-static const char *slot_expr(char *buf, int p, int slots)
+static const char *slot_expr(char *buf, int p, int slots, const PlaneMode *m)
 {
-    if (p == 0)
+    if (m->rb >= 0)
+        snprintf(buf, 64, "%d", (m->rb + p) % slots);
+    else if (p == 0)
         snprintf(buf, 64, "(rb %% %du)", slots);
     else
         snprintf(buf, 64, "((rb %c %du) %% %du)", p < 0 ? '-' : '+', abs(p), slots);
@@ -137,8 +150,34 @@ static void declare_load_vars(CgCtx *ctx, const StreamGeom *g, const StreamLoads
     }
 }
 
-/* One plane of the loop: the incoming plane t, output plane t-R. */
-static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, const char *ind)
+/* The stored buffers the stage writes (their kernel argument names), at most STREAM_MAX_SRC. */
+static int stream_outputs(CgCtx *ctx, const char *names[])
+{
+    const IrProgram *p = ctx->prog;
+    const IrStage *st = &p->stages[ctx->stage];
+    int n = 0;
+    for (int w = 0; w < st->nwrites && n < STREAM_MAX_SRC; w++) {
+        const IrWrite *wr = &st->writes[w];
+        if (!cg_field_stored(p, wr->field))
+            continue;
+        PlanArg a = {ARG_BUF, wr->field, p->fields[wr->field].role == ROLE_STATE ? 1 : 0, 0};
+        char an[160];
+        cg_arg_name(p, &a, an, sizeof an);
+        int dup = 0;
+        for (int k = 0; k < n; k++)
+            dup |= strcmp(names[k], an) == 0;
+        if (!dup)
+            names[n++] = arena_strdup(ctx->arena, an);
+    }
+    return n;
+}
+
+/* One plane of the loop: the incoming plane t, output plane t-R. In the fast path (m->kind
+ * != PM_GENERAL) every thread is live and inside, the shared store of a source happens when
+ * its plane t + hi is at or past z0 (known from trel), and the output goes through the
+ * pointers po<k> (advanced by the caller). */
+static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, const char *ind,
+                       const PlaneMode *m)
 {
     CgCtx *ctx = &sc->ctx;
     const StreamGeom *g = sc->g;
@@ -146,13 +185,20 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
     const char *T = ctx->T;
     int R = g->R;
     int PL = g->W * g->H;
+    int general = m->kind == PM_GENERAL;
     char pn[16], pn2[16], se[64];
-    sb_printf(o, "%sconst unsigned rb = (unsigned)(t - z0 + %d);\n", ind, 2 * R + 1);
+    int any_slots = 0;
+    for (int k = 0; k < g->nsrc; k++)
+        any_slots |= g->src[k].slots > 0;
+    if (m->rb < 0 && (general || any_slots))
+        sb_printf(o, "%sconst unsigned rb = (unsigned)(%s);\n", ind, m->rb_expr ? m->rb_expr : "0");
     int any_smem = 0;
     for (int k = 0; k < g->nsrc; k++) {
         const StreamSrc *s = &g->src[k];
         const unsigned char *need = pl->need[k];
-        if (s->slots && s->hi < R)
+        /* whether this plane stores into the source's ring: t + hi >= z0 */
+        int store = general ? -1 : m->kind == PM_STEADY ? 1 : m->trel + s->hi >= 0;
+        if (s->slots && s->hi < R && store != 0)
             sb_printf(o, "%sconst %s in%d = q%d_%s;\n", ind, T, k, k, pos_name(pn, s->hi + 1));
         for (int p = -R; p <= R; p++) {
             if (!need[p + R])
@@ -162,34 +208,50 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
                 sb_printf(o, "%sq%d_%s = q%d_%s;\n", ind, k, pn, k, pos_name(pn2, p + 1));
             else if (p == R && pl->own_load[k])
                 sb_printf(o, "%sq%d_%s = g%d%s;\n", ind, k, pn, k, suf);
-            else if (p < R)
+            else if (p < R) {
                 sb_printf(o, "%sq%d_%s = sm%d[%s * %d + own_s];\n", ind, k, pn, k,
-                          slot_expr(se, p, s->slots), PL);
+                          slot_expr(se, p, s->slots, m), PL);
+                any_smem = 1;
+            }
         }
         if (!s->slots)
             continue;
-        any_smem = 1;
+        /* A warm-up plane that neither stores into nor reads the ring needs no barrier: the
+         * stores of earlier planes were published by their own barriers, and with no reads
+         * here there is nothing a later store could overwrite too early. */
+        any_smem |= general || store != 0;
+        if (store == 0)
+            continue;
         int full = s->hi == R;
         int ncell = full ? pl->full_cells : pl->halo_cells;
-        sb_printf(o, "%sif (t + %d >= z0) {\n", ind, s->hi);
+        if (general)
+            sb_printf(o, "%sif (t + %d >= z0) {\n", ind, s->hi);
+        else
+            sb_printf(o, "%s{\n", ind);
         sb_printf(o, "%s    %s *const w = sm%d + %s * %d;\n", ind, T, k,
-                  slot_expr(se, s->hi, s->slots), PL);
+                  slot_expr(se, s->hi, s->slots, m), PL);
         for (int c = 0; c < ncell; c++)
             sb_printf(o, "%s    if (%s%d) w[%s%d] = h%d_%d%s;\n", ind, full ? "okf" : "okh", c,
                       full ? "fs" : "hs", c, k, c, suf);
         if (!full)
-            sb_printf(o, "%s    if (live) w[own_s] = in%d;\n", ind, k);
+            sb_printf(o, "%s    %sw[own_s] = in%d;\n", ind, general ? "if (live) " : "", k);
         sb_printf(o, "%s}\n", ind);
     }
     if (any_smem)
         sb_printf(o, "%s__syncthreads();\n", ind);
+    /* q_R of a whole-tile source comes from the ring (it also feeds q_{R-1} next plane) */
     for (int k = 0; k < g->nsrc; k++) {
         const StreamSrc *s = &g->src[k];
         if (s->slots && s->hi == R && pl->need[k][2 * R])
             sb_printf(o, "%sq%d_%s = sm%d[%s * %d + own_s];\n", ind, k,
-                      pos_name(pn, R), k, slot_expr(se, R, s->slots), PL);
+                      pos_name(pn, R), k, slot_expr(se, R, s->slots, m), PL);
     }
-    sb_printf(o, "%sif (t >= z0 + %d && inside) {\n", ind, R);
+    if (m->kind == PM_WARM)
+        return; /* trel < R: the window is not full yet */
+    if (general)
+        sb_printf(o, "%sif (t >= z0 + %d && inside) {\n", ind, R);
+    else
+        sb_printf(o, "%s{\n", ind);
     char ind2[64];
     snprintf(ind2, sizeof ind2, "%s    ", ind);
     for (int k = 0; k < g->nsrc; k++) {
@@ -197,11 +259,21 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
         for (int p = -R; p <= R; p++)
             if (from_smem(s, R, p))
                 sb_printf(o, "%sconst %s *const sp%d_%s = sm%d + %s * %d + own_s;\n",
-                          ind2, T, k, pos_name(pn, p), k, slot_expr(se, p, s->slots), PL);
+                          ind2, T, k, pos_name(pn, p), k, slot_expr(se, p, s->slots, m), PL);
     }
-    sb_printf(o, "%sconst long long oidx = (long long)t * %s + own_g;\n", ind2,
-              g->sd == 2 ? "s2" : "s1");
-    ctx->idx = "oidx";
+    const char *outs[STREAM_MAX_SRC];
+    int nout = 0;
+    if (general) {
+        sb_printf(o, "%sconst long long oidx = (long long)t * %s + own_g;\n", ind2,
+                  g->sd == 2 ? "s2" : "s1");
+        ctx->idx = "oidx";
+    } else {
+        /* the written buffers' names stand for this plane's output pointers here */
+        nout = stream_outputs(ctx, outs);
+        for (int k = 0; k < nout; k++)
+            sb_printf(o, "%s%s *const %s = po%d;\n", ind2, T, outs[k], k);
+        ctx->idx = "0";
+    }
     ctx->read_hook = stream_read;
     const IrProgram *p0 = ctx->prog;
     ctx->prog = cg_recip_divisions(p0, ctx->stage, ctx->arena);
@@ -210,6 +282,8 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
     ctx->read_hook = NULL;
     ctx->idx = "idx";
     sb_printf(o, "%s}\n", ind);
+    for (int k = 0; k < nout; k++)
+        sb_printf(o, "%spo%d += %s;\n", ind, k, g->sd == 2 ? "s2" : "s1");
 }
 
 /* Per-thread tile cells: cell c of a thread is e = tid + c * threads. Whole-tile cells map
@@ -260,6 +334,167 @@ static void emit_cells(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl, i
         else
             sb_printf(o, "    const long long hg%d = okh%d ? (long long)hx%d : 0;\n", c, c, c);
     }
+}
+
+/* Fast path loads of one incoming plane t (t - z0 = trel): each source's own cell (plane
+ * t+R) and its tile cells (plane t+hi, only once t + hi >= z0) through pointers that then
+ * step one plane. decl: the declaration prefix ("const T ", "T ") or "" to assign. */
+static void emit_fast_loads(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl, const char *suf,
+                            const char *ind, const char *decl, int trel)
+{
+    StrBuf *o = ctx->src;
+    const char *T = ctx->T;
+    const char *sp = g->sd == 2 ? "s2" : "s1";
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        if (pl->own_load[k])
+            sb_printf(o, "%s%sg%d%s = *pg%d;\n%spg%d += %s;\n", ind, decl, k, suf, k, ind, k, sp);
+        if (!s->slots || trel + s->hi < 0)
+            continue;
+        int full = s->hi == g->R;
+        int ncell = full ? pl->full_cells : pl->halo_cells;
+        for (int c = 0; c < ncell; c++)
+            sb_printf(o, "%s%sh%d_%d%s = %s%d ? *ph%d_%d : (%s)0;\n%sph%d_%d += %s;\n", ind, decl, k,
+                      c, suf, full ? "okf" : "okh", c, k, c, T, ind, k, c, sp);
+    }
+}
+
+static void emit_fast_zero_decls(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl,
+                                 const char *suf, const char *ind)
+{
+    const char *T = ctx->T;
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        if (pl->own_load[k])
+            sb_printf(ctx->src, "%s%s g%d%s = (%s)0;\n", ind, T, k, suf, T);
+        int ncell = !s->slots ? 0 : s->hi == g->R ? pl->full_cells : pl->halo_cells;
+        for (int c = 0; c < ncell; c++)
+            sb_printf(ctx->src, "%s%s h%d_%d%s = (%s)0;\n", ind, T, k, c, suf, T);
+    }
+}
+
+static int gcd_int(int a, int b) { return b ? gcd_int(b, a % b) : a; }
+
+/* The fast path of a full block: its chunk z0 .. z0+sb-1 lies inside the grid along SD and
+ * its tile inside it in-plane (decided once per block, so __syncthreads stays uniform). Then
+ * every thread is live and inside, every plane of the loop exists, and no load needs a bounds
+ * test: the own loads reach plane z0+sb-1+2R <= n+2R-1, the last buffer plane, and the tile
+ * loads plane z0+sb-1+R+hi, no further. The loop splits into 2R warm-up planes (t = z0-R ..
+ * z0+R-1: loads and ring stores, no output; constant slots) and sb steady planes unrolled by
+ * Uf = lcm(uf, slots) when that divides sb (so (rb + p) % slots is a constant per unrolled
+ * plane), else by uf with the slot computed. Global addresses are pointers stepped by the
+ * plane stride: no 64-bit multiply in the loop. With prefetch, only the loads of the group
+ * after the body's last group test (once, uniformly) that the block has one. */
+static void emit_fast_path(CgCtx *ctx, int stage, const StreamGeom *g, const StreamLoads *pl,
+                           const char *bufname[])
+{
+    StrBuf *o = ctx->src;
+    const char *T = ctx->T;
+    int R = g->R, uf = g->uf, sb = g->sb;
+    const char *sp = g->sd == 2 ? "s2" : "s1";
+    int S = 1;
+    for (int k = 0; k < g->nsrc; k++)
+        if (g->src[k].slots)
+            S = S / gcd_int(S, g->src[k].slots) * g->src[k].slots;
+    int Uf = uf / gcd_int(uf, S) * S;
+    int const_slots = sb % Uf == 0 && Uf <= (uf > 8 ? uf : 8);
+    if (!const_slots)
+        Uf = uf;
+    sb_printf(o, "    const bool full = z0 + %d <= n%d && bx0 + %d <= n0", sb, g->sd, g->tbx);
+    if (g->dims == 3)
+        sb_printf(o, " && bb0 + %d <= n%d", g->tbb, g->ab);
+    sb_puts(o, ";\n    if (full) {\n");
+    /* pointers: the first plane each stream loads is buffer plane z0 (own: t+R at t=z0-R;
+     * tile: t+hi at the first t with t+hi >= z0); the first output is plane t = z0+R */
+    for (int k = 0; k < g->nsrc; k++) {
+        const StreamSrc *s = &g->src[k];
+        if (pl->own_load[k])
+            sb_printf(o, "        const %s *pg%d = %s + (long long)z0 * %s + own_g;\n", T, k,
+                      bufname[k], sp);
+        int full = s->slots && s->hi == R;
+        int ncell = !s->slots ? 0 : full ? pl->full_cells : pl->halo_cells;
+        for (int c = 0; c < ncell; c++)
+            sb_printf(o, "        const %s *ph%d_%d = %s + (long long)z0 * %s + tile_g + %s%d;\n", T,
+                      k, c, bufname[k], sp, full ? "fg" : "hg", c);
+    }
+    const char *outs[STREAM_MAX_SRC];
+    StreamCtx sc = {*ctx, g};
+    sc.ctx.stage = stage;
+    int nout = stream_outputs(&sc.ctx, outs);
+    for (int k = 0; k < nout; k++)
+        sb_printf(o, "        %s *po%d = %s + (long long)(z0 + %d) * %s + own_g;\n", T, k, outs[k],
+                  R, sp);
+    /* warm-up loads (and with prefetch the first steady group's) are all issued up front */
+    char suf[16], cdecl[32];
+    snprintf(cdecl, sizeof cdecl, "const %s ", T);
+    for (int j = 0; j < 2 * R; j++) {
+        snprintf(suf, sizeof suf, "_w%d", j);
+        sb_printf(o, "        /* warm-up plane t = z0%+d */\n", j - R);
+        emit_fast_loads(ctx, g, pl, suf, "        ", cdecl, j - R);
+    }
+    char decl[32];
+    snprintf(decl, sizeof decl, "%s ", T);
+    for (int u = 0; g->prefetch && u < uf; u++) {
+        snprintf(suf, sizeof suf, "_%d", u);
+        emit_fast_loads(ctx, g, pl, suf, "        ", decl, R);
+    }
+    for (int j = 0; j < 2 * R; j++) {
+        PlaneMode m = {PM_WARM, j - R, j + R + 1, NULL};
+        snprintf(suf, sizeof suf, "_w%d", j);
+        sb_puts(o, "        {\n");
+        emit_plane(&sc, pl, suf, "            ", &m);
+        sb_puts(o, "        }\n");
+    }
+    sb_printf(o, "        /* steady planes: t = z0+%d+jj .. (%s slots) */\n", R,
+              const_slots ? "constant" : "computed");
+    sb_printf(o, "#pragma unroll 1\n        for (int jj = 0; jj < %d; jj += %d) {\n", sb, Uf);
+    int groups = Uf / uf;
+    for (int gi = 0; gi < groups; gi++) {
+        sb_puts(o, "            {\n");
+        if (!g->prefetch) {
+            for (int u = 0; u < uf; u++) {
+                snprintf(suf, sizeof suf, "_%d", u);
+                emit_fast_loads(ctx, g, pl, suf, "                ", cdecl, R);
+            }
+        } else if (gi + 1 < groups) {
+            for (int u = 0; u < uf; u++) {
+                snprintf(suf, sizeof suf, "_%dn", u);
+                emit_fast_loads(ctx, g, pl, suf, "                ", cdecl, R);
+            }
+        } else {
+            for (int u = 0; u < uf; u++) {
+                snprintf(suf, sizeof suf, "_%dn", u);
+                emit_fast_zero_decls(ctx, g, pl, suf, "                ");
+            }
+            sb_printf(o, "                if (jj + %d < %d) {\n", Uf, sb);
+            for (int u = 0; u < uf; u++) {
+                snprintf(suf, sizeof suf, "_%dn", u);
+                emit_fast_loads(ctx, g, pl, suf, "                    ", "", R);
+            }
+            sb_puts(o, "                }\n");
+        }
+        for (int u = 0; u < uf; u++) {
+            int ub = gi * uf + u;
+            char rbx[32];
+            snprintf(rbx, sizeof rbx, "jj + %d", 3 * R + 1 + ub);
+            PlaneMode m = {PM_STEADY, R, const_slots ? 3 * R + 1 + ub : -1, rbx};
+            snprintf(suf, sizeof suf, "_%d", u);
+            sb_puts(o, "                {\n");
+            emit_plane(&sc, pl, suf, "                    ", &m);
+            sb_puts(o, "                }\n");
+        }
+        for (int u = 0; g->prefetch && u < uf; u++)
+            for (int k = 0; k < g->nsrc; k++) {
+                const StreamSrc *s = &g->src[k];
+                if (pl->own_load[k])
+                    sb_printf(o, "                g%d_%d = g%d_%dn;\n", k, u, k, u);
+                int ncell = !s->slots ? 0 : s->hi == R ? pl->full_cells : pl->halo_cells;
+                for (int c2 = 0; c2 < ncell; c2++)
+                    sb_printf(o, "                h%d_%d_%d = h%d_%d_%dn;\n", k, c2, u, k, c2, u);
+            }
+        sb_puts(o, "            }\n");
+    }
+    sb_puts(o, "        }\n        return; /* the general loop below serves edge blocks */\n    }\n");
 }
 
 int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
@@ -350,6 +585,8 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
         for (int q = -g->R; q <= g->R; q++)
             if (pl->need[k][q + g->R])
                 sb_printf(o, "    %s q%d_%s = (%s)0;\n", T, k, pos_name(pn, q), T);
+    if (g->sb % g->uf == 0)
+        emit_fast_path(ctx, stage, g, pl, bufname);
     /* Loads of a group of uf planes are issued together (with prefetch: those of the next
      * group, before this group's planes are computed), so each thread has uf (2 uf) loads in
      * flight. */
@@ -377,7 +614,10 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
         StreamCtx sc = {*ctx, g};
         sc.ctx.stage = stage;
         snprintf(suf, sizeof suf, "_%d", u);
-        emit_plane(&sc, pl, suf, "            ");
+        char rbx[32];
+        snprintf(rbx, sizeof rbx, "t - z0 + %d", 2 * g->R + 1);
+        PlaneMode m = {PM_GENERAL, 0, -1, rbx};
+        emit_plane(&sc, pl, suf, "            ", &m);
         sb_puts(o, "        }\n");
     }
     for (int u = 0; g->prefetch && u < g->uf; u++)

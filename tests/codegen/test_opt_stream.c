@@ -52,6 +52,77 @@ static void differs(Arena *a, const IrProgram *p, const char *x, const char *y)
     assert(strcmp(sx, sy) != 0);
 }
 
+/* The text of s from the first `from` to the next `to` after it (a copy in the arena). */
+static const char *between(Arena *a, const char *s, const char *from, const char *to)
+{
+    const char *b = strstr(s, from);
+    const char *e = b ? strstr(b, to) : NULL;
+    if (!e)
+        fprintf(stderr, "no '%s' ... '%s' in:\n%s\n", from, to, s);
+    assert(b && e);
+    size_t n = (size_t)(e - b);
+    char *r = arena_alloc(a, n + 1);
+    memcpy(r, b, n);
+    r[n] = 0;
+    return r;
+}
+
+static int count(const char *s, const char *w)
+{
+    int n = 0;
+    for (const char *q = strstr(s, w); q; q = strstr(q + 1, w))
+        n++;
+    return n;
+}
+
+/* The smem-ring kernel's fast path for full blocks: decided once per block, pointers stepped
+ * by the plane stride, no bounds tests, constant ring slots where the unroll allows. */
+static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
+{
+    const char *s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1");
+    assert(strstr(s, "const bool full = z0 + 32 <= n1 && bx0 + 128 <= n0;"));
+    assert(strstr(s, "if (full) {"));
+    assert(strstr(s, "for (int t0 = z0 - 1; t0 <= tlast; t0 += 2)")); /* the general loop stays */
+    const char *fast = between(a, s, "if (full) {", "return; /* the general loop");
+    const char *loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
+    /* pointers set once: own column and tile cell at plane z0, output at plane z0+R */
+    assert(strstr(fast, "const float *pg0 = f_u_l0 + (long long)z0 * s1 + own_g;"));
+    assert(strstr(fast, "const float *ph0_0 = f_u_l0 + (long long)z0 * s1 + tile_g + hg0;"));
+    assert(strstr(fast, "float *po0 = f_u_lp1 + (long long)(z0 + 1) * s1 + own_g;"));
+    /* the loop: no multiply by a stride, no 64-bit index, no per-plane predicates */
+    assert(!strstr(loop, "* s1") && !strstr(loop, "long long"));
+    assert(!strstr(loop, "live") && !strstr(loop, "inside") && !strstr(loop, "tlast"));
+    assert(!strstr(loop, ">= z0") && !strstr(loop, "rb"));
+    assert(strstr(loop, "pg0 += s1;") && strstr(loop, "ph0_0 += s1;") && strstr(loop, "po0 += s1;"));
+    assert(strstr(loop, "g0_0n = *pg0;"));
+    /* two slots, unroll 2: constant slots 0 and 1 */
+    assert(strstr(loop, "sm0 + 0 * 130") && strstr(loop, "sm0 + 1 * 130"));
+    /* prefetch: only the next group's loads test, once, that there is one */
+    assert(strstr(loop, "if (jj + 2 < 32) {") && count(loop, "if (jj") == 1);
+    assert(count(loop, "__syncthreads();") == 2);
+    /* warm-up: plane z0-1 neither stores nor reads the ring (no barrier), plane z0 stores */
+    const char *warm = between(a, fast, "/* warm-up plane t = z0-1 */", "#pragma unroll 1");
+    assert(count(warm, "__syncthreads();") == 1);
+
+    /* no prefetch, uf=1: unrolled to the two slots */
+    s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on");
+    loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
+    assert(!strstr(loop, "rb") && !strstr(loop, "if (jj") && count(loop, "__syncthreads();") == 2);
+    /* three slots (regq=2) do not divide a power-of-two sb: unroll uf, slots computed */
+    s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,regq=2,uf=1x2x1");
+    loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
+    assert(strstr(loop, "const unsigned rb = (unsigned)(jj + 4);") && strstr(loop, "% 3u"));
+    assert(!strstr(loop, "* s1") && !strstr(loop, "live"));
+    /* a box in 3D: whole-tile cells, four slots, unroll 4, the tile test covers both axes */
+    s = source(a, box3d, "tb=32x8x1,stream=z,sb=32,smem=on");
+    assert(strstr(s, "&& bx0 + 32 <= n0 && bb0 + 8 <= n1;"));
+    loop = between(a, s, "for (int jj = 0; jj < 32; jj += 4)", "return;");
+    assert(strstr(loop, "okf0 ? *ph0_0 : (double)0;") && !strstr(loop, "* s2"));
+    assert(!strstr(loop, "rb") && count(loop, "__syncthreads();") == 4);
+    /* the register mode and retiming kernels have no fast path (yet) */
+    assert(!strstr(source(a, box3d, "tb=32x4x1,stream=z,sb=32"), "if (full)"));
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -71,6 +142,8 @@ int main(void)
     differs(a, box3d, "tb=32x8x1,stream=z,sb=32", "tb=32x1x8,stream=y,sb=32");
     differs(a, box3d, "tb=32x8x1,stream=z,sb=32,smem=on", "tb=32x8x1,stream=z,sb=32,smem=on,regq=3");
     differs(a, star2d, base2, "tb=128x1x1,stream=y,sb=32,retime=on");
+
+    fast_path(a, star2d, box3d);
 
     /* launch geometry: sb points per block along SD, the block's tile elsewhere */
     char why[512];

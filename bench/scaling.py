@@ -406,7 +406,9 @@ def write_scaling(data, out):
              "steps pay that cost; small grids do not fill the GPU. `bench`: `stencilc bench --grid` "
              "of the tuned configuration on that grid (about 1 ms of launches, NVRTC-compiled; the steady "
              "state). The tuned configuration was chosen on the stencil's own grid (8192^2, 512^3, or the "
-             "file's `size`) and is used unchanged for every grid.", ""]
+             "file's `size`) and is used unchanged for every grid; where it breaks a constraint of a smaller "
+             "grid (a block wider than the grid), `bench` refuses it (\"invalid here\") while the emitted C API "
+             "still runs it.", ""]
     files = []
     for typ in sorted({e["type"] for e in data["stencils"]}):
         entries = [e for e in data["stencils"] if e["type"] == typ]
@@ -443,7 +445,9 @@ def write_scaling(data, out):
                     cells = [grid_text(n, dims)] + [at(tuned, n, s) for s in steps]
                     if steps:
                         cells += [at(plain, n, steps[-1]),
-                                  "-" if not b else (f"{b['gst']:.1f}" if "gst" in b else "failed")]
+                                  "-" if not b else (f"{b['gst']:.1f}" if "gst" in b else
+                                                     "invalid here" if "not valid" in b.get("error", "")
+                                                     else "failed")]
                     lines.append("| " + " | ".join(cells) + " |")
                 lines.append("")
             series = []

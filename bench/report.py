@@ -112,7 +112,12 @@ def header(res):
               "for the other examples. GFLOP/s: GStencil/s x flops per point as written (the "
               "literature's count for the 21). % roofline: the share of the memory roofline, copy "
               "bandwidth / bytes per point (2 x the element size for the 21). Peers and ratios: "
-              "figures of this same run only (see docs/benchmarks.md).", ""]
+              + ("figures of this same run only (see docs/benchmarks.md)." if len(m.get("runs", [])) <= 1 else
+                 "figures of the runs listed above, merged with `--merge` (one device call is limited in "
+                 "time, so the report is assembled from several runs on one machine the same day): a "
+                 "peer measured by another run than the row it is compared with gives a same-day, "
+                 "same-machine ratio, not a same-run one; each run's peers are named in its command "
+                 "(`--peer-set`). See docs/benchmarks.md."), ""]
     return lines
 
 

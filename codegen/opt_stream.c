@@ -22,21 +22,6 @@ typedef struct {
 
 static const char axis_letter[3] = {'x', 'y', 'z'};
 
-/* Name suffix of window position p: m2, m1, p0, p1, ... */
-static const char *pos_name(char *buf, int p)
-{
-    snprintf(buf, 16, "%c%d", p < 0 ? 'm' : 'p', abs(p));
-    return buf;
-}
-
-static int find_src(const StreamGeom *g, int field, int level)
-{
-    for (int k = 0; k < g->nsrc; k++)
-        if (g->src[k].field == field && g->src[k].level == level)
-            return k;
-    return -1;
-}
-
 static int from_smem(const StreamSrc *s, int R, int p)
 {
     return s->read_plane[p + R] || (s->read_centre[p + R] && !s->in_reg[p + R]);
@@ -45,7 +30,7 @@ static int from_smem(const StreamSrc *s, int R, int p)
 static void stream_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
 {
     const StreamGeom *g = ((StreamCtx *)ctx)->g;
-    int k = find_src(g, n->field, n->level);
+    int k = cg_stream_find_src(g, n->field, n->level);
     if (k < 0) { /* not streamed (cannot happen for a stage's own reads): a global load */
         CgReadHook hook = ctx->read_hook;
         ctx->read_hook = NULL;
@@ -57,7 +42,7 @@ static void stream_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
     int p = n->off[g->sd];
     int db = g->ab > 0 ? n->off[g->ab] : 0;
     char pn[16];
-    pos_name(pn, p);
+    cg_stream_signed_name(pn, p);
     if (n->off[0] == 0 && db == 0 && s->in_reg[p + g->R])
         sb_printf(out, "q%d_%s", k, pn);
     else
@@ -199,13 +184,13 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
         /* whether this plane stores into the source's ring: t + hi >= z0 */
         int store = general ? -1 : m->kind == PM_STEADY ? 1 : m->trel + s->hi >= 0;
         if (s->slots && s->hi < R && store != 0)
-            sb_printf(o, "%sconst %s in%d = q%d_%s;\n", ind, T, k, k, pos_name(pn, s->hi + 1));
+            sb_printf(o, "%sconst %s in%d = q%d_%s;\n", ind, T, k, k, cg_stream_signed_name(pn, s->hi + 1));
         for (int p = -R; p <= R; p++) {
             if (!need[p + R])
                 continue;
-            pos_name(pn, p);
+            cg_stream_signed_name(pn, p);
             if (p < R && s->chain[p + 1 + R])
-                sb_printf(o, "%sq%d_%s = q%d_%s;\n", ind, k, pn, k, pos_name(pn2, p + 1));
+                sb_printf(o, "%sq%d_%s = q%d_%s;\n", ind, k, pn, k, cg_stream_signed_name(pn2, p + 1));
             else if (p == R && pl->own_load[k])
                 sb_printf(o, "%sq%d_%s = g%d%s;\n", ind, k, pn, k, suf);
             else if (p < R) {
@@ -244,7 +229,7 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
         const StreamSrc *s = &g->src[k];
         if (s->slots && s->hi == R && pl->need[k][2 * R])
             sb_printf(o, "%sq%d_%s = sm%d[%s * %d + own_s];\n", ind, k,
-                      pos_name(pn, R), k, slot_expr(se, R, s->slots, m), PL);
+                      cg_stream_signed_name(pn, R), k, slot_expr(se, R, s->slots, m), PL);
     }
     if (m->kind == PM_WARM)
         return; /* trel < R: the window is not full yet */
@@ -259,7 +244,7 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
         for (int p = -R; p <= R; p++)
             if (from_smem(s, R, p))
                 sb_printf(o, "%sconst %s *const sp%d_%s = sm%d + %s * %d + own_s;\n",
-                          ind2, T, k, pos_name(pn, p), k, slot_expr(se, p, s->slots, m), PL);
+                          ind2, T, k, cg_stream_signed_name(pn, p), k, slot_expr(se, p, s->slots, m), PL);
     }
     const char *outs[STREAM_MAX_SRC];
     int nout = 0;
@@ -584,7 +569,7 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
     for (int k = 0; k < g->nsrc; k++)
         for (int q = -g->R; q <= g->R; q++)
             if (pl->need[k][q + g->R])
-                sb_printf(o, "    %s q%d_%s = (%s)0;\n", T, k, pos_name(pn, q), T);
+                sb_printf(o, "    %s q%d_%s = (%s)0;\n", T, k, cg_stream_signed_name(pn, q), T);
     if (g->sb % g->uf == 0)
         emit_fast_path(ctx, stage, g, pl, bufname);
     /* Loads of a group of uf planes are issued together (with prefetch: those of the next

@@ -74,5 +74,9 @@ int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
                           PlanLaunch *l, const StreamGeom *g, char *why, int whylen);
 /* The SD-axis unroll parameter (P_UFY or P_UFZ) of a streaming axis. */
 ParamId cg_stream_uf_param(int sd);
+/* The source (field, level) in g->src, or -1. */
+int cg_stream_find_src(const StreamGeom *g, int field, int level);
+/* A signed number as a name part: -2 -> "m2", 0 -> "p0", 3 -> "p3" (buf holds 16). */
+const char *cg_stream_signed_name(char buf[16], int v);
 
 #endif

@@ -2,9 +2,24 @@
 #include "opt_stream.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 ParamId cg_stream_uf_param(int sd) { return sd == 2 ? P_UFZ : P_UFY; }
+
+int cg_stream_find_src(const StreamGeom *g, int field, int level)
+{
+    for (int k = 0; k < g->nsrc; k++)
+        if (g->src[k].field == field && g->src[k].level == level)
+            return k;
+    return -1;
+}
+
+const char *cg_stream_signed_name(char buf[16], int v)
+{
+    snprintf(buf, 16, "%c%d", v < 0 ? 'm' : 'p', abs(v));
+    return buf;
+}
 
 static char axis_letter_of(int d) { return "xyz"[d < 0 ? 0 : d]; }
 

@@ -22,34 +22,19 @@ typedef struct {
 
 static const char axis_letter[3] = {'x', 'y', 'z'};
 
-/* Name part of a signed number: m2, p0, p3. */
-static const char *sgn(char *buf, int v)
-{
-    snprintf(buf, 16, "%c%d", v < 0 ? 'm' : 'p', abs(v));
-    return buf;
-}
-
-static int find_src(const StreamGeom *g, int field, int level)
-{
-    for (int k = 0; k < g->nsrc; k++)
-        if (g->src[k].field == field && g->src[k].level == level)
-            return k;
-    return -1;
-}
-
 /* Register names: v<k>_<row>_<pos> (own column), e<k>_<row>_<pos> (x-halo lane value),
  * x<k>_<row>_<pos>_<dx> (the neighbour at dx, from shuffles). */
 static void reg_name(StrBuf *out, char kind, int k, int r, int p)
 {
     char a[16], b[16];
-    sb_printf(out, "%c%d_%s_%s", kind, k, sgn(a, r), sgn(b, p));
+    sb_printf(out, "%c%d_%s_%s", kind, k, cg_stream_signed_name(a, r), cg_stream_signed_name(b, p));
 }
 
 static void reg_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
 {
     const RegCtx *rc = (const RegCtx *)ctx;
     const StreamGeom *g = rc->g;
-    int k = find_src(g, n->field, n->level);
+    int k = cg_stream_find_src(g, n->field, n->level);
     if (k < 0) {
         CgReadHook hook = ctx->read_hook;
         ctx->read_hook = NULL;
@@ -61,7 +46,7 @@ static void reg_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
     reg_name(out, n->off[0] ? 'x' : 'v', k, r, n->off[g->sd]);
     if (n->off[0]) {
         char a[16];
-        sb_printf(out, "_%s", sgn(a, n->off[0]));
+        sb_printf(out, "_%s", cg_stream_signed_name(a, n->off[0]));
     }
 }
 
@@ -78,7 +63,7 @@ static int collect_nbrs(const IrProgram *prog, int stage, const StreamGeom *g, N
         const IrNode *nd = &st->nodes[i];
         if (nd->op != N_READ || nd->off[0] == 0)
             continue;
-        int k = find_src(g, nd->field, nd->level);
+        int k = cg_stream_find_src(g, nd->field, nd->level);
         if (k < 0)
             continue;
         for (int o = 0; o < g->bm; o++) {
@@ -106,7 +91,7 @@ static void emit_loads(CgCtx *ctx, const StreamGeom *g, int u, const char *tag, 
         const StreamSrc *s = &g->src[k];
         for (int ri = 0; ri < g->bm + 2 * g->hb; ri++) {
             int r = ri - g->hb;
-            sgn(a, r);
+            cg_stream_signed_name(a, r);
             if (s->vmin[ri] <= g->R)
                 sb_printf(o, "%s%s%sg%d_%s%s = (pv%s && rok_%s && live) ? __ldg(bp%d + %d * ps + "
                           "rowoff_%s) : (%s)0;\n", ind, decl ? T : "", decl ? " " : "", k, a, tag,
@@ -125,7 +110,7 @@ static void emit_carry(CgCtx *ctx, const StreamGeom *g, int u, const char *ind)
     char a[16];
     for (int k = 0; k < g->nsrc; k++)
         for (int ri = 0; ri < g->bm + 2 * g->hb; ri++) {
-            sgn(a, ri - g->hb);
+            cg_stream_signed_name(a, ri - g->hb);
             if (g->src[k].vmin[ri] <= g->R)
                 sb_printf(ctx->src, "%sg%d_%s_%d = g%d_%s_%dn;\n", ind, k, a, u, k, a, u);
             if (g->src[k].emin[ri] <= g->R)
@@ -151,7 +136,7 @@ static void emit_shift(CgCtx *ctx, const StreamGeom *g, const char *tag, const c
                     if (p < g->R)
                         reg_name(o, kind, k, r, p + 1);
                     else
-                        sb_printf(o, "g%s%d_%s%s", w ? "e" : "", k, sgn(a, r), tag);
+                        sb_printf(o, "g%s%d_%s%s", w ? "e" : "", k, cg_stream_signed_name(a, r), tag);
                     sb_puts(o, ";\n");
                 }
             }
@@ -179,7 +164,7 @@ static void emit_shuffles(CgCtx *ctx, const StreamGeom *g, const Nbr *nb, int nn
         }
         sb_printf(o, "%sconst %s ", ind, T);
         reg_name(o, 'x', x->k, x->r, x->p);
-        sb_printf(o, "_%s = lane %s %d %s ? sw%d : ", sgn(a, x->dx), x->dx > 0 ? "+" : "-", d,
+        sb_printf(o, "_%s = lane %s %d %s ? sw%d : ", cg_stream_signed_name(a, x->dx), x->dx > 0 ? "+" : "-", d,
                   x->dx > 0 ? "< 32" : ">= 0", j);
         if (d == g->hx)
             reg_name(o, 'e', x->k, x->r, x->p);
@@ -229,7 +214,7 @@ int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
         for (int ri = 0; ri < bm + 2 * hb; ri++) {
             char a[16];
             int r = ri - hb;
-            sgn(a, r);
+            cg_stream_signed_name(a, r);
             sb_printf(o, "    const bool rok_%s = jb + %d < %s + %d;\n", a, r + hb, nB, 2 * hb);
             sb_printf(o, "    const long long rowoff_%s = (long long)(%d) * %s;\n", a, r, sB);
             sb_printf(o, "    (void)rok_%s; (void)rowoff_%s;\n", a, a);
@@ -290,7 +275,7 @@ int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
             char a[16];
             if (g->dims == 3)
                 sb_printf(o, "                if (xin && rok_%s && jb + %d < n%d) {\n",
-                          sgn(a, r), r, g->ab);
+                          cg_stream_signed_name(a, r), r, g->ab);
             else
                 sb_puts(o, "                if (xin) {\n");
             if (g->dims == 3)

@@ -151,14 +151,6 @@ int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen)
     return 1;
 }
 
-static int find_src(const StreamGeom *g, int field, int level)
-{
-    for (int k = 0; k < g->nsrc; k++)
-        if (g->src[k].field == field && g->src[k].level == level)
-            return k;
-    return -1;
-}
-
 int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                           PlanLaunch *l, const StreamGeom *g, char *why, int whylen)
 {
@@ -282,7 +274,7 @@ int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
                     for (int m = 0; m < ls.n; m++) {
                         const LinTerm *lt = &ls.t[m];
                         int ldy = g->ab > 0 ? lt->off[g->ab] : 0;
-                        if (find_src(g, lt->field, lt->level) != k || lt->off[0] != dx || ldy != dy ||
+                        if (cg_stream_find_src(g, lt->field, lt->level) != k || lt->off[0] != dx || ldy != dy ||
                             lt->c == 0)
                             continue;
                         if (!any)

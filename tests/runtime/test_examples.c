@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ast.h"
+#include "example_programs.h"
 #include "rt.h"
 #include "space.h"
 
@@ -96,26 +97,14 @@ static int add_cases(const char *path, int quick, Arena *arena, Case **cases, in
 {
     Diag diag;
     Source src;
-    diag_init(&diag, NULL, stderr);
-    if (source_read(path, arena, &diag, &src) != 0) {
-        printf("FAIL %s: unreadable\n", path);
-        return 1;
-    }
-    diag_init(&diag, &src, stderr);
     AstFile file;
-    if (parse_source(&src, arena, &diag, &file) != 0) {
-        printf("FAIL %s: does not parse\n", path);
+    if (ex_parse_file(path, arena, &diag, &src, &file) != 0)
         return 1;
-    }
     int failed = 0;
     for (int s = 0; s < file.nstencils; s++) {
         for (int type = 0; type < 2; type++) {
-            AstStencil st = file.stencils[s];
-            st.has_type = 1;
-            st.type = type ? ELEM_DOUBLE : ELEM_FLOAT;
-            IrProgram *prog = ir_lower(&st, arena, &diag);
+            IrProgram *prog = ex_lower(path, &file.stencils[s], type ? ELEM_DOUBLE : ELEM_FLOAT, arena, &diag);
             if (!prog) {
-                printf("FAIL %s: does not lower\n", path);
                 failed++;
                 continue;
             }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "ast.h"
 #include "codegen.h"
+#include "example_programs.h"
 #include "rt.h"
 
 static const char *const configs[] = { "default", "smem=on", "cmem=on", "stream=z,sb=16",
@@ -22,22 +23,15 @@ static int check_file(const char *path, int *cases, int *skipped)
     Diag diag;
     Source src;
     int failed = 0;
-    diag_init(&diag, NULL, stderr);
     AstFile file;
-    if (source_read(path, arena, &diag, &src) != 0
-        || (diag_init(&diag, &src, stderr), parse_source(&src, arena, &diag, &file)) != 0) {
-        printf("FAIL %s: does not read or parse\n", path);
+    if (ex_parse_file(path, arena, &diag, &src, &file) != 0) {
         arena_free(arena);
         return 1;
     }
     for (int s = 0; s < file.nstencils; s++) {
         for (int type = 0; type < 2; type++) {
-            AstStencil st = file.stencils[s];
-            st.has_type = 1;
-            st.type = type ? ELEM_DOUBLE : ELEM_FLOAT;
-            IrProgram *prog = ir_lower(&st, arena, &diag);
+            IrProgram *prog = ex_lower(path, &file.stencils[s], type ? ELEM_DOUBLE : ELEM_FLOAT, arena, &diag);
             if (!prog) {
-                printf("FAIL %s: does not lower\n", path);
                 failed++;
                 continue;
             }

@@ -48,6 +48,8 @@ void cg_emit_strides(CgCtx *ctx);
 void cg_emit_const(StrBuf *out, double v, ElemType t);
 /* The read of node n at the point: in[idx + off . strides] (or the read hook's text). */
 void cg_emit_read(CgCtx *ctx, const IrNode *n, StrBuf *out);
+/* " + off", " - off", " + stride", " + 3 * stride" (nothing for 0): one term of an index. */
+void cg_emit_offset_term(StrBuf *out, int off, const char *stride);
 /* The plain global-memory load of read node n at the point whose linear index is idx
  * (what cg_emit_read emits without a hook; hooks fall back to it). */
 void cg_emit_global_read(CgCtx *ctx, const IrNode *n, const char *idx, StrBuf *out);

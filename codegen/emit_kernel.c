@@ -191,7 +191,7 @@ void cg_emit_const(StrBuf *out, double v, ElemType t)
         sb_puts(out, ")");
 }
 
-static void emit_offset_term(StrBuf *out, int off, const char *stride)
+void cg_emit_offset_term(StrBuf *out, int off, const char *stride)
 {
     if (off == 0)
         return;
@@ -220,9 +220,9 @@ void cg_emit_global_read(CgCtx *ctx, const IrNode *n, const char *idx, StrBuf *o
     char an[160];
     cg_arg_name(ctx->prog, &a, an, sizeof an);
     sb_printf(out, "%s[%s", an, idx);
-    emit_offset_term(out, n->off[2], "s2");
-    emit_offset_term(out, n->off[1], "s1");
-    emit_offset_term(out, n->off[0], NULL);
+    cg_emit_offset_term(out, n->off[2], "s2");
+    cg_emit_offset_term(out, n->off[1], "s1");
+    cg_emit_offset_term(out, n->off[0], NULL);
     sb_puts(out, "]");
 }
 

@@ -49,20 +49,6 @@ static void put_plus(StrBuf *out, const char *name, int c)
         sb_printf(out, "%s %s %d", name, c < 0 ? "-" : "+", c < 0 ? -c : c);
 }
 
-static void put_offset(StrBuf *out, int off, const char *stride)
-{
-    if (off == 0)
-        return;
-    sb_puts(out, off < 0 ? " - " : " + ");
-    int mag = off < 0 ? -off : off;
-    if (!stride)
-        sb_printf(out, "%d", mag);
-    else if (mag == 1)
-        sb_puts(out, stride);
-    else
-        sb_printf(out, "%d * %s", mag, stride);
-}
-
 /* The load of (field, level) at offset off from the point whose local coordinates are li, lj,
  * lk and whose linear index is idxname: from its shared array when staged, else global. */
 static void emit_load(TileCtx *tc, int field, int level, const int off[3], const char *idxname,
@@ -88,9 +74,9 @@ static void emit_load(TileCtx *tc, int field, int level, const int off[3], const
     char an[160];
     cg_arg_name(tc->base.prog, &a, an, sizeof an);
     sb_printf(out, "%s[%s", an, idxname);
-    put_offset(out, off[2], "s2");
-    put_offset(out, off[1], "s1");
-    put_offset(out, off[0], NULL);
+    cg_emit_offset_term(out, off[2], "s2");
+    cg_emit_offset_term(out, off[1], "s1");
+    cg_emit_offset_term(out, off[0], NULL);
     sb_puts(out, "]");
 }
 
@@ -205,9 +191,9 @@ static void emit_fast(TileCtx *tc, int any_staged)
                 tc->u[2] = z * g->step[2];
                 StrBuf idx = {0};
                 sb_puts(&idx, "idxb");
-                put_offset(&idx, tc->u[2], "s2");
-                put_offset(&idx, tc->u[1], "s1");
-                put_offset(&idx, tc->u[0], NULL);
+                cg_emit_offset_term(&idx, tc->u[2], "s2");
+                cg_emit_offset_term(&idx, tc->u[1], "s1");
+                cg_emit_offset_term(&idx, tc->u[0], NULL);
                 tc->base.idx = arena_strdup(tc->base.arena, idx.data);
                 sb_free(&idx);
                 sb_printf(&body, "%s{\n", ind);
@@ -300,11 +286,11 @@ static void emit_staging(TileCtx *tc)
             sb_printf(o, "%sconst int t%d_ = t0 + %d;\n", ind, q, q * threads);
             /* coordinates in the box: x fastest, as the array is laid out */
             sb_printf(o, "%sconst int gi%d = o0", ind, q);
-            put_offset(o, t->lo[0], NULL);
+            cg_emit_offset_term(o, t->lo[0], NULL);
             sb_printf(o, " + (int)((unsigned)t%d_ %% %du);\n", q, t->ext[0]);
             if (g->dims >= 2) {
                 sb_printf(o, "%sconst int gj%d = o1", ind, q);
-                put_offset(o, t->lo[1], NULL);
+                cg_emit_offset_term(o, t->lo[1], NULL);
                 if (g->dims >= 3)
                     sb_printf(o, " + (int)((unsigned)t%d_ / %du %% %du);\n", q, t->ext[0], t->ext[1]);
                 else
@@ -312,7 +298,7 @@ static void emit_staging(TileCtx *tc)
             }
             if (g->dims >= 3) {
                 sb_printf(o, "%sconst int gk%d = o2", ind, q);
-                put_offset(o, t->lo[2], NULL);
+                cg_emit_offset_term(o, t->lo[2], NULL);
                 sb_printf(o, " + (int)((unsigned)t%d_ / %du);\n", q, t->ext[0] * t->ext[1]);
             }
             sb_printf(o, "%sconst %s v%d_ = (", ind, tc->base.T, q);

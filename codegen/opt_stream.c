@@ -271,28 +271,36 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
         sb_printf(o, "%spo%d += %s;\n", ind, k, g->sd == 2 ? "s2" : "s1");
 }
 
+/* Cell c of kind k ('f': whole-tile cell, 'h': halo cell) at (k x c, k y c) of the padded tile:
+ * okkc says whether it is one of the `cells` and inside the grid's buffer, kgc is its offset from
+ * the tile's corner in global memory (0 when not ok). */
+static void emit_cell_bounds(StrBuf *o, const StreamGeom *g, char k, int c, int cells)
+{
+    const char *sB = g->ab == 1 ? "s1" : "s2";
+    const char *nB = g->ab == 1 ? "n1" : "n2";
+    int hx = g->hx, hb = g->hb, dims3 = g->dims == 3;
+    sb_printf(o, "    const bool ok%c%d = e%c%d < %d && bx0 + %cx%d < n0 + %d", k, c, k, c, cells, k, c, 2 * hx);
+    if (dims3)
+        sb_printf(o, " && bb0 + %cy%d < %s + %d", k, c, nB, 2 * hb);
+    sb_puts(o, ";\n");
+    if (dims3)
+        sb_printf(o, "    const long long %cg%d = ok%c%d ? (long long)%cy%d * %s + %cx%d : 0;\n", k, c, k, c,
+                  k, c, sB, k, c);
+    else
+        sb_printf(o, "    const long long %cg%d = ok%c%d ? (long long)%cx%d : 0;\n", k, c, k, c, k, c);
+}
+
 /* Per-thread tile cells: cell c of a thread is e = tid + c * threads. Whole-tile cells map
  * row-major; halo cells enumerate the rows above, the side columns, then the rows below. */
 static void emit_cells(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl, int threads)
 {
     StrBuf *o = ctx->src;
     int W = g->W, H = g->H, hx = g->hx, hb = g->hb;
-    const char *sB = g->ab == 1 ? "s1" : "s2";
-    const char *nB = g->ab == 1 ? "n1" : "n2";
-    int dims3 = g->dims == 3;
     for (int c = 0; c < pl->full_cells; c++) {
         sb_printf(o, "    const int ef%d = tid + %d;\n", c, c * threads);
         sb_printf(o, "    const int fs%d = ef%d;\n", c, c);
         sb_printf(o, "    const int fy%d = ef%d / %d, fx%d = ef%d - fy%d * %d;\n", c, c, W, c, c, c, W);
-        sb_printf(o, "    const bool okf%d = ef%d < %d && bx0 + fx%d < n0 + %d", c, c, W * H, c, 2 * hx);
-        if (dims3)
-            sb_printf(o, " && bb0 + fy%d < %s + %d", c, nB, 2 * hb);
-        sb_puts(o, ";\n");
-        if (dims3)
-            sb_printf(o, "    const long long fg%d = okf%d ? (long long)fy%d * %s + fx%d : 0;\n", c, c,
-                      c, sB, c);
-        else
-            sb_printf(o, "    const long long fg%d = okf%d ? (long long)fx%d : 0;\n", c, c, c);
+        emit_cell_bounds(o, g, 'f', c, W * H);
     }
     int top = hb * W, side = g->tbb * 2 * hx, cells = W * H - g->tbx * g->tbb;
     for (int c = 0; c < pl->halo_cells; c++) {
@@ -309,15 +317,7 @@ static void emit_cells(CgCtx *ctx, const StreamGeom *g, const StreamLoads *pl, i
                   "        hx%d = e3 - (hy%d - %d) * %d;\n    }\n", c, top + side, c, hb + g->tbb,
                   W, c, c, hb + g->tbb, W);
         sb_printf(o, "    const int hs%d = hy%d * %d + hx%d;\n", c, c, W, c);
-        sb_printf(o, "    const bool okh%d = eh%d < %d && bx0 + hx%d < n0 + %d", c, c, cells, c, 2 * hx);
-        if (dims3)
-            sb_printf(o, " && bb0 + hy%d < %s + %d", c, nB, 2 * hb);
-        sb_puts(o, ";\n");
-        if (dims3)
-            sb_printf(o, "    const long long hg%d = okh%d ? (long long)hy%d * %s + hx%d : 0;\n", c, c,
-                      c, sB, c);
-        else
-            sb_printf(o, "    const long long hg%d = okh%d ? (long long)hx%d : 0;\n", c, c, c);
+        emit_cell_bounds(o, g, 'h', c, cells);
     }
 }
 

@@ -208,13 +208,7 @@ int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs
     ctx->read_hook = saved_hook;
     ctx->idx = saved_idx;
 
-    for (int d = 0; d < 3; d++) {
-        l->block[d] = g.B[d];
-        l->tile[d] = d < g.dims ? g.O[d] : 1;
-        l->axis_of[d] = d;
-    }
-    l->smem_bytes = (int)smem;
-    l->steps = g.K;
+    cg_temporal_launch(l, g.B, g.O, g.dims, smem, g.K);
     return 0;
 }
 
@@ -247,4 +241,15 @@ long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
     for (int f = 0; f < p->nfields; f++)
         nstate += p->fields[f].role == ROLE_STATE;
     return (long long)nstate * 2 * g->elems * ir_elem_size(p);
+}
+
+void cg_temporal_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K)
+{
+    for (int d = 0; d < 3; d++) {
+        l->block[d] = B[d];
+        l->tile[d] = d < dims ? O[d] : 1;
+        l->axis_of[d] = d;
+    }
+    l->smem_bytes = (int)smem;
+    l->steps = K;
 }

@@ -41,4 +41,7 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
 int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                                   PlanLaunch *l, char *why, int whylen);
 
+/* A temporal kernel's launch: block B, output tile O along the grid's axes, smem bytes, K steps. */
+void cg_temporal_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K);
+
 #endif

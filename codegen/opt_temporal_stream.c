@@ -314,12 +314,6 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
     ctx->read_hook = saved_hook;
     ctx->idx = saved_idx;
 
-    for (int d = 0; d < 3; d++) {
-        l->block[d] = g.B[d];
-        l->tile[d] = d < g.dims ? g.O[d] : 1;
-        l->axis_of[d] = d;
-    }
-    l->smem_bytes = (int)cg_temporal_stream_smem(p, &g);
-    l->steps = g.K;
+    cg_temporal_launch(l, g.B, g.O, g.dims, cg_temporal_stream_smem(p, &g), g.K);
     return 0;
 }

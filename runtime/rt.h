@@ -110,6 +110,17 @@ int rt_verify_plan(RtContext *rc, RtModule *m, const int n[3], long steps, RtVer
 /* Compares the final states of two plans of the same program, same data, same grid. */
 int rt_compare_plans(RtContext *rc, RtModule *a, RtModule *b, const int n[3], long steps,
                      RtVerifyResult *res, char *why, int whylen);
+/* Steps for comparing plan p with the plain plan: both its fused groups and its single steps
+ * run, and few enough that random data stay finite (2 x steps per group, +1 with a single-step
+ * tail, at least 4). */
+long rt_reference_steps(const Plan *p);
+/* m against ref (the plain kernel) on grid n for steps (0: rt_reference_steps of m's plan). ref
+ * is first compared with itself: where random data leave the finite range within the steps (or
+ * ref does not reproduce itself) nothing can be decided, and *decided = 0 with res holding that
+ * self-comparison; else *decided = 1 and res->ok says whether m matches. Returns 0 when it ran,
+ * -1 (why) when it could not. */
+int rt_compare_reference(RtContext *rc, RtModule *ref, RtModule *m, const int n[3], long steps,
+                         RtVerifyResult *res, int *decided, char *why, int whylen);
 /* The comparison itself, on two host grids of the same program and size: writes the largest
  * relative error over the state (and coef) fields and returns it. */
 double rt_compare_grids(const InterpGrid *got, const InterpGrid *want, int *worst_field);

@@ -134,3 +134,26 @@ done:
     free(hb);
     return status;
 }
+
+long rt_reference_steps(const Plan *p)
+{
+    long sc = p && p->step_count > 0 ? p->step_count : 1;
+    long steps = 2 * sc + (p && p->nsingle > 0 ? 1 : 0);
+    return steps < 4 ? 4 : steps;
+}
+
+int rt_compare_reference(RtContext *rc, RtModule *ref, RtModule *m, const int n[3], long steps,
+                         RtVerifyResult *res, int *decided, char *why, int whylen)
+{
+    if (steps <= 0)
+        steps = rt_reference_steps(m->plan);
+    *decided = 0;
+    if (rt_compare_plans(rc, ref, ref, n, steps, res, why, whylen) != 0)
+        return -1;
+    if (!res->ok)
+        return 0;
+    if (rt_compare_plans(rc, ref, m, n, steps, res, why, whylen) != 0)
+        return -1;
+    *decided = 1;
+    return 0;
+}

@@ -369,29 +369,15 @@ static void worker_compare(Worker *w, const Req *rq, const Config *c)
     const Plan *pa = NULL, *pb = NULL;
     RtModule *a = worker_compile(w, &plain, arena, &pa, why, (int)sizeof why);
     RtModule *b = a ? worker_compile(w, c, arena, &pb, why, (int)sizeof why) : NULL;
-    long steps = rq->steps;
-    if (steps <= 0 && pb) {
-        /* Enough to run both the fused groups and the single steps, and few enough that the
-         * random data stay finite. */
-        long sc = pb->step_count > 0 ? pb->step_count : 1;
-        steps = 2 * sc + (pb->nsingle > 0 ? 1 : 0);
-        if (steps < 4)
-            steps = 4;
-    }
+    long steps = rq->steps > 0 ? rq->steps : rt_reference_steps(pb);
     m.ms = (double)steps; /* tells the parent how many steps ran */
-    RtVerifyResult self, res;
-    if (a && b && rt_compare_plans(w->rc, a, a, w->n, steps, &self, why, (int)sizeof why) == 0
-        && (!self.ok || rt_compare_plans(w->rc, a, b, w->n, steps, &res, why, (int)sizeof why) == 0)) {
+    RtVerifyResult res;
+    int decided = 0;
+    if (a && b && rt_compare_reference(w->rc, a, b, w->n, steps, &res, &decided, why, (int)sizeof why) == 0) {
         m.ok = 1;
-        if (!self.ok) {
-            m.match = 2;
-            m.max_rel_err = self.max_rel_err;
-            m.tolerance = self.tolerance;
-        } else {
-            m.match = res.ok;
-            m.max_rel_err = res.max_rel_err;
-            m.tolerance = res.tolerance;
-        }
+        m.match = decided ? res.ok : 2;
+        m.max_rel_err = res.max_rel_err;
+        m.tolerance = res.tolerance;
     } else {
         char line[400];
         one_line(line, (int)sizeof line, why);

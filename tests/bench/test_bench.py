@@ -18,6 +18,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, BENCH)
 import benchlib  # noqa: E402
 import report  # noqa: E402
+import replay  # noqa: E402
 import scaling  # noqa: E402
 import svg  # noqa: E402
 
@@ -304,8 +305,33 @@ def quality(res, md, tmp):
     check("the search's own short measurements" in md, "quality says the times are the search's")
 
 
+def replay_parser():
+    """bench/replay.py reads `stencilc replay`'s table (real output, stencilc 0.1.0) and a
+    recording's header and costs."""
+    out = ("replay: star2d1r on 8192x8192, NVIDIA H100 80GB HBM3: 396 recorded configs, recorded best 0.1421 ms\n"
+           "budget: 5.9 s of simulated tuning time; 10 seeds from 1\n"
+           "strategy       mean best ms speed-up vs rand  best or within 2% mean evals\n"
+           "gest                 0.1632           0.930x                10%       92.3\n"
+           "genetic              0.1641           0.927x                20%       97.4\n"
+           "random               0.1482           1.000x                50%       97.2\n"
+           "exhaustive   exhaustive search refuses this space: more than 200000 valid configurations\n")
+    rows = replay.parse_replay(out)
+    check(sorted(rows) == ["genetic", "gest", "random"], "replay rows")
+    check(rows["gest"] == {"mean_best_ms": 0.1632, "speedup_vs_random": 0.930, "seeds_best_2pct": 10.0,
+                           "mean_evals": 92.3}, "replay gest row")
+    with tempfile.TemporaryDirectory() as tmp:
+        rec = os.path.join(tmp, "r.tsv")
+        with open(rec, "w") as f:
+            f.write("#stencilc-replay\tprogram=j2d5pt\tgrid=64x64\tgpu=G\tdate=2026-11-22\n# comment\n"
+                    "tb=32x8x1\t0.5\tcost=0.25\ntb=64x4x1\tfail\tno\tcost=1.5\ntb=128x2x1\t0.4\n")
+        head, n, cost = replay.recording_facts(rec)
+        check(head.get("program") == "j2d5pt" and head.get("date") == "2026-11-22", "recording header")
+        check(n == 3 and abs(cost - 2.25) < 1e-9, "recording count and cost (0.5 s where none is recorded)")
+
+
 if __name__ == "__main__":
     parsers()
+    replay_parser()
     helpers()
     svgs()
     end_to_end()

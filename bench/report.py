@@ -248,7 +248,13 @@ def multistep_section(res, charts):
                   f"{an5d.get('measured', '')}. The ratio column is tuned (this run) / AN5D (quoted): "
                   "the two were measured on different days on machines of the same model, so a few "
                   "percent either way is noise. The naive CUDA and one-step tuned figures are measured "
-                  "by this suite (the runs listed at the top), like the multi-step one.", ""]
+                  "by this suite (the runs listed at the top), like the multi-step one. AN5D's artifact "
+                  "compiles its kernels with `nvcc --use_fast_math` (approximate division and square root, "
+                  "compiled/nvcc_compile_top5.sh of khaki3/AN5D-Artifact); stencilc's kernels keep IEEE "
+                  "division and square root and are verified against the interpreter within 1e-5 relative. "
+                  "That matters for gradient2d, whose `1 / sqrt` per point makes it compute-bound: "
+                  "even a correctly rounded `__frsqrt_rn` drifts beyond the tolerance over a few fused steps "
+                  "there (H100, 2026-11-22).", ""]
     else:
         lines += ["AN5D's figures were not available (no `h100-an5d-best-2026-11.txt` in --peers).", ""]
     head = ["stencil", "steps", "tuned multi-step GStencil/s", "configuration", "AN5D GStencil/s (quoted)",

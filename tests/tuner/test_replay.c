@@ -189,6 +189,28 @@ static void test_bad_files(void)
     expect_bad("#stencilc-replay\tgrid=64x64\ntb=32x8x1\t1.0\tcost=soon\n", ":2: bad cost");
 }
 
+/* GeST's prior configurations in replay, where the space has no program: the recording's grid
+ * says the dimension, so a 2D recording gets the 2D priors (it got the 3D ones, all invalid). */
+static void test_priors_2d(void)
+{
+    char err[300];
+    Replay *rp = replay_load(data("replay_box2d1r_h100.tsv"), err, sizeof err);
+    CHECK(rp != NULL);
+    if (!rp)
+        return;
+    Space s;
+    replay_space(rp, &s);
+    TuneProblem pb = {&s, replay_valid, rp};
+    Config pri[16];
+    int np = tune_priors(&pb, pri, 16);
+    CHECK(np >= 4);
+    Config first = cfg("tb=128x4,uf=2x1,bm=2x4", 2);
+    CHECK(np > 0 && tune_config_equal(&pri[0], &first));
+    for (int i = 0; i < np; i++)
+        CHECK(pri[i].v[P_TBZ] == 1 && replay_valid(rp, &pri[i], err, sizeof err));
+    replay_free(rp);
+}
+
 int main(void)
 {
     const char *r = getenv("STC_SOURCE_ROOT");
@@ -196,6 +218,7 @@ int main(void)
     test_tiny();
     test_synth();
     test_bad_files();
+    test_priors_2d();
     printf("replay: ok\n");
     return 0;
 }

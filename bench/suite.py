@@ -503,13 +503,16 @@ class Suite:
         for label, path, stencil in examples:
             self.phase("stencilc examples", self.measure_row, "example", label, path, stencil, None,
                        self.a.examples_budget)
-        for name in filter(None, (self.a.convergence or "").split(",")):
+        for name in self.names_or_all(self.a.convergence):
             self.phase("convergence", self.convergence, name)
-        quality = [s for s in (self.a.quality or "").split(",") if s]
-        if quality == ["all"]:
-            quality = [b[0] for b in self.selected(bl.bench_stencils())]
-        for name in quality:
+        for name in self.names_or_all(self.a.quality):
             self.phase("quality", self.quality, name)
+
+    def names_or_all(self, text):
+        """The stencils of --convergence / --quality: comma-separated names, or `all`: the 21
+        benchmarks (those of --only, when given)."""
+        names = [s for s in (text or "").split(",") if s]
+        return [b[0] for b in self.selected(bl.bench_stencils())] if names == ["all"] else names
 
     def finish(self):
         self.save()
@@ -541,7 +544,8 @@ def main():
     ap.add_argument("--max-minutes", type=float, default=None, help="stop cleanly after this long")
     ap.add_argument("--timeout", type=float, default=300,
                     help="seconds a command may take (a tuning: its budget more; peers: 2-3x)")
-    ap.add_argument("--convergence", default=None, help="stencils to tune with each strategy (comma-separated)")
+    ap.add_argument("--convergence", default=None,
+                    help="stencils to tune with each strategy (comma-separated, or 'all' benchmarks)")
     ap.add_argument("--convergence-budget", default=None, help="budget per strategy (default --budget)")
     ap.add_argument("--convergence-seeds", type=int, default=1,
                     help="tunings per strategy and stencil, --seed 1..N (default 1)")

@@ -20,6 +20,7 @@ import benchlib  # noqa: E402
 import report  # noqa: E402
 import replay  # noqa: E402
 import scaling  # noqa: E402
+import suite  # noqa: E402
 import svg  # noqa: E402
 
 failures = 0
@@ -308,6 +309,19 @@ def quality(res, md, tmp):
     check("the search's own short measurements" in md, "quality says the times are the search's")
 
 
+def names_or_all():
+    """--convergence / --quality `all`: the benchmark stencils, those of --only when given."""
+    class Stub:
+        selected = suite.Suite.selected
+        only = {"star2d1r", "heat", "box3d4r"}
+    stub = Stub()
+    check(suite.Suite.names_or_all(stub, "all") == ["box3d4r", "star2d1r"], "all with --only: the benchmarks")
+    check(suite.Suite.names_or_all(stub, "heat,sobel") == ["heat", "sobel"], "names as given")
+    check(suite.Suite.names_or_all(stub, None) == [], "none")
+    stub.only = None
+    check(len(suite.Suite.names_or_all(stub, "all")) == 21, "all: the 21 benchmarks")
+
+
 def replay_parser():
     """bench/replay.py reads `stencilc replay`'s table (real output, stencilc 0.1.0) and a
     recording's header and costs."""
@@ -335,6 +349,7 @@ def replay_parser():
 if __name__ == "__main__":
     parsers()
     replay_parser()
+    names_or_all()
     helpers()
     svgs()
     end_to_end()

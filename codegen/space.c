@@ -42,6 +42,7 @@ void space_init(Space *s, const IrProgram *prog, const long n[3])
     memset(s, 0, sizeof *s);
     s->prog = prog;
     int dims = prog ? prog->dims : 3;
+    s->dims = dims;
     for (int d = 0; d < 3; d++)
         s->n[d] = d < dims ? (n ? n[d] : 0) : 1;
     static const int one[] = {1};

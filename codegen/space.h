@@ -17,6 +17,7 @@ typedef struct {
 typedef struct {
     const IrProgram *prog;
     long n[3];                 /* interior grid size; 1 on axes >= dims */
+    int dims;                  /* the grid's dimension (a replay's: its recording's); 0: unknown */
     SpaceParam params[P_COUNT];
     long steps;                /* time steps of the run the kernel serves; 0 = unknown */
 } Space;

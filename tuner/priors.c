@@ -31,10 +31,8 @@ static const char *const priors_3d[] = {
 int tune_priors(const TuneProblem *pb, Config *out, int max)
 {
     const Space *s = pb->space;
-    /* Without a program (a replay), the grid says the dimension: a recording's grid has as many
-     * sizes as axes, the others are 1. A space with no grid at all is taken as 3D. */
-    int dims = s->prog ? s->prog->dims
-             : s->n[2] > 1 || s->n[1] < 1 ? 3 : s->n[1] > 1 ? 2 : s->n[0] > 1 ? 1 : 3;
+    /* Without a program (a replay), the space's dimension is its recording's; unknown: 3D. */
+    int dims = s->prog ? s->prog->dims : s->dims ? s->dims : 3;
     const char *const *list = dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
     int n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
           : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;

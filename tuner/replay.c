@@ -239,6 +239,7 @@ static void insert_sorted(SpaceParam *sp, int v)
 void replay_space(const Replay *rp, Space *s)
 {
     memset(s, 0, sizeof *s);
+    s->dims = rp->dims;
     for (int d = 0; d < 3; d++)
         s->n[d] = 1;
     const char *grid = replay_header(rp, "grid");

@@ -38,7 +38,7 @@ def recording_facts(path):
             else:
                 n += 1
                 m = re.search(r"cost=([0-9.]+)", line)
-                cost += float(m.group(1)) if m else 0.5
+                cost += float(m.group(1)) if m else 0.5  # REPLAY_DEFAULT_COST of tuner/replay.c
     return head, n, cost
 
 

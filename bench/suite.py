@@ -354,7 +354,8 @@ class Suite:
         logf = os.path.join(self.work, folder, f"{tag}.jsonl")
         if os.path.exists(logf):
             os.remove(logf)
-        cmd = self.stencilc(path, *bl.stencil_args(stencil, typ, steps), "--autotune", *STRATEGY_ARGS.get(strat, ["--strategy", strat]),
+        cmd = self.stencilc(path, *bl.stencil_args(stencil, typ, steps), "--autotune",
+                            *STRATEGY_ARGS.get(strat, ["--strategy", strat]),
                             "--budget", budget, "--seed", seed, "-q", "--tune-db", db, "--tune-log", logf,
                             "-o", os.path.join(self.work, folder, f"{tag}.cu"))
         r = bl.run(cmd, self.clock.limit(self.a.timeout + (bl.budget_seconds(budget) or 600)), self.log,

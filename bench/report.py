@@ -323,6 +323,23 @@ def convergence_stats(c):
     return stats, (rnd / g if g and rnd else None), verdict
 
 
+def convergence_overview(conv):
+    """One line per stencil: the strategies' mean final bests side by side."""
+    strats = []
+    for c in conv.values():
+        strats += [k for k in c.get("strategies", {}) if k not in strats]
+    lines = ["| stencil | budget | seeds | " + " | ".join(f"{k}, mean ms" for k in strats)
+             + " | random / GeST | GeST best or within 3% |",
+             "|---|---|---:|" + "---:|" * len(strats) + "---:|---|"]
+    for key, c in sorted(conv.items()):
+        stats, speedup, verdict = convergence_stats(c)
+        cells = [key, c.get("budget", "?"), str(c.get("seeds") or "?")]
+        cells += [fmt(stats.get(k, {}).get("mean"), 4) for k in strats]
+        cells += [ratio(speedup, 1) if speedup else "-", "-" if verdict is None else ("yes" if verdict else "no")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def convergence_section(res, charts):
     conv = res.get("convergence", {})
     if not conv:
@@ -334,8 +351,10 @@ def convergence_section(res, charts):
              "(ms/step) from the tune log. The chart plots, per strategy, the median over seeds of "
              "the best ms/step found so far against the tuning clock. GeST's speed-up over random = "
              "random's mean final best / GeST's; \"within noise\": GeST's mean is at most 3% above the "
-             "best strategy's mean.", ""]
+             "best strategy's mean. A comparison too long for one device call is measured in pieces "
+             "(a few stencils or one strategy per call) and joined with `bench/merge_convergence.py`.", ""]
     panels, verdicts, speedups = [], [], []
+    lines += convergence_overview(conv)
     for key, c in sorted(conv.items()):
         stats, speedup, verdict = convergence_stats(c)
         nseeds = c.get("seeds") or max((len(v["runs"]) for v in stats.values()), default=1)
@@ -346,8 +365,9 @@ def convergence_section(res, charts):
         for strat, st in stats.items():
             ok = [r for r in st["runs"] if "error" not in r]
             var = sum(r.get("variants", 0) for r in ok) / len(ok) if ok else 0
-            val = sum(r.get("valid", 0) for r in ok) / len(ok) if ok else 0
-            cells = [strat, f"{len(st['finals'])} of {len(st['runs'])}", f"{var:.0f} ({val:.0f})" if ok else "-",
+            known = [r["valid"] for r in ok if r.get("valid") is not None]
+            val = f"{sum(known) / len(known):.0f}" if ok and len(known) == len(ok) else "-"
+            cells = [strat, f"{len(st['finals'])} of {len(st['runs'])}", f"{var:.0f} ({val})" if ok else "-",
                      fmt(st["mean"], 4), fmt(st["min"], 4), fmt(st["max"], 4)]
             lines.append("| " + " | ".join(cells) + " |")
             curves = [r.get("curve") for r in ok if r.get("curve")]
@@ -357,6 +377,10 @@ def convergence_section(res, charts):
                 series.append((strat, [tuple(q) for q in med] + [(end, med[-1][1])]))
         errs = [f"- {strat}, seed {r.get('seed', '?')}: failed: {r['error']}"
                 for strat, st in stats.items() for r in st["errors"]]
+        from_log = [strat for strat, st in stats.items() if any(r.get("from_log") for r in st["runs"])]
+        if from_log:
+            errs.append(f"- {', '.join(from_log)}: read from the suite log (final best and variant count; "
+                        "the results.json of that device call was lost, so no curve and no valid count)")
         if errs:
             lines += [""] + errs
         verdicts.append(verdict)
@@ -371,9 +395,12 @@ def convergence_section(res, charts):
                       f"{'-' if verdict is None else ('yes' if verdict else 'no')}.{nopriors}", ""]
         panels.append({"title": key, "series": series})
     judged = [v for v in verdicts if v is not None]
+    plans = sorted({(c.get("budget", "?"), c.get("seeds") or 1) for c in conv.values()}, key=str)
+    plan = "; ".join(f"{sum(1 for c in conv.values() if (c.get('budget', '?'), c.get('seeds') or 1) == p)} "
+                     f"at {p[0]} x {p[1]} seeds" for p in plans)
     lines += [f"**Summary**: GeST is the best strategy or within 3% of it on {sum(judged)} of {len(judged)} "
               f"stencils; mean speed-up of GeST over random {fmt(sum(speedups) / len(speedups), 2) if speedups else '-'} "
-              f"(over {len(speedups)} stencils).", ""]
+              f"(over {len(speedups)} stencils; {plan}).", ""]
     charts["convergence.svg"] = svg.line_chart("Tuning convergence: median over seeds of the best ms/step so far",
                                                panels, "tuning time (s)", "ms/step", step=True, yzero=False)
     return lines + ["![tuning convergence](convergence.svg)", ""]

@@ -17,6 +17,7 @@ DATA = os.path.join(BENCH, "testdata")
 sys.dont_write_bytecode = True
 sys.path.insert(0, BENCH)
 import benchlib  # noqa: E402
+import merge_convergence  # noqa: E402
 import report  # noqa: E402
 import replay  # noqa: E402
 import scaling  # noqa: E402
@@ -322,6 +323,48 @@ def names_or_all():
     check(len(suite.Suite.names_or_all(stub, "all")) == 21, "all: the 21 benchmarks")
 
 
+def merge_pieces():
+    """bench/merge_convergence.py: pieces of a 10-seed comparison measured in several device
+    calls join strategy by strategy; a cut-short piece never replaces complete runs; a suite
+    log stands in for a lost results.json; the report marks those runs and sums up the plans."""
+    def runs(n, ms, cut=0):
+        return [{"seed": k, "variants": 9, "valid": 8, "best_ms": ms, "curve": [[0.5, ms]]} for k in range(1, n + 1)] \
+            + [{"seed": n + k, "error": "not run (--max-minutes 7.6 reached)"} for k in range(1, cut + 1)]
+    target = {"star3d1r/float": {"budget": "8s", "seeds": 3, "strategies": {"gest": {"runs": runs(3, 1.0)}}},
+              "j2d5pt/float": {"budget": "4s", "seeds": 3, "strategies": {"gest": {"runs": runs(3, 0.5)}}}}
+    said = []
+    piece1 = {"convergence": {
+        "star3d1r/float": {"budget": "4s", "seeds": 3, "strategies": {"gest": {"runs": runs(0, 0, cut=3)}}},
+        "j2d5pt/float": {"budget": "4s", "seeds": 3, "strategies": {"gest": {"runs": runs(2, 0.4, cut=1)},
+                                                                     "random": {"runs": runs(2, 0.6, cut=1)}}}}}
+    merge_convergence.add(target, piece1, said.append)
+    check(target["star3d1r/float"]["budget"] == "8s" and len(target["star3d1r/float"]["strategies"]["gest"]["runs"]) == 3,
+          "a cut-short piece keeps the complete runs")
+    check(target["j2d5pt/float"]["strategies"]["gest"]["runs"][0]["best_ms"] == 0.5, "complete gest kept")
+    check(len(target["j2d5pt/float"]["strategies"]["random"]["runs"]) == 3, "a new strategy, even cut short, is added")
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "suite.log")
+        with open(log, "w") as f:
+            f.write("[  0:07] convergence star3d1r gest seed 1: 60 variants, best 0.4405 ms/step\n"
+                    "[  0:15] convergence star3d1r gest seed 2: 58 variants, best 0.4415 ms/step\n"
+                    "[  0:23] convergence star3d1r random seed 1: 70 variants, best 0.4615 ms/step\n"
+                    "[  0:30] convergence star3d1r random seed 2: FAILED: no variant in the tune log\n")
+        merge_convergence.add(target, merge_convergence.from_log(log, "4s", "float"), said.append)
+    s3 = target["star3d1r/float"]
+    check(s3["budget"] == "4s" and s3["seeds"] == 2, f"the log's entry replaces the 8s one: {s3.get('budget')}")
+    check([r["best_ms"] for r in s3["strategies"]["gest"]["runs"]] == [0.4405, 0.4415]
+          and all(r["from_log"] and "curve" not in r for r in s3["strategies"]["gest"]["runs"]), "runs from the log")
+    check(len(s3["strategies"]["random"]["runs"]) == 1, "a failed line is not a run")
+    merge_convergence.add(target, {"convergence": {"j2d5pt/float": {"budget": "4s", "seeds": 3, "strategies": {
+        "random": {"runs": runs(3, 0.55)}}}}}, said.append)
+    check([r["best_ms"] for r in target["j2d5pt/float"]["strategies"]["random"]["runs"]] == [0.55] * 3,
+          "a complete later piece replaces a cut-short strategy")
+    md = "\n".join(report.convergence_section({"convergence": target}, {}))
+    check("| j2d5pt/float | 4s | 3 | 0.5000 | 0.5500 |" in md, "overview row")
+    check("| gest | 2 of 2 | 59 (-) |" in md and "read from the suite log" in md, "log runs: no valid count, marked")
+    check("(over 2 stencils; 1 at 4s x 2 seeds; 1 at 4s x 3 seeds)" in md, "summary names the budgets and seeds")
+
+
 def replay_parser():
     """bench/replay.py reads `stencilc replay`'s table (real output, stencilc 0.1.0) and a
     recording's header and costs."""
@@ -349,6 +392,7 @@ def replay_parser():
 if __name__ == "__main__":
     parsers()
     replay_parser()
+    merge_pieces()
     names_or_all()
     helpers()
     svgs()

@@ -4,6 +4,8 @@
 //
 // How to run (on a GPU machine):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cpasync bench/experiments/star3d1r_cpasync.cu && /tmp/cpasync
+// Result on the H100 (2026-11-22, docs/performance.md): correct, but no variant passed 235
+// GStencil/s (66% of the roofline), below the generator's tile kernel (303).
 // It prints, per variant, ms per step, GStencil/s, the share of the roofline (copy bandwidth over
 // 8 bytes per point, measured in the same run) and the largest difference from a simple kernel.
 //

@@ -393,7 +393,8 @@ def convergence_section(res, charts):
         lines += ["", f"GeST's final best against random's: speed-up {ratio(speedup, 1) if speedup else '-'} "
                       f"(random / GeST); GeST best or within noise (3%) of the baselines: "
                       f"{'-' if verdict is None else ('yes' if verdict else 'no')}.{nopriors}", ""]
-        panels.append({"title": key, "series": series})
+        panels.append({"title": key if series or not from_log else f"{key} (runs from a log: no curves)",
+                       "series": series})
     judged = [v for v in verdicts if v is not None]
     plans = sorted({(c.get("budget", "?"), c.get("seeds") or 1) for c in conv.values()}, key=str)
     plan = "; ".join(f"{sum(1 for c in conv.values() if (c.get('budget', '?'), c.get('seeds') or 1) == p)} "

@@ -25,10 +25,11 @@ def nice_ticks(lo, hi, n=5):
     raw = (hi - lo) / n
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.floor(lo / step) * step
+    start = math.floor(lo / step + 1e-9) * step
     ticks = []
     t = start
-    while t <= hi + step * 0.5 and len(ticks) < 50:
+    # Up to the first tick at or past hi: the axis ends there, so every value stays inside it.
+    while (not ticks or ticks[-1] < hi - step * 1e-9) and len(ticks) < 50:
         ticks.append(round(t, 12))
         t += step
     return ticks

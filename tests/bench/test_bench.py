@@ -128,6 +128,10 @@ def svgs():
              svg.line_chart("l", [{"title": "p", "series": [("s", [(1, 2.0), (10, 3.0)])]},
                                   {"title": "empty", "series": []}], "x", "y", xlog=True, step=True),
              svg.line_chart("one point", [{"title": "p", "series": [("s", [(5, 5.0)])]}], "x", "y", ylog=True)]
+    for lo, hi in ((0.4, 4.1), (0.175, 0.3), (-3, 7), (0.5, 0.51), (0, 4)):
+        ticks = svg.nice_ticks(lo, hi)
+        check(ticks[0] <= lo and ticks[-1] >= hi and ticks[0] > lo - (ticks[1] - ticks[0]) * 1.001,
+              f"axis ticks {ticks} cover [{lo}, {hi}] tightly")
     for t in texts:
         try:
             ET.fromstring(t)

@@ -106,6 +106,16 @@ static int parse_budget(const char *s, Options *o)
     return 0;
 }
 
+void options_tuning(const Options *o, TuneKnobs *knobs, TuneBudget *budget)
+{
+    tune_knobs_default(knobs);
+    knobs->seed = o->seed;
+    if (o->gest) /* checked when the options were read */
+        tune_knobs_parse(knobs, o->gest, NULL, 0);
+    budget->seconds = o->budget_s;
+    budget->count = o->budget_count;
+}
+
 int options_parse(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);

@@ -2,6 +2,8 @@
 #ifndef STC_OPTIONS_H
 #define STC_OPTIONS_H
 
+#include "../tuner/tune.h"
+
 typedef enum {
     CMD_COMPILE, /* stencilc FILE.st -o OUT.cu */
     CMD_CHECK,   /* stencilc check FILE.st: run the interpreter, print a summary */
@@ -37,5 +39,8 @@ typedef struct {
 /* Parses argv. Returns 0 to go on, 1 when --help/--version was printed (exit 0), 2 on a usage
  * error (message printed). */
 int options_parse(int argc, char **argv, Options *o);
+
+/* The tuner's knobs (--seed, --gest) and budget (--budget) that the options ask for. */
+void options_tuning(const Options *o, TuneKnobs *knobs, TuneBudget *budget);
 
 #endif

@@ -9,11 +9,8 @@ int step_replay(Job *job)
 {
     const Options *o = job->opt;
     TuneKnobs knobs;
-    tune_knobs_default(&knobs);
-    knobs.seed = o->seed;
-    if (o->gest) /* checked when the options were read */
-        tune_knobs_parse(&knobs, o->gest, NULL, 0);
-    TuneBudget budget = {o->budget_s, o->budget_count};
+    TuneBudget budget;
+    options_tuning(o, &knobs, &budget);
     char err[512];
     if (replay_compare_file(stdout, o->input, o->strategy, o->seeds, budget, &knobs, err,
                             sizeof err) != 0) {

@@ -275,15 +275,10 @@ static int tune_replay(Job *job, const TuneKnobs *knobs, TuneBudget budget)
         replay_free(rp);
         return -1;
     }
-    ReplayRun rr;
-    TuneEvaluator ev;
-    replay_run_init(&rr, rp);
-    replay_evaluator(&rr, &ev);
     TuneHistory h;
-    tune_history_init(&h);
     TuneResult res;
     TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .log = log};
-    tune_run(&pb, st, &ev, &h, &ro, &res);
+    replay_tune(rp, &pb, st, &ro, &h, &res);
     int rc = -1;
     char cfg[512], why[256];
     if (!res.found) {
@@ -590,11 +585,8 @@ int step_autotune(Job *job)
         return -1;
     }
     TuneKnobs knobs;
-    tune_knobs_default(&knobs);
-    knobs.seed = o->seed;
-    if (o->gest) /* checked when the options were read */
-        tune_knobs_parse(&knobs, o->gest, NULL, 0);
-    TuneBudget budget = {o->budget_s, o->budget_count};
+    TuneBudget budget;
+    options_tuning(o, &knobs, &budget);
     if (budget.seconds <= 0 && budget.count <= 0) {
         if (o->tune_record)
             budget.count = RECORD_SAMPLE;

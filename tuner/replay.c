@@ -304,3 +304,14 @@ void replay_evaluator(ReplayRun *r, TuneEvaluator *ev)
     ev->clock = replay_clock;
     ev->clock_ctx = r;
 }
+
+void replay_tune(const Replay *rp, const TuneProblem *pb, TuneStrategy *st, const TuneRunOptions *ro,
+                 TuneHistory *h, TuneResult *res)
+{
+    ReplayRun rr;
+    TuneEvaluator ev;
+    replay_run_init(&rr, rp);
+    replay_evaluator(&rr, &ev);
+    tune_history_init(h);
+    tune_run(pb, st, &ev, h, ro, res);
+}

@@ -67,15 +67,10 @@ int replay_compare(FILE *out, const Replay *rp, const TuneProblem *pb_or_null,
                 }
                 break;
             }
-            ReplayRun rr;
-            TuneEvaluator ev;
-            replay_run_init(&rr, rp);
-            replay_evaluator(&rr, &ev);
             TuneHistory h;
-            tune_history_init(&h);
             TuneRunOptions o = {.budget = budget, .quiet = 1};
             TuneResult res;
-            tune_run(&pb, st, &ev, &h, &o, &res);
+            replay_tune(rp, &pb, st, &o, &h, &res);
             if (res.found)
                 best[s * nseeds + seed] = res.best_ms;
             evals[s] += (double)res.evaluated / nseeds;

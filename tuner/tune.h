@@ -238,6 +238,10 @@ typedef struct {
 void replay_run_init(ReplayRun *r, const Replay *rp);
 /* Fills ev with the replay evaluator and clock over r. */
 void replay_evaluator(ReplayRun *r, TuneEvaluator *ev);
+/* One tuning run of st against the recording, from a fresh simulated clock: tune_run with the
+ * replay evaluator. h is initialised here; the caller frees it. */
+void replay_tune(const Replay *rp, const TuneProblem *pb, TuneStrategy *st, const TuneRunOptions *ro,
+                 TuneHistory *h, TuneResult *res);
 
 /* Runs each strategy over seeds 1..nseeds (knobs->seed + i) with the budget (time on the
  * simulated clock) and prints a table: strategy, mean best ms, mean speed-up vs random,

@@ -123,15 +123,10 @@ static void test_synth(void)
         char e2[300];
         TuneStrategy *st = tune_strategy_new(tune_strategy_names[i], &pb, &k, e2, sizeof e2);
         CHECK(st);
-        ReplayRun rr;
-        TuneEvaluator ev;
-        replay_run_init(&rr, rp);
-        replay_evaluator(&rr, &ev);
         TuneHistory h;
-        tune_history_init(&h);
         TuneRunOptions o = {.budget = {.seconds = 30}, .quiet = 1};
         TuneResult res;
-        tune_run(&pb, st, &ev, &h, &o, &res);
+        replay_tune(rp, &pb, st, &o, &h, &res);
         CHECK(res.stop == TUNE_STOP_TIME);
         CHECK(res.elapsed_s >= 30 && res.elapsed_s < 32);
         CHECK(res.evaluated > 20 && res.evaluated < 100);

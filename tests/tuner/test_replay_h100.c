@@ -30,15 +30,10 @@ static double run_once(const Replay *rp, const Space *space, const char *strateg
         failures++;
         return -1;
     }
-    ReplayRun run;
-    replay_run_init(&run, rp);
-    TuneEvaluator ev;
-    replay_evaluator(&run, &ev);
     TuneHistory h;
-    tune_history_init(&h);
-    TuneRunOptions o = {{seconds, 0}, 1, NULL, NULL, NULL, NULL};
+    TuneRunOptions o = {.budget = {seconds, 0}, .quiet = 1};
     TuneResult res;
-    tune_run(&pb, st, &ev, &h, &o, &res);
+    replay_tune(rp, &pb, st, &o, &h, &res);
     double best = res.found ? res.best_ms : -1;
     tune_history_free(&h);
     tune_strategy_free(st);

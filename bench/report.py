@@ -323,6 +323,11 @@ def convergence_stats(c):
     return stats, (rnd / g if g and rnd else None), verdict
 
 
+# GeST with a knob changed (bench/suite.py's STRATEGY_ARGS): GeST too, not a baseline.
+GEST_VARIANTS = {"gest-nopriors": "Without its prior configurations (gest-nopriors)",
+                 "gest-fill": "With its rounds filled to the evaluator's batch (gest-fill)"}
+
+
 def convergence_overview(conv):
     """One line per stencil: the strategies' mean final bests side by side."""
     strats = []
@@ -386,10 +391,10 @@ def convergence_section(res, charts):
         verdicts.append(verdict)
         if speedup:
             speedups.append(speedup)
-        g0 = stats.get("gest-nopriors", {}).get("mean")
         rnd = stats.get("random", {}).get("mean")
-        nopriors = (f" Without its prior configurations (gest-nopriors), random / GeST "
-                    f"{ratio(rnd / g0, 1)}." if g0 and rnd else "")
+        nopriors = "".join(f" {what}, random / GeST {ratio(rnd / stats[k]['mean'], 1)}."
+                           for k, what in GEST_VARIANTS.items()
+                           if rnd and stats.get(k, {}).get("mean"))
         lines += ["", f"GeST's final best against random's: speed-up {ratio(speedup, 1) if speedup else '-'} "
                       f"(random / GeST); GeST best or within noise (3%) of the baselines: "
                       f"{'-' if verdict is None else ('yes' if verdict else 'no')}.{nopriors}", ""]

@@ -32,7 +32,7 @@ static const char usage_text[] =
     "                      variant\n"
     "  --budget T          tuning budget: seconds ('60s', '2m') or a count of variants ('200')\n"
     "  --strategy S        gest (default), random, genetic or exhaustive\n"
-    "  --gest KNOBS        GeST's knobs, e.g. 'dataset=16,groups=5,ar=0.1,lr=0.1,quota=8,priors=4'\n"
+    "  --gest KNOBS        GeST's knobs, e.g. 'dataset=16,groups=5,ar=0.1,lr=0.1,quota=8,priors=4,fill=0'\n"
     "                      (docs/autotune.md)\n"
     "  --seed N            random seed of the search (default 1)\n"
     "  --seeds N           replay: seeds per strategy (default 10)\n"

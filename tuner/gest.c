@@ -133,6 +133,49 @@ static void form_groups(Gest *g)
     g->grouped = 1;
 }
 
+/* Knob `fill`: the room a round leaves in the evaluator's batch (the GPU pipeline compiles a
+ * batch in parallel, so a short batch costs nearly as long as a full one) takes more samples
+ * around the best, one per group in turn from the highest ratio down, credited to the group
+ * that drew them; where every group has run out, random draws. */
+static int fill_batch(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int room)
+{
+    int order[GEST_MAX_GROUPS], live[GEST_MAX_GROUPS], got = 0;
+    for (int i = 0; i < g->ng; i++) {
+        order[i] = i;
+        live[i] = 1;
+    }
+    for (int i = 1; i < g->ng; i++) /* by ratio, highest first (insertion sort: at most 5) */
+        for (int j = i; j > 0 && g->sr[order[j]] > g->sr[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (int any = 1; got < room && any;) {
+        any = 0;
+        for (int i = 0; i < g->ng && got < room; i++) {
+            int gi = order[i];
+            if (!live[gi])
+                continue;
+            if (!tune_sample(g->pb, h, batch, &g->rng, &g->best, g->groups[gi].params, g->groups[gi].n,
+                             GEST_ATTEMPTS, &out[got])) {
+                live[gi] = 0;
+                continue;
+            }
+            tune_seen_add(batch, &out[got]);
+            pending_add(g, &out[got], gi);
+            g->round_requested++;
+            got++;
+            any = 1;
+        }
+    }
+    while (got < room && tune_sample(g->pb, h, batch, &g->rng, NULL, NULL, 0, 256, &out[got])) {
+        tune_seen_add(batch, &out[got]);
+        pending_add(g, &out[got], -1);
+        got++;
+    }
+    return got;
+}
+
 static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int max)
 {
     Gest *g = (Gest *)st;
@@ -187,13 +230,15 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
         g->round_requested += got;
         total += got;
     }
+    if (g->k.fill && total > 0 && total < max && g->in_round && g->cur == g->ng)
+        total += fill_batch(g, h, batch, out + total, max - total);
     tune_seen_free(batch);
     if (total > 0) {
         g->proposed += total;
         return total;
     }
     /* Every group is exhausted around the best: wander off at random. */
-    return propose_random(g, h, out, g->k.quota < max ? g->k.quota : max);
+    return propose_random(g, h, out, g->k.quota < max && !g->k.fill ? g->k.quota : max);
 }
 
 static void gest_destroy(TuneStrategy *st)

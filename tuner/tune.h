@@ -64,6 +64,9 @@ typedef struct {
     int groups;            /* parameter groups (paper: 4-5); default 5 */
     double ar, lr;         /* adjustment ratio, lowest ratio; default 0.1, 0.1 */
     int quota;             /* evaluations per round; default 8 */
+    int fill;              /* 1: a round that leaves room in the evaluator's batch is topped up,
+                            * first from the groups still holding unseen settings around the
+                            * best, then at random; 0 (default): the paper's round only */
     int ratio_by_size;     /* 1: initial ratios by group combinations (paper); 0: equal */
     int grouping_front;    /* 1: grow groups from the low-CV end (brief variant); 0: paper */
     int priors;            /* the dataset starts with up to this many prior configurations

@@ -108,15 +108,17 @@ def helpers():
         "gest": {"variants": 9, "valid": 9, "best_ms": 1.02, "curve": [[1, 1.02]], "search_s": 5},
         "random": {"runs": [{"seed": 1, "best_ms": 1.5, "curve": [[1, 1.5]]}, {"seed": 2, "error": "boom"}]},
         "genetic": {"runs": [{"seed": 1, "best_ms": 1.0, "curve": [[2, 1.0]]}]},
-        "gest-nopriors": {"runs": [{"seed": 1, "best_ms": 1.2, "curve": [[2, 1.2]]}]}}}}}
+        "gest-nopriors": {"runs": [{"seed": 1, "best_ms": 1.2, "curve": [[2, 1.2]]}]},
+        "gest-fill": {"runs": [{"seed": 1, "best_ms": 0.75, "curve": [[2, 0.75]]}]}}}}}
     stats, speedup, verdict = report.convergence_stats(conv["convergence"]["a/float"])
     check(abs(speedup - 1.5 / 1.02) < 1e-9 and verdict is True and stats["random"]["finals"] == [1.5],
           f"convergence_stats {speedup} {verdict}")
     md = "\n".join(report.convergence_section(conv, {}))
     check("| random | 1 of 2 |" in md and "random, seed 2: failed: boom" in md and "speed-up 1.47" in md
           and "within noise (3%) of the baselines: yes" in md and "on 1 of 1 stencils" in md
-          and "Without its prior configurations (gest-nopriors), random / GeST 1.25." in md,
-          f"convergence section (gest-nopriors is no baseline)\n{md}")
+          and "Without its prior configurations (gest-nopriors), random / GeST 1.25." in md
+          and "filled to the evaluator's batch (gest-fill), random / GeST 2.00." in md,
+          f"convergence section (gest-nopriors and gest-fill are no baselines)\n{md}")
     conv["convergence"]["a/float"]["strategies"]["gest"]["best_ms"] = 1.04  # 4% behind genetic
     check(report.convergence_stats(conv["convergence"]["a/float"])[2] is False, "GeST 4% behind is not within noise")
 

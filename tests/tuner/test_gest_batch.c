@@ -13,7 +13,7 @@ static int accept_all(void *ctx, const Config *c, char *why, int whylen)
 }
 
 /* Proposal sizes of a GeST run on the synthetic space with an evaluator taking `batch`. */
-static int batch_sizes(int batch, int quota, int *sizes, int max_calls)
+static int batch_sizes(int batch, int quota, int fill, int *sizes, int max_calls)
 {
     Space s;
     fake_space(&s);
@@ -21,6 +21,7 @@ static int batch_sizes(int batch, int quota, int *sizes, int max_calls)
     TuneKnobs k;
     tune_knobs_default(&k);
     k.quota = quota;
+    k.fill = fill;
     k.seed = 7;
     TuneStrategy *st = tune_strategy_new("gest", &pb, &k, NULL, 0);
     TuneHistory h;
@@ -51,7 +52,7 @@ static int batch_sizes(int batch, int quota, int *sizes, int max_calls)
 static void test_batches(void)
 {
     int sizes[64];
-    int calls = batch_sizes(12, 8, sizes, 40);
+    int calls = batch_sizes(12, 8, 0, sizes, 40);
     CHECK(calls == 40);
     CHECK(sizes[0] == 12 && sizes[1] == 4); /* the dataset of 16 */
     int sum = 0;
@@ -63,9 +64,18 @@ static void test_batches(void)
      * whole rounds are what lets the evaluator compile in parallel. */
     CHECK(sum > 4 * (calls - 2));
     /* A batch of 1 (no parallel evaluator) still walks the groups one sample at a time. */
-    calls = batch_sizes(1, 8, sizes, 40);
+    calls = batch_sizes(1, 8, 0, sizes, 40);
     for (int i = 0; i < calls; i++)
         CHECK(sizes[i] == 1);
+    /* fill=1: a round that leaves room in the batch is topped up, so every batch after the
+     * dataset (12 + 4: the groups form from exactly its 16) is full. */
+    calls = batch_sizes(12, 8, 1, sizes, 40);
+    CHECK(calls == 40 && sizes[0] == 12 && sizes[1] == 4);
+    for (int i = 2; i < calls; i++)
+        CHECK(sizes[i] == 12);
+    /* ... and with a batch of 1 it changes nothing (replay measures one at a time). */
+    int plain[64], filled[64];
+    CHECK(batch_sizes(1, 8, 0, plain, 40) == batch_sizes(1, 8, 1, filled, 40));
 }
 
 static void test_priors(void)
@@ -117,6 +127,8 @@ static void test_knobs(void)
     CHECK(k.priors == 0 && k.grouping_front == 1 && k.ratio_by_size == 1);
     CHECK(tune_knobs_parse(&k, "", err, sizeof err) == 0);
     CHECK(tune_knobs_parse(&k, "speed=3", err, sizeof err) == -1 && strstr(err, "unknown GeST knob 'speed'"));
+    CHECK(k.fill == 0 && tune_knobs_parse(&k, "fill=1", err, sizeof err) == 0 && k.fill == 1);
+    CHECK(tune_knobs_parse(&k, "fill=2", err, sizeof err) == -1 && strstr(err, "'fill'"));
     CHECK(tune_knobs_parse(&k, "ar=1.5", err, sizeof err) == -1 && strstr(err, "'ar'"));
     CHECK(tune_knobs_parse(&k, "dataset=2.5", err, sizeof err) == -1 && strstr(err, "whole number"));
     CHECK(tune_knobs_parse(&k, "dataset", err, sizeof err) == -1 && strstr(err, "key=value"));

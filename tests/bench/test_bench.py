@@ -371,6 +371,35 @@ def merge_pieces():
     check("(over 2 stencils; 1 at 4s x 2 seeds; 1 at 4s x 3 seeds)" in md, "summary names the budgets and seeds")
 
 
+def pieces_end_to_end():
+    """bench/convergence_pieces.sh packs each piece into one archive; merge_convergence.py joins
+    the pieces' results.json into one comparison."""
+    tmp = tempfile.mkdtemp(prefix="stc-pieces-")
+    env = dict(os.environ, STENCILC=os.path.join(DATA, "fake_stencilc.py"), PEERS=os.path.join(DATA, "peers"),
+               BUDGET="1s", SEEDS="2")
+    out = run(["sh", os.path.join(BENCH, "convergence_pieces.sh"), tmp, "a", "5", "gest,random", "star3d1r",
+               "b", "5", "genetic", "star3d1r"], env)
+    check(sorted(os.listdir(tmp)) == ["a.tgz", "b.tgz"], f"one archive per piece: {os.listdir(tmp)}\n{out}")
+    pieces = []
+    for tag in ("a", "b"):
+        subprocess.run(["tar", "xzf", f"{tag}.tgz"], cwd=tmp, check=True)
+        files = os.listdir(os.path.join(tmp, tag))
+        check("results.json" in files and f"{tag}.log" in files and len(os.listdir(os.path.join(tmp, tag, "logs"))) >= 2,
+              f"piece {tag} holds results.json, its log and the tune logs: {files}")
+        pieces.append(os.path.join(tmp, tag, "results.json"))
+    target = os.path.join(tmp, "results.json")
+    with open(target, "w") as f:
+        json.dump({"version": 1, "meta": {"runs": []}}, f)
+    run([sys.executable, os.path.join(BENCH, "merge_convergence.py"), target] + pieces, env)
+    res = json.load(open(target))
+    strategies = res["convergence"]["star3d1r/float"]["strategies"]
+    check(sorted(strategies) == ["genetic", "gest", "random"]
+          and all(len(v["runs"]) == 2 and all("best_ms" in r for r in v["runs"]) for v in strategies.values()),
+          f"the pieces joined: {strategies}")
+    check(len(res["meta"]["runs"]) == 2, "the pieces' run records are kept")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def replay_parser():
     """bench/replay.py reads `stencilc replay`'s table (real output, stencilc 0.1.0) and a
     recording's header and costs."""
@@ -399,6 +428,7 @@ if __name__ == "__main__":
     parsers()
     replay_parser()
     merge_pieces()
+    pieces_end_to_end()
     names_or_all()
     helpers()
     svgs()

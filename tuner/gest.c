@@ -133,10 +133,10 @@ static void form_groups(Gest *g)
     g->grouped = 1;
 }
 
-/* Knob `fill`: the room a round leaves in the evaluator's batch (the GPU pipeline compiles a
- * batch in parallel, so a short batch costs nearly as long as a full one) takes more samples
- * around the best, one per group in turn from the highest ratio down, credited to the group
- * that drew them; where every group has run out, random draws. */
+/* Knob `fill`: the room a round leaves in the evaluator's batch takes more samples around the
+ * best, one per group in turn from the highest ratio down, credited to the group that drew
+ * them; where every group has run out, random draws. The GPU pipeline compiles a batch in
+ * parallel: on the H100 a batch of 2-4 took about 0.25 s, one of 12 about 0.55 s. */
 static int fill_batch(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int room)
 {
     int order[GEST_MAX_GROUPS], live[GEST_MAX_GROUPS], got = 0;

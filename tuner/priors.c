@@ -31,8 +31,8 @@ static const char *const priors_3d[] = {
 int tune_priors(const TuneProblem *pb, Config *out, int max)
 {
     const Space *s = pb->space;
-    /* Without a program (a replay), the space's dimension is its recording's; unknown: 3D. */
-    int dims = s->prog ? s->prog->dims : s->dims ? s->dims : 3;
+    /* The program's dimension (space_init), a replay's recording's (replay_space); unknown: 3D. */
+    int dims = s->dims ? s->dims : 3;
     const char *const *list = dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
     int n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
           : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;

@@ -18,6 +18,18 @@ ROOT = os.path.dirname(HERE)
 
 ELEM_BYTES = {"float": 4, "double": 8}
 
+# Strategy names of the comparisons beyond stencilc's own: the paper's GeST, without the prior
+# configurations its dataset starts with (knob priors=0), for a comparison without that head
+# start; GeST whose rounds are topped up to the evaluator's batch (knob fill=1). Both are GeST,
+# not baselines.
+STRATEGY_ARGS = {"gest-nopriors": ["--strategy", "gest", "--gest", "priors=0"],
+                 "gest-fill": ["--strategy", "gest", "--gest", "fill=1"]}
+
+
+def strategy_args(name):
+    """The stencilc arguments that select a strategy of --strategies (or STRATEGY_ARGS)."""
+    return STRATEGY_ARGS.get(name, ["--strategy", name])
+
 
 # ---- the run's clock ----------------------------------------------------------------------
 

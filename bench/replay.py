@@ -21,8 +21,10 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
+HERE, ROOT = benchlib.HERE, benchlib.ROOT
 STRATEGIES = ["gest", "random", "genetic"]
 NOISE = 1.03  # "within noise": at most 3% slower than the best strategy's mean
 
@@ -74,10 +76,10 @@ def main():
             sys.exit(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
         rows = parse_replay(r.stdout)
         # The paper's GeST: a purely random dataset, without the prior configurations.
-        r0 = subprocess.run(cmd + ["--strategy", "gest", "--gest", "priors=0"], capture_output=True, text=True,
-                            timeout=600)
+        nopriors = benchlib.strategy_args("gest-nopriors")
+        r0 = subprocess.run(cmd + nopriors, capture_output=True, text=True, timeout=600)
         if r0.returncode != 0 or "gest" not in parse_replay(r0.stdout):
-            sys.exit(f"{' '.join(cmd)} --strategy gest --gest priors=0 failed: {r0.stderr.strip()}")
+            sys.exit(f"{' '.join(cmd + nopriors)} failed: {r0.stderr.strip()}")
         rows["gest_no_priors"] = parse_replay(r0.stdout)["gest"]
         missing = [s for s in STRATEGIES if s not in rows]
         if missing:

@@ -323,7 +323,7 @@ def convergence_stats(c):
     return stats, (rnd / g if g and rnd else None), verdict
 
 
-# GeST with a knob changed (bench/suite.py's STRATEGY_ARGS): GeST too, not a baseline.
+# GeST with a knob changed (benchlib.STRATEGY_ARGS): GeST too, not a baseline.
 GEST_VARIANTS = {"gest-nopriors": "Without its prior configurations (gest-nopriors)",
                  "gest-fill": "With its rounds filled to the evaluator's batch (gest-fill)"}
 
@@ -392,12 +392,12 @@ def convergence_section(res, charts):
         if speedup:
             speedups.append(speedup)
         rnd = stats.get("random", {}).get("mean")
-        nopriors = "".join(f" {what}, random / GeST {ratio(rnd / stats[k]['mean'], 1)}."
+        variants = "".join(f" {what}, random / GeST {ratio(rnd / stats[k]['mean'], 1)}."
                            for k, what in GEST_VARIANTS.items()
                            if rnd and stats.get(k, {}).get("mean"))
         lines += ["", f"GeST's final best against random's: speed-up {ratio(speedup, 1) if speedup else '-'} "
                       f"(random / GeST); GeST best or within noise (3%) of the baselines: "
-                      f"{'-' if verdict is None else ('yes' if verdict else 'no')}.{nopriors}", ""]
+                      f"{'-' if verdict is None else ('yes' if verdict else 'no')}.{variants}", ""]
         panels.append({"title": key if series or not from_log else f"{key} (runs from a log: no curves)",
                        "series": series})
     judged = [v for v in verdicts if v is not None]

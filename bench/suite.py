@@ -42,11 +42,6 @@ import benchlib as bl  # noqa: E402
 import report  # noqa: E402
 
 STRATEGIES = ["gest", "random", "genetic"]
-# Strategy names of --strategies beyond stencilc's own: the paper's GeST, without the prior
-# configurations its dataset starts with (knob priors=0), for a comparison without that head
-# start; GeST whose rounds are topped up to the evaluator's batch (knob fill=1).
-STRATEGY_ARGS = {"gest-nopriors": ["--strategy", "gest", "--gest", "priors=0"],
-                 "gest-fill": ["--strategy", "gest", "--gest", "fill=1"]}
 
 
 class Suite:
@@ -357,7 +352,7 @@ class Suite:
         if os.path.exists(logf):
             os.remove(logf)
         cmd = self.stencilc(path, *bl.stencil_args(stencil, typ, steps), "--autotune",
-                            *STRATEGY_ARGS.get(strat, ["--strategy", strat]),
+                            *bl.strategy_args(strat),
                             "--budget", budget, "--seed", seed, "-q", "--tune-db", db, "--tune-log", logf,
                             "-o", os.path.join(self.work, folder, f"{tag}.cu"))
         r = bl.run(cmd, self.clock.limit(self.a.timeout + (bl.budget_seconds(budget) or 600)), self.log,

@@ -387,6 +387,14 @@ def pieces_end_to_end():
         check("results.json" in files and f"{tag}.log" in files and len(os.listdir(os.path.join(tmp, tag, "logs"))) >= 2,
               f"piece {tag} holds results.json, its log and the tune logs: {files}")
         pieces.append(os.path.join(tmp, tag, "results.json"))
+        # The piece's own output, read as a log, gives the runs its results.json holds (the
+        # line format suite.py writes and merge_convergence.py reads stays in step).
+        logged = merge_convergence.from_log(os.path.join(tmp, tag, f"{tag}.log"), "1s", "float")
+        saved = json.load(open(pieces[-1]))["convergence"]["star3d1r/float"]["strategies"]
+        check({k: [(r["seed"], r["variants"], r["best_ms"]) for r in v["runs"]]
+               for k, v in logged["convergence"]["star3d1r/float"]["strategies"].items()}
+              == {k: [(r["seed"], r["variants"], r["best_ms"]) for r in v["runs"]] for k, v in saved.items()},
+              f"piece {tag}: its log's runs are its results.json's")
     target = os.path.join(tmp, "results.json")
     with open(target, "w") as f:
         json.dump({"version": 1, "meta": {"runs": []}}, f)

@@ -23,7 +23,9 @@ ELEM_BYTES = {"float": 4, "double": 8}
 # start; GeST whose rounds are topped up to the evaluator's batch (knob fill=1). Both are GeST,
 # not baselines.
 STRATEGY_ARGS = {"gest-nopriors": ["--strategy", "gest", "--gest", "priors=0"],
-                 "gest-fill": ["--strategy", "gest", "--gest", "fill=1"]}
+                 "gest-fill": ["--strategy", "gest", "--gest", "fill=1"],
+                 # the two 2D shared-memory priors after the default four (tuner/priors.c)
+                 "gest-smem": ["--strategy", "gest", "--gest", "priors=6"]}
 
 
 def strategy_args(name):

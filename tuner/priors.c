@@ -17,6 +17,13 @@ static const char *const priors_2d[] = {
     "tb=256x1,uf=1x4,bm=1x8",                   /* merging along y (large radius) */
     "tb=256x1,stream=y,sb=128,tblock=4",
     "tb=64x1,cmem=on,uf=2x1,cm=2x2",
+    /* Shared memory with 16 or 8 rows merged along y: 7 of the 12 2D winners of the 120 s
+     * quality searches (bench/RESULTS.md) have this shape. Last, so that a one-step run (where
+     * the tblock ones are invalid) reaches them at `priors=6`, not at the default 4, until they
+     * are measured live (`bench/suite.py --strategies gest,gest-smem`); gradient2d, which has
+     * no valid retimed prior (its sum is not linear), takes the first at 4. */
+    "tb=256x1,smem=on,uf=1x16,bm=1x16",
+    "tb=256x1,smem=on,uf=2x4,bm=2x8",
 };
 
 static const char *const priors_3d[] = {

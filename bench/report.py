@@ -325,7 +325,8 @@ def convergence_stats(c):
 
 # GeST with a knob changed (benchlib.STRATEGY_ARGS): GeST too, not a baseline.
 GEST_VARIANTS = {"gest-nopriors": "Without its prior configurations (gest-nopriors)",
-                 "gest-fill": "With its rounds filled to the evaluator's batch (gest-fill)"}
+                 "gest-fill": "With its rounds filled to the evaluator's batch (gest-fill)",
+                 "gest-smem": "With the two 2D shared-memory priors (gest-smem, priors=6)"}
 
 
 def convergence_overview(conv):

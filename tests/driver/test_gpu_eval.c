@@ -10,21 +10,8 @@
 #include <unistd.h>
 
 #include "../../frontend/ast.h"
+#include "load_program.h"
 #include "../../tuner/gpu_eval.h"
-
-static IrProgram *load(const char *path, Arena *arena)
-{
-    Diag diag;
-    Source src;
-    diag_init(&diag, NULL, stderr);
-    if (source_read(path, arena, &diag, &src) != 0)
-        return NULL;
-    diag_init(&diag, &src, stderr);
-    AstFile file;
-    if (parse_source(&src, arena, &diag, &file) != 0 || file.nstencils < 1)
-        return NULL;
-    return ir_lower(&file.stencils[0], arena, &diag);
-}
 
 /* Behaviour by block width: 64 crashes, 128 poisons the context, 256 fails, 512 hangs,
  * 1024 is killed; the others run in tbx/1000 + tby/10000 ms. */
@@ -70,7 +57,7 @@ int main(void)
     char path[1024];
     snprintf(path, sizeof path, "%s/examples/heat.st", root ? root : ".");
     Arena *arena = arena_new();
-    IrProgram *p = load(path, arena);
+    IrProgram *p = load_program(path, arena);
     assert(p && p->dims == 3);
     long grid[3] = {2048, 256, 256}; /* wide enough for 1024-thread rows */
     Space space;

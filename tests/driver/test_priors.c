@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../frontend/ast.h"
+#include "load_program.h"
 #include "../../tuner/tune_int.h"
 
 static int failures;
@@ -18,20 +19,6 @@ static int failures;
             failures++;                                                                \
         }                                                                              \
     } while (0)
-
-static IrProgram *load(const char *path, Arena *arena)
-{
-    Diag diag;
-    Source src;
-    diag_init(&diag, NULL, stderr);
-    if (source_read(path, arena, &diag, &src) != 0)
-        return NULL;
-    diag_init(&diag, &src, stderr);
-    AstFile file;
-    if (parse_source(&src, arena, &diag, &file) != 0 || file.nstencils < 1)
-        return NULL;
-    return ir_lower(&file.stencils[0], arena, &diag);
-}
 
 static int has_smem(const Config *c)
 {
@@ -49,7 +36,7 @@ int main(void)
         char path[1024];
         snprintf(path, sizeof path, "%s/examples/bench/%s.st", root ? root : "../..", names[i]);
         Arena *arena = arena_new();
-        IrProgram *p = load(path, arena);
+        IrProgram *p = load_program(path, arena);
         CHECK(p != NULL);
         if (!p) {
             arena_free(arena);

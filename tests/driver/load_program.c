@@ -1,0 +1,17 @@
+#include "load_program.h"
+
+#include <stdio.h>
+
+IrProgram *load_program(const char *path, Arena *arena)
+{
+    Diag diag;
+    Source src;
+    diag_init(&diag, NULL, stderr);
+    if (source_read(path, arena, &diag, &src) != 0)
+        return NULL;
+    diag_init(&diag, &src, stderr);
+    AstFile file;
+    if (parse_source(&src, arena, &diag, &file) != 0 || file.nstencils < 1)
+        return NULL;
+    return ir_lower(&file.stencils[0], arena, &diag);
+}

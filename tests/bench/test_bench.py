@@ -119,6 +119,10 @@ def helpers():
           and "Without its prior configurations (gest-nopriors), random / GeST 1.25." in md
           and "filled to the evaluator's batch (gest-fill), random / GeST 2.00." in md,
           f"convergence section (gest-nopriors and gest-fill are no baselines)\n{md}")
+    # Every GeST variant that suite.py can run has its sentence in the report, and no other.
+    check(set(report.GEST_VARIANTS) == set(benchlib.STRATEGY_ARGS)
+          and all(benchlib.strategy_args(k)[:2] == ["--strategy", "gest"] for k in report.GEST_VARIANTS),
+          f"report.GEST_VARIANTS {sorted(report.GEST_VARIANTS)} against benchlib.STRATEGY_ARGS")
     conv["convergence"]["a/float"]["strategies"]["gest"]["best_ms"] = 1.04  # 4% behind genetic
     check(report.convergence_stats(conv["convergence"]["a/float"])[2] is False, "GeST 4% behind is not within noise")
 

@@ -86,9 +86,14 @@ const char *cg_c_identifier(Arena *arena, const char *name);
 const char *cg_member_name(Arena *arena, const char *name);
 /* Generator version (for headers). */
 const char *cg_version(void);
-/* In float programs, stage `stage` with every division by a constant replaced by a
- * multiplication by the constant's float reciprocal (codegen/recip.c; the optimized kernels
- * emit this copy). Returns p itself when nothing changes. */
-const IrProgram *cg_recip_divisions(const IrProgram *p, int stage, Arena *arena);
+/* In float programs, stage `stage` as the optimized kernels emit it (codegen/fast_arith.c):
+ * every division by a constant replaced by a multiplication by the constant's float
+ * reciprocal; with prog->fast_math, a / sqrt(x) as a * rsqrt(x) and the copy marked fast_ops
+ * (approximate intrinsics). Returns p itself when nothing changes. */
+const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
+/* What the emitted files' Configuration line adds for a --fast-math program. */
+#define FAST_MATH_NOTE " (fast math: approximate float arithmetic, verified at a relative 1e-3)"
+/* Operand count of an op (ir_op_arity without linking the IR library). */
+int cg_node_arity(IrOp op);
 
 #endif

@@ -247,8 +247,20 @@ typedef struct {
     int *alias;    /* per node: node whose value it is (same-stage temp reads), or -1 */
 } PointState;
 
-static const char *fn_name(IrOp op, int is_float)
+/* The function an op calls; fast (float with --fast-math, in the optimized kernels): the
+ * approximate intrinsic where CUDA has one. */
+static const char *fn_name(IrOp op, int is_float, int fast)
 {
+    if (fast && is_float) {
+        switch (op) {
+        case N_EXP: return "__expf";
+        case N_LOG: return "__logf";
+        case N_SIN: return "__sinf";
+        case N_COS: return "__cosf";
+        case N_POW: return "__powf";
+        default: break;
+        }
+    }
     switch (op) {
     case N_SQRT: return is_float ? "sqrtf" : "sqrt";
     case N_RSQRT: return is_float ? "rsqrtf" : "rsqrt";
@@ -332,6 +344,14 @@ static void emit_expr(PointState *ps, int node, StrBuf *out)
     default:
         break;
     }
+    if (n->op == N_DIV && is_float && ctx->prog->fast_ops) { /* approximate, 2 ulp */
+        sb_puts(out, "__fdividef(");
+        emit_value(ps, n->a, out);
+        sb_puts(out, ", ");
+        emit_value(ps, n->b, out);
+        sb_puts(out, ")");
+        return;
+    }
     if ((op = infix(n->op)) != NULL) {
         int compare = n->op >= N_LT && n->op <= N_NE;
         if (compare)
@@ -343,7 +363,7 @@ static void emit_expr(PointState *ps, int node, StrBuf *out)
         sb_puts(out, compare ? "))" : ")");
         return;
     }
-    if ((op = fn_name(n->op, is_float)) != NULL) {
+    if ((op = fn_name(n->op, is_float, ctx->prog->fast_ops)) != NULL) {
         sb_printf(out, "%s(", op);
         emit_value(ps, n->a, out);
         if (n->b >= 0 && (n->op == N_POW || n->op == N_MIN || n->op == N_MAX)) {
@@ -371,8 +391,7 @@ static void emit_value(PointState *ps, int node, StrBuf *out)
         emit_expr(ps, node, out);
 }
 
-/* Operand count of an op (ir_op_arity without linking the IR library). */
-static int node_arity(IrOp op)
+int cg_node_arity(IrOp op)
 {
     if (op == N_CONST || op == N_PARAM || op == N_READ)
         return 0;
@@ -414,7 +433,7 @@ void cg_emit_point(CgCtx *ctx, const char *indent)
     for (int i = nn - 1; i >= 0; i--) {
         if (!live[i])
             continue;
-        int ar = node_arity(st->nodes[i].op);
+        int ar = cg_node_arity(st->nodes[i].op);
         const int ops[3] = {st->nodes[i].a, st->nodes[i].b, st->nodes[i].c};
         for (int k = 0; k < ar; k++)
             if (ops[k] >= 0 && ops[k] < nn)
@@ -423,7 +442,7 @@ void cg_emit_point(CgCtx *ctx, const char *indent)
     for (int i = 0; i < nn; i++) {
         if (!live[i])
             continue;
-        int ar = node_arity(st->nodes[i].op);
+        int ar = cg_node_arity(st->nodes[i].op);
         const int ops[3] = {st->nodes[i].a, st->nodes[i].b, st->nodes[i].c};
         for (int k = 0; k < ar; k++)
             count_use(&ps, ops[k]);

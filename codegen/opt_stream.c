@@ -261,7 +261,7 @@ static void emit_plane(StreamCtx *sc, const StreamLoads *pl, const char *suf, co
     }
     ctx->read_hook = stream_read;
     const IrProgram *p0 = ctx->prog;
-    ctx->prog = cg_recip_divisions(p0, ctx->stage, ctx->arena);
+    ctx->prog = cg_fast_arith(p0, ctx->stage, ctx->arena);
     cg_emit_point(ctx, ind2);
     ctx->prog = p0;
     ctx->read_hook = NULL;

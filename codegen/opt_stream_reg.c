@@ -286,7 +286,7 @@ int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
             rc.ctx.stage = stage;
             rc.ctx.idx = "oidx";
             rc.ctx.read_hook = reg_read;
-            rc.ctx.prog = cg_recip_divisions(ctx->prog, stage, ctx->arena);
+            rc.ctx.prog = cg_fast_arith(ctx->prog, stage, ctx->arena);
             cg_emit_point(&rc.ctx, "                    ");
             sb_puts(o, "                }\n");
         }

@@ -182,7 +182,7 @@ int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs
         sb_printf(o, "                (void)tb_in%d;\n", f);
     }
     ctx->idx = "lidx";
-    const IrProgram *recip = cg_recip_divisions(p, stage, ctx->arena);
+    const IrProgram *recip = cg_fast_arith(p, stage, ctx->arena);
     ctx->prog = recip;
     cg_emit_point(ctx, "                ");
     ctx->prog = p;

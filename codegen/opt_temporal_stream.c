@@ -256,7 +256,7 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
             snprintf(why, (size_t)whylen, "tblock=%d: the output tile along %c is empty", g.K, "xyz"[d]);
             return -1;
         }
-    const IrProgram *recip = cg_recip_divisions(p, stage, ctx->arena);
+    const IrProgram *recip = cg_fast_arith(p, stage, ctx->arena);
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
     sb_printf(o, "/* stage %d: temporal blocking with streaming along %c, %d steps per launch. In-plane "

@@ -398,7 +398,7 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     tc.base.stage = stage;
     tc.base.read_hook = read_hook;
     tc.g = &g;
-    tc.base.prog = cg_recip_divisions(p, stage, ctx->arena);
+    tc.base.prog = cg_fast_arith(p, stage, ctx->arena);
     if (c->v[P_CMEM] == 2) {
         ctx->prog = tc.base.prog; /* the constants of the rewritten stage go to the array */
         tc.base.prog = constants_to_cmem(ctx, stage, name);

@@ -28,6 +28,9 @@ static const char usage_text[] =
     "  --dump-ast          print the parsed program back as source\n"
     "  --dump-ir           print the IR and its analyses\n"
     "  --validate          also parse the emitted CUDA with libclang and report its diagnostics\n"
+    "  --fast-math         float: let the optimized kernels use approximate division, rsqrt,\n"
+    "                      exp, log, sin, cos and pow (as nvcc --use_fast_math), verified at a\n"
+    "                      relative tolerance of 1e-3 instead of 1e-5 (docs/config.md)\n"
     "  --autotune          search the tuning space on this GPU and emit the fastest correct\n"
     "                      variant\n"
     "  --budget T          tuning budget: seconds ('60s', '2m') or a count of variants ('200')\n"
@@ -179,6 +182,8 @@ int options_parse(int argc, char **argv, Options *o)
             o->dump_ir = 1;
         } else if (!strcmp(a, "--validate")) {
             o->validate = 1;
+        } else if (!strcmp(a, "--fast-math")) {
+            o->fast_math = 1;
         } else if (!strcmp(a, "--autotune")) {
             o->autotune = 1;
         } else if (!strcmp(a, "--budget")) {

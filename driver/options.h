@@ -22,6 +22,8 @@ typedef struct {
     long steps;               /* --steps; 0 = from the file */
     const char *config;       /* --config */
     int list_space, dump_ast, dump_ir, validate;
+    int fast_math;            /* --fast-math: approximate float arithmetic in the optimized
+                                 kernels, verified at a looser tolerance */
     int autotune, quiet;
     double budget_s;          /* --budget 60s */
     long budget_count;        /* --budget 200 */

@@ -82,6 +82,9 @@ int step_lower(Job *job)
         return -1;
     if (job->opt->type >= 0)
         ir_set_type(job->prog, (ElemType)job->opt->type);
+    job->prog->fast_math = job->opt->fast_math && job->prog->type == ELEM_FLOAT;
+    if (job->opt->fast_math && !job->prog->fast_math)
+        fprintf(stderr, "stencilc: warning: --fast-math changes nothing in a double program\n");
     if (settle_grid(job) != 0)
         return -1;
     space_init(&job->space, job->prog, job->grid);

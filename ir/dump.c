@@ -132,6 +132,8 @@ void ir_dump(FILE *out, const IrProgram *p)
     fprintf(out, ", halo");
     for (int d = 0; d < p->dims; d++)
         fprintf(out, "%s%d", d ? "," : " ", p->halo[d]);
+    if (p->fast_math)
+        fprintf(out, ", fast-math");
     fputc('\n', out);
     dump_fields(out, p);
     if (p->nparams) {

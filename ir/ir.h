@@ -118,6 +118,11 @@ typedef struct {
     IrStage *stages;
     int nstages, cap_stages;
     int halo[3];        /* halo width per axis; 0 on axes >= dims */
+    int fast_math;      /* --fast-math: the optimized float kernels may use approximate
+                           arithmetic (codegen/fast_arith.c), verified at a looser tolerance
+                           (rt_tolerance); the plain kernel stays IEEE */
+    int fast_ops;       /* set on the optimized kernels' copy of a fast_math program: the
+                           emitter writes the approximate intrinsics (__fdividef, __expf, ...) */
     IrAnalysis an;
 } IrProgram;
 

@@ -11,9 +11,13 @@ static int compared(const IrField *f) { return f->role == ROLE_STATE || f->role 
 
 double rt_tolerance(const IrProgram *prog, long steps)
 {
-    /* Rounding errors of the element type grow about linearly with the steps taken. */
+    /* Rounding errors of the element type grow about linearly with the steps taken. The
+     * approximate float arithmetic of --fast-math (2 ulp and more per operation, and
+     * gradient2d's 1 / sqrt amplifies it: 1e-4 after a few fused steps) gets 100 times the
+     * float tolerance. */
     double grow = steps > 5 ? (double)steps / 5.0 : 1.0;
-    return (prog->type == ELEM_DOUBLE ? 1e-12 : 1e-5) * grow;
+    double base = prog->type == ELEM_DOUBLE ? 1e-12 : prog->fast_math ? 1e-3 : 1e-5;
+    return base * grow;
 }
 
 /* max|a-b| over the interior, relative to max|b| (or to 1e-30 where b is all zeros). a and b are

@@ -148,7 +148,7 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     q = must_build(a, avg, "tb=32x8,tblock=2");
     has(q->source, "* 0.25f)");
     has(q->source, "/ 4.0f)"); /* the plain single-step kernel keeps the division */
-    /* ... and so do the single-step optimized kernels (codegen/recip.c), the plain one not */
+    /* ... and so do the single-step optimized kernels (codegen/fast_arith.c), the plain one not */
     static const char *const single[] = {"tb=32x4,uf=1x2,bm=1x2", "tb=32x4,cmem=on,bm=1x2",
                                          "tb=64x1,stream=y,sb=16,smem=on", "tb=64x1,stream=y,sb=16"};
     for (int i = 0; i < 4; i++) {

@@ -111,6 +111,49 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("--config", [HEAT, "-o", cu, "--config", "tb=64x4x2"], 0)
     check("--config noted in the .cu", "--config" in first_line(cu), first_line(cu))
 
+    # --fast-math: the optimized kernels of a float program use the approximate intrinsics, the
+    # plain (default) kernel and a double program do not; the IR (the tuning database's key)
+    # and the emitted files' configuration line say so
+    fm = os.path.join(tmp, "fm.st")
+    with open(fm, "w") as f:
+        f.write("stencil fm {\n  grid 2d;\n  type float;\n  size 64, 64;\n  steps 2;\n"
+                "  state u boundary fixed;\n  u = u + 0.1 * exp(-u) / (1.0 + u[1,0] * u[1,0])"
+                " + 1.0 / sqrt(1.0 + u[0,1] * u[0,1]) + 0.5 * u[-1,0] / 3.0;\n}\n")
+    fcu = os.path.join(tmp, "fm.cu")
+    intrinsics = ("__expf(", "__fdividef(", "rsqrtf(")
+
+    def emitted(*args):
+        code, _, se = run(fm, "-o", fcu, *args)
+        if code != 0:
+            return f"exit {code}: {se}"
+        with open(fcu) as f:
+            return f.read()
+
+    tiled = ["--config", "tb=32x4,uf=2x1,bm=2x2"]
+    text = emitted(*tiled, "--fast-math")
+    check("--fast-math: intrinsics in the optimized kernel", all(i in text for i in intrinsics), text[-1500:])
+    check("--fast-math: noted on the configuration line", "Configuration: tb=32x4x1,uf=2x1x1,bm=2x2x1 (fast math"
+          in text and "(fast math" in open(os.path.join(tmp, "fm.h")).read(), text[:300])
+    text = emitted(*tiled)
+    check("without --fast-math: IEEE arithmetic", not any(i in text for i in intrinsics) and "(fast math" not in text,
+          text[-1500:])
+    text = emitted("--fast-math")
+    check("--fast-math: the plain kernel stays IEEE", not any(i in text for i in intrinsics), text[-1500:])
+    code, _, se = run(fm, "-o", fcu, *tiled, "--fast-math", "--type", "double")
+    text = open(fcu).read() if code == 0 else ""
+    check("--fast-math on a double program: a warning, no intrinsics", code == 0 and "changes nothing" in se
+          and not any(i in text for i in intrinsics), se)
+    _, ir_fast, _ = run(fm, "--dump-ir", "--fast-math")
+    _, ir_ieee, _ = run(fm, "--dump-ir")
+    check("--fast-math is part of the IR (the tuning database's key)", ", fast-math" in ir_fast.splitlines()[0]
+          and ", fast-math" not in ir_ieee, ir_fast[:200])
+    nvcc = "/usr/local/cuda/bin/nvcc"
+    if os.path.exists(nvcc):  # the intrinsics as the user's nvcc sees them
+        emitted(*tiled, "--fast-math")
+        p = subprocess.run([nvcc, "-c", "-o", os.path.join(tmp, "fm.o"), fcu], capture_output=True, text=True,
+                           timeout=300)
+        check("--fast-math output compiles with nvcc", p.returncode == 0, p.stderr[-1500:])
+
     # --autotune without a GPU (skipped where one exists: then it would tune)
     code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", os.path.join(tmp, "emptydb"), "-q",
                       "--budget", "3")  # short where a GPU exists

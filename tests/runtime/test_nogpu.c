@@ -109,6 +109,9 @@ static void check_compare(void)
     free_grid(b);
 
     assert(rt_tolerance(&prog, 5) == 1e-5);
+    prog.fast_math = 1; /* --fast-math: the approximate float arithmetic's own tolerance */
+    assert(rt_tolerance(&prog, 5) == 1e-3 && rt_tolerance(&prog, 50) == 1e-2);
+    prog.fast_math = 0;
     prog.type = ELEM_DOUBLE;
     assert(rt_tolerance(&prog, 1) == 1e-12);
     assert(rt_tolerance(&prog, 50) > rt_tolerance(&prog, 5));

@@ -284,6 +284,21 @@ def multistep_section(res, charts):
     lines += ["", f"Tuned multi-step >= AN5D (quoted) on **{at_least} of {compared}** stencils with both "
                   f"figures; geometric mean tuned / AN5D {fmt(geomean(ratios), 2)}; geometric mean speed-up "
                   f"from temporal blocking (multi-step / one-step tuned) {fmt(geomean(speedups), 2)}.", ""]
+    fast = [n for n in names if table[n].get("fast_math")]
+    if fast:
+        lines += ["With `--fast-math` (`bench/suite.py --fast-math NAMES`): the optimized kernels use "
+                  "approximate float arithmetic (rsqrtf, __fdividef, __expf, ...), as AN5D's "
+                  "`nvcc --use_fast_math` build does, and every variant is verified at a relative 1e-3 "
+                  "instead of 1e-5 (docs/config.md). Tuned in the same run as the IEEE row.", "",
+                  "| stencil | IEEE tuned | --fast-math tuned | configuration | fast / IEEE | AN5D (quoted) "
+                  "| fast / AN5D (quoted) |", "|---|---:|---:|---|---:|---:|---:|"]
+        for n in fast:
+            t, f = table[n].get("tuned"), table[n]["fast_math"]
+            g, gf = figure(t), figure(f)
+            a = (quoted.get(n) or {}).get("gst")
+            lines.append("| " + " | ".join([n, fmt(g), cell_gst(f), f"`{f['config']}`" if gf else "-",
+                                            ratio(gf, g), fmt(a, 0) if a else "-", ratio(gf, a)]) + " |")
+        lines.append("")
     if quoted:
         charts["chart-multistep.svg"] = svg.bar_chart(
             f"Multi-step tuned (this run) vs AN5D (quoted, {an5d.get('file', '')}), float, per step",

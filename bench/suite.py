@@ -4,7 +4,8 @@
     python3 bench/suite.py --stencilc build/driver/stencilc --peers ../shared/peers \
         [--budget 10s] [--types float,double] [--only star2d1r,heat,...] [--out bench/] \
         [--max-minutes 9] [--no-multistep] [--multistep-budget B] [--merge bench/results.json] \
-        [--convergence star3d1r --convergence-seeds N] [--quality NAME,...|all --quality-long 300s]
+        [--convergence star3d1r --convergence-seeds N] [--quality NAME,...|all --quality-long 300s] \
+        [--fast-math gradient2d,...|all]
 
 In this order: for each --types, the 21 benchmark stencils (examples/bench, 8192^2 / 512^3)
 for one step (`--steps 1`: no temporal blocking), each with `stencilc bench` of the plain
@@ -14,7 +15,8 @@ built with nvcc while the GPU measures), jax21.py (when python3 has jax) and, fo
 framework_peers.py (cuDNN, torch.compile, JAX valid region; when python3 has torch); in float,
 the multi-step table: the 21 tuned at --steps 1000 (2D) / 100 (3D), where the tuner may fuse
 steps (tblock), next to AN5D's figures quoted from PEERS/h100-an5d-best-2026-11.txt (measured
-earlier, not in this run); then every stencil of the other examples (examples/*.st, their own
+earlier, not in this run), and for the stencils of --fast-math also tuned with `--fast-math`
+(approximate float arithmetic, as AN5D's nvcc --use_fast_math build); then every stencil of the other examples (examples/*.st, their own
 size and type, --examples-budget); then --convergence: each strategy tunes the named stencils
 at the same budget once per seed, best-so-far time against tuning time; then --quality: one
 long GeST tuning per stencil, the best found by --quality-short against the best overall. The
@@ -55,6 +57,7 @@ class Suite:
         self.log = open(os.path.join(self.work, "suite.log"), "a" if args.merge else "w")
         self.types = [t for t in args.types.split(",") if t]
         self.only = set(args.only.split(",")) if args.only else None
+        self.fast_math = set(args.fast_math.split(",")) if args.fast_math else set()
         self.tunedb = os.path.join(self.work, "tunedb")
         self.stopped = None
         self.res = self.load_merge()
@@ -130,10 +133,11 @@ class Suite:
         row["dims"] = bl.bench_dims(path, info)
         return info
 
-    def bench(self, path, stencil, typ, tuned, budget, tag, steps=None, tunedb=None):
+    def bench(self, path, stencil, typ, tuned, budget, tag, steps=None, tunedb=None, fast_math=False):
         """One `stencilc bench`: a dict of figures, or {"error": reason}. steps: --steps (the
-        benchmark stencils: 1 for the one-step table, 1000 / 100 for the multi-step one)."""
-        extra = bl.stencil_args(stencil, typ, steps)
+        benchmark stencils: 1 for the one-step table, 1000 / 100 for the multi-step one);
+        fast_math: with --fast-math."""
+        extra = bl.stencil_args(stencil, typ, steps) + (["--fast-math"] if fast_math else [])
         timeout = self.a.timeout
         logf = None
         if tuned:
@@ -333,11 +337,18 @@ class Suite:
             fig = self.bench(path, stencil, typ, True, self.a.multistep_budget, f"{label}-{typ}-steps{steps}",
                              steps=steps, tunedb=self.tunedb + "-multistep")
             entry["tuned"] = fig
-            if "error" in fig:
-                self.say(f"{typ:6s} {label:14s} {steps} steps FAILED: {fig['error']}")
-            else:
-                self.say(f"{typ:6s} {label:14s} {steps} steps {fig['gst']:8.2f} GStencil/s per step "
-                         f"({fig['config']}) in {fig['wall_s']:.1f} s, {fig.get('variants')} variants")
+            runs = [("tuned", fig, "")]
+            if self.fast_math and (label in self.fast_math or "all" in self.fast_math) and not self.out_of_time():
+                entry["fast_math"] = self.bench(path, stencil, typ, True, self.a.multistep_budget,
+                                                f"{label}-{typ}-steps{steps}-fastmath", steps=steps,
+                                                tunedb=self.tunedb + "-multistep", fast_math=True)
+                runs.append(("fast_math", entry["fast_math"], " --fast-math"))
+            for _, f, note in runs:
+                if "error" in f:
+                    self.say(f"{typ:6s} {label:14s} {steps} steps{note} FAILED: {f['error']}")
+                else:
+                    self.say(f"{typ:6s} {label:14s} {steps} steps{note} {f['gst']:8.2f} GStencil/s per step "
+                             f"({f['config']}) in {f['wall_s']:.1f} s, {f.get('variants')} variants")
         table[label] = entry
         self.save()
 
@@ -560,6 +571,8 @@ def main():
     ap.add_argument("--multistep-budget", default=None, help="tuning budget of a multi-step row (default --budget)")
     ap.add_argument("--multistep-steps-2d", type=int, default=1000)
     ap.add_argument("--multistep-steps-3d", type=int, default=100)
+    ap.add_argument("--fast-math", default=None,
+                    help="stencils (or 'all') whose multi-step row is also tuned with --fast-math")
     ap.add_argument("--an5d", default=None,
                     help=f"AN5D's quoted figures (default PEERS/{bl.AN5D_FILE})")
     ap.add_argument("--quality", default=None,

@@ -164,7 +164,8 @@ def end_to_end():
                os.path.join(DATA, "peers"), "--nvcc", os.path.join(DATA, "fake_nvcc.py"), "--budget", "1s",
                "--timeout", "2", "--types", "float,double", "--only", only, "--out", tmp,
                "--convergence", "star3d1r", "--convergence-seeds", "2",
-               "--quality", "star2d1r,box2d1r", "--quality-long", "20s", "--quality-short", "5s"], env)
+               "--quality", "star2d1r,box2d1r", "--quality-long", "20s", "--quality-short", "5s",
+               "--fast-math", "star2d1r"], env)
     check("FAILED" in out and "wrote" in out, "progress lines")
     res = json.load(open(os.path.join(tmp, "results.json")))
     rows = {(r["name"], r["type"]): r for r in res["rows"]}
@@ -283,6 +284,14 @@ def multistep(res, md, log):
           "a stencil without an AN5D figure")
     check("on **2 of 3** stencils with both figures" in md, "count of tuned >= AN5D")
     check("quoted, not measured in this run" in md and "tuned / AN5D (quoted)" in md, "says AN5D is quoted")
+    # --fast-math star2d1r: a second multi-step tuning of that stencil only, in its own table
+    fm = ms["star2d1r"].get("fast_math") or {}
+    check(fm.get("gst") and all("fast_math" not in ms[n] for n in ("box2d1r", "j2d5pt", "star3d1r"))
+          and "star2d1r-float-steps1000-fastmath" in fm.get("tune_log", ""), f"fast-math entry {fm}")
+    check("--steps 1000 --fast-math --autotune" in log, "the fast-math command")
+    g, gf = ms["star2d1r"]["tuned"]["gst"], fm.get("gst", 0)
+    want = f"| star2d1r | {g:.1f} | {gf:.1f} | `{fm.get('config')}` | {gf / g:.2f} | 1 | {gf:.2f} |"
+    check("With `--fast-math`" in md and want in md, f"fast-math row {want}\n{md[md.find('With `--fast'):][:900]}")
 
 
 def convergence(res, md, log):

@@ -459,6 +459,7 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
         ev.ctx = &recorder;
         ev.evaluate = record_eval_one;
         ev.evaluate_batch = record_batch;
+        ev.set_deadline = NULL; /* a recording measures every batch to the end */
     }
     if (!o->quiet)
         fprintf(stderr, "stencilc: tuning '%s' (%s, grid %ldx%ldx%ld) on %s (sm_%d%d, driver %d.%d), "

@@ -53,6 +53,7 @@ struct GpuEval {
     GpuEvalStats stats;
     GpuEvalResult last[MAX_BATCH];
     int nlast;
+    double deadline;      /* now_s() by which a batch must end (0: none; gpu_eval_set_deadline) */
     struct sigaction old_pipe;
 };
 
@@ -646,7 +647,21 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
     int current = -1;
     for (;;) {
         Msg m;
-        int r = recv_msg(g, &m, g->opt.hang_s);
+        double wait = g->opt.hang_s, left = g->deadline > 0 ? g->deadline - now_s() : wait;
+        int r = left > 0 ? recv_msg(g, &m, left < wait ? left : wait) : -1;
+        if (r == -1 && g->deadline > 0 && now_s() >= g->deadline) {
+            /* The tuning budget ran out in the middle of the batch: what was measured counts,
+             * the rest is not measured at all (ok -1), and the worker, still compiling or
+             * timing, is stopped; the next request starts a new one. */
+            kill_worker(g);
+            for (int k = 0; k < rq->n; k++)
+                if (pending[map[k]]) {
+                    out[map[k]].ok = -1;
+                    snprintf(out[map[k]].why, sizeof out[map[k]].why, "not measured: the tuning budget ran out");
+                    pending[map[k]] = 0;
+                }
+            return 0;
+        }
         if (r == -1) {
             char hung[64];
             snprintf(hung, sizeof hung, "no answer in %g s", g->opt.hang_s);
@@ -798,7 +813,17 @@ static int eval_one(void *ctx, const Config *c, double *ms, char *why, int whyle
     char w[1][160];
     eval_batch(ctx, c, 1, &ok, ms, w);
     snprintf(why, (size_t)whylen, "%s", w[0]);
-    return ok ? 0 : -1;
+    return ok > 0 ? 0 : -1;
+}
+
+void gpu_eval_set_deadline(GpuEval *g, double seconds)
+{
+    g->deadline = seconds > 0 ? now_s() + seconds : 0;
+}
+
+static void eval_deadline(void *ctx, double seconds)
+{
+    gpu_eval_set_deadline(ctx, seconds);
 }
 
 void gpu_eval_evaluator(GpuEval *g, TuneEvaluator *ev)
@@ -806,6 +831,7 @@ void gpu_eval_evaluator(GpuEval *g, TuneEvaluator *ev)
     memset(ev, 0, sizeof *ev);
     ev->evaluate = eval_one;
     ev->evaluate_batch = eval_batch;
+    ev->set_deadline = eval_deadline;
     ev->ctx = g;
     ev->batch = g->opt.batch;
 }

@@ -30,7 +30,8 @@ typedef struct {
 } GpuEvalOptions;
 
 typedef struct {
-    int ok;           /* compiled, verified and timed */
+    int ok;           /* 1: compiled, verified and timed; 0: failed (why); -1: not measured,
+                         the deadline (gpu_eval_set_deadline) came first */
     double ms;        /* ms per step (median) when ok */
     char why[160];    /* when not ok: the first reason, one line */
     double cost_s;    /* what it cost: compile seconds / threads + GPU seconds */
@@ -53,7 +54,12 @@ void gpu_eval_cuda_version(const GpuEval *g, char *buf, int len);
  * Every result is filled, also when the worker died on the way (it is restarted). */
 void gpu_eval_measure(GpuEval *g, const Config *cs, int n, double target_ms, int min_reps,
                       GpuEvalResult *out);
-/* The tuner's evaluator over g (evaluate and evaluate_batch, batch from the options). */
+/* The measurements that follow must end within seconds from now (<= 0: no limit): when the
+ * time comes in the middle of a batch, the worker is stopped (and restarted for the next
+ * request) and the configurations not yet measured get ok -1. */
+void gpu_eval_set_deadline(GpuEval *g, double seconds);
+/* The tuner's evaluator over g (evaluate and evaluate_batch, batch from the options, and
+ * set_deadline). */
 void gpu_eval_evaluator(GpuEval *g, TuneEvaluator *ev);
 /* Results of the last batch (for recording costs): count, and the array. */
 int gpu_eval_last(const GpuEval *g, const GpuEvalResult **out);

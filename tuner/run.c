@@ -113,9 +113,16 @@ int tune_run(const TuneProblem *pb, TuneStrategy *st, const TuneEvaluator *ev, T
             res->stop = TUNE_STOP_EXHAUSTED;
             break;
         }
+        if (ev->set_deadline && o->budget.seconds > 0)
+            ev->set_deadline(ev->ctx, o->budget.seconds - elapsed);
         measure(ev, cs, n, ok, ms, why);
         elapsed = run_clock(ev) - t0;
+        int cut = 0;
         for (int i = 0; i < n; i++) {
+            if (ok[i] < 0) { /* the budget ran out before it was measured: not a result */
+                cut = 1;
+                continue;
+            }
             int idx = tune_history_add(h, &cs[i], ok[i], ms[i], why[i], elapsed);
             if (idx < 0)
                 continue; /* a strategy bug; never measured twice into the history */
@@ -131,7 +138,13 @@ int tune_run(const TuneProblem *pb, TuneStrategy *st, const TuneEvaluator *ev, T
             st->observe(st, r);
         }
         report(o, h, elapsed, 0);
+        if (cut) {
+            res->stop = TUNE_STOP_TIME;
+            break;
+        }
     }
+    if (ev->set_deadline)
+        ev->set_deadline(ev->ctx, 0);
     if (o->log)
         fflush(o->log);
     res->elapsed_s = elapsed;

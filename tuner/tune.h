@@ -134,10 +134,15 @@ typedef struct {
     TuneEvalFn evaluate;
     void *ctx;
     /* Optional: measures n configurations at once (parallel compiles); fills ok[i], ms[i],
-     * why[i] (160 chars each). When set, the loop proposes up to batch at a time. */
+     * why[i] (160 chars each). When set, the loop proposes up to batch at a time. ok[i] < 0:
+     * not measured, because the deadline (set_deadline) came first; the loop records nothing
+     * for it and stops. */
     void (*evaluate_batch)(void *ctx, const Config *cs, int n, int *ok, double *ms,
                            char (*why)[160]);
     int batch;
+    /* Optional: the batches that follow must end within seconds (<= 0: no limit); the loop
+     * sets what is left of a time budget before each batch and clears it at the end. */
+    void (*set_deadline)(void *ctx, double seconds);
     /* Optional clock (seconds); replay passes its simulated clock. NULL: monotonic time. */
     double (*clock)(void *ctx);
     void *clock_ctx;

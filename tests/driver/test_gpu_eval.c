@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../frontend/ast.h"
@@ -37,6 +38,13 @@ static int fake(const Config *c, double *ms, char *why, int whylen)
     }
     *ms = c->v[P_TBX] / 1000.0 + c->v[P_TBY] / 10000.0;
     return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static Config cfg(const IrProgram *p, const char *text)
@@ -103,6 +111,23 @@ int main(void)
     RtVerifyResult vr;
     assert(gpu_eval_compare_plain(g, &cs[0], 10, &vr, why, sizeof why) == 0 && vr.ok);
 
+    /* A deadline in the middle of a batch (the tuning budget): what was measured counts, the
+     * rest is not measured (ok -1), and the batch ends at the deadline, not at the hang limit
+     * (1.5 s) of the 512-wide kernel, which sleeps for 30; without a deadline the next batch
+     * runs on a new worker. */
+    Config late[3] = {cfg(p, "tb=32x4x2"), cfg(p, "tb=512x2x1"), cfg(p, "tb=32x8x2")};
+    GpuEvalResult lr[3];
+    gpu_eval_set_deadline(g, 0.6);
+    double t0 = now_s();
+    gpu_eval_measure(g, late, 3, 0, 0, lr);
+    double took = now_s() - t0;
+    printf("deadline 0.6 s: %d %d %d in %.2f s (%s)\n", lr[0].ok, lr[1].ok, lr[2].ok, took, lr[1].why);
+    assert(lr[0].ok == 1 && lr[1].ok == -1 && lr[2].ok == -1 && strstr(lr[1].why, "budget"));
+    assert(took >= 0.55 && took < 1.3);
+    gpu_eval_set_deadline(g, 0);
+    gpu_eval_measure(g, late + 2, 1, 0, 0, lr);
+    assert(lr[0].ok == 1);
+
     /* The tuner's loop over the evaluator: every proposal gets an answer, the best is right. */
     TuneProblem pb = {&space, tune_space_valid, &space};
     TuneKnobs k;
@@ -124,6 +149,27 @@ int main(void)
     printf("tune_run: %d evaluated, %d ok, best %.4f ms\n", h.n, h.nok, tr.best_ms);
     tune_history_free(&h);
     tune_strategy_free(strat);
+
+    /* With a time budget, the loop ends with it even when a batch holds kernels that hang
+     * (512 wide) or crash: nothing unmeasured enters the history. */
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        k.seed = seed;
+        strat = tune_strategy_new("random", &pb, &k, why, sizeof why);
+        tune_history_init(&h);
+        TuneRunOptions timed = {.budget = {1.0, 0}, .quiet = 1};
+        t0 = now_s();
+        tune_run(&pb, strat, &ev, &h, &timed, &tr);
+        took = now_s() - t0;
+        int hung = 0;
+        for (int i = 0; i < h.n; i++) {
+            assert(h.items[i].ok == 0 || h.items[i].ok == 1);
+            hung += !h.items[i].ok && strstr(h.items[i].why, "hung") != NULL;
+        }
+        printf("time budget 1 s, seed %u: %d evaluated (%d hung) in %.2f s\n", seed, h.n, hung, took);
+        assert(tr.stop == TUNE_STOP_TIME && took < 1.45);
+        tune_history_free(&h);
+        tune_strategy_free(strat);
+    }
     gpu_eval_stop(g);
 
     /* A worker that cannot open a GPU: gpu_eval_start says why (only without a GPU here). */

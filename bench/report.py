@@ -398,6 +398,13 @@ def convergence_section(res, charts):
                 series.append((strat, [tuple(q) for q in med] + [(end, med[-1][1])]))
         errs = [f"- {strat}, seed {r.get('seed', '?')}: failed: {r['error']}"
                 for strat, st in stats.items() for r in st["errors"]]
+        secs = benchlib.budget_seconds(c.get("budget"))
+        over = [r.get("search_s") for st in stats.values() for r in st["runs"]
+                if secs and (r.get("search_s") or 0) > 1.5 * secs]
+        if over:
+            errs.append(f"- {len(over)} of {sum(len(st['runs']) for st in stats.values())} runs searched for more than "
+                        f"1.5 x the budget (longest {max(over):.1f} s): their last batch ran to its end. Since "
+                        "2026-11-23 a time budget ends the batch in flight (docs/autotune.md); these runs are older.")
         from_log = [strat for strat, st in stats.items() if any(r.get("from_log") for r in st["runs"])]
         if from_log:
             errs.append(f"- {', '.join(from_log)}: read from the suite log (final best and variant count; "

@@ -105,7 +105,7 @@ def helpers():
     check(med == [[2, 3.0], [4, 2.0]], f"median_curve {med}")
     # An older results.json (one run per strategy, no "runs") still renders; GeST's verdict.
     conv = {"convergence": {"a/float": {"budget": "5s", "strategies": {
-        "gest": {"variants": 9, "valid": 9, "best_ms": 1.02, "curve": [[1, 1.02]], "search_s": 5},
+        "gest": {"variants": 9, "valid": 9, "best_ms": 1.02, "curve": [[1, 1.02]], "search_s": 8},
         "random": {"runs": [{"seed": 1, "best_ms": 1.5, "curve": [[1, 1.5]]}, {"seed": 2, "error": "boom"}]},
         "genetic": {"runs": [{"seed": 1, "best_ms": 1.0, "curve": [[2, 1.0]]}]},
         "gest-nopriors": {"runs": [{"seed": 1, "best_ms": 1.2, "curve": [[2, 1.2]]}]},
@@ -117,7 +117,8 @@ def helpers():
     check("| random | 1 of 2 |" in md and "random, seed 2: failed: boom" in md and "speed-up 1.47" in md
           and "within noise (3%) of the baselines: yes" in md and "on 1 of 1 stencils" in md
           and "Without its prior configurations (gest-nopriors), random / GeST 1.25." in md
-          and "filled to the evaluator's batch (gest-fill), random / GeST 2.00." in md,
+          and "filled to the evaluator's batch (gest-fill), random / GeST 2.00." in md
+          and "1 of 6 runs searched for more than 1.5 x the budget (longest 8.0 s)" in md,
           f"convergence section (gest-nopriors and gest-fill are no baselines)\n{md}")
     # Every GeST variant that suite.py can run has its sentence in the report, and no other.
     check(set(report.GEST_VARIANTS) == set(benchlib.STRATEGY_ARGS)

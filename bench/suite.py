@@ -16,8 +16,8 @@ framework_peers.py (cuDNN, torch.compile, JAX valid region; when python3 has tor
 the multi-step table: the 21 tuned at --steps 1000 (2D) / 100 (3D), where the tuner may fuse
 steps (tblock), next to AN5D's figures quoted from PEERS/h100-an5d-best-2026-11.txt (measured
 earlier, not in this run), and for the stencils of --fast-math also tuned with `--fast-math`
-(approximate float arithmetic, as AN5D's nvcc --use_fast_math build); then every stencil of the other examples (examples/*.st, their own
-size and type, --examples-budget); then --convergence: each strategy tunes the named stencils
+(approximate float arithmetic, as AN5D's nvcc --use_fast_math build); then every stencil of
+the other examples (examples/*.st, their own size and type, --examples-budget); then --convergence: each strategy tunes the named stencils
 at the same budget once per seed, best-so-far time against tuning time; then --quality: one
 long GeST tuning per stencil, the best found by --quality-short against the best overall. The
 device's copy bandwidth comes from bench's output.
@@ -337,13 +337,13 @@ class Suite:
             fig = self.bench(path, stencil, typ, True, self.a.multistep_budget, f"{label}-{typ}-steps{steps}",
                              steps=steps, tunedb=self.tunedb + "-multistep")
             entry["tuned"] = fig
-            runs = [("tuned", fig, "")]
-            if self.fast_math and (label in self.fast_math or "all" in self.fast_math) and not self.out_of_time():
+            runs = [(fig, "")]
+            if (label in self.fast_math or "all" in self.fast_math) and not self.out_of_time():
                 entry["fast_math"] = self.bench(path, stencil, typ, True, self.a.multistep_budget,
                                                 f"{label}-{typ}-steps{steps}-fastmath", steps=steps,
                                                 tunedb=self.tunedb + "-multistep", fast_math=True)
-                runs.append(("fast_math", entry["fast_math"], " --fast-math"))
-            for _, f, note in runs:
+                runs.append((entry["fast_math"], " --fast-math"))
+            for f, note in runs:
                 if "error" in f:
                     self.say(f"{typ:6s} {label:14s} {steps} steps{note} FAILED: {f['error']}")
                 else:

@@ -91,8 +91,9 @@ const char *cg_version(void);
  * reciprocal; with prog->fast_math, a / sqrt(x) as a * rsqrt(x) and the copy marked fast_ops
  * (approximate intrinsics). Returns p itself when nothing changes. */
 const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
-/* What the emitted files' Configuration line adds for a --fast-math program. */
-#define FAST_MATH_NOTE " (fast math: approximate float arithmetic, verified at a relative 1e-3)"
+/* What the emitted files' Configuration line adds for a --fast-math program (the tolerance it
+ * was verified at is rt_tolerance's, and grows with the steps: not repeated here). */
+#define FAST_MATH_NOTE " (fast math: approximate float arithmetic, docs/config.md)"
 /* Operand count of an op (ir_op_arity without linking the IR library). */
 int cg_node_arity(IrOp op);
 

@@ -12,7 +12,11 @@
  * memory ring of Q planes (for the in-plane neighbours). When plane p of the input arrives,
  * step 1 computes plane p-R, step 2 plane p-2R, ..., step K plane p-K*R, which goes to global
  * memory; so the steps form a pipeline down the axis with a lag of R planes per step. One
- * __syncthreads follows each plane written to a ring (K per input plane).
+ * __syncthreads follows each plane written to a ring (K per input plane), unless the stencil
+ * reads in-plane neighbours only at offsets below +R along the axis (every star stencil: its
+ * in-plane neighbours lie in the centre plane): then every shared-memory read is of a plane
+ * written in an earlier copy of the loop, and one __syncthreads per input plane, at the end of
+ * the copy, orders all writes and reads (see one_barrier).
  *
  * The plane loop is unrolled Q times, so that in copy u every ring position is a constant: the
  * newest plane of every queue lands at position u, queue index m (m = 2R newest, m = R + d for
@@ -163,6 +167,29 @@ static void emit_column(StrBuf *o, const TbsGeom *g)
     sb_puts(o, "    (void)col_inner;\n    (void)lcol;\n");
 }
 
+/* Whether one barrier per input plane is enough. Step s+1 of the copy that receives plane p
+ * computes plane P = p - (s+1)R and reads ring s at planes P + d, d in [-R, R]; ring s received
+ * plane p - sR = P + R in this copy. Reads from the ring are those with an in-plane offset (the
+ * own column comes from registers); if all of them have d < R, each reads a plane received
+ * R - d >= 1 copies earlier, and that slot is overwritten Q = 2R + 1 copies after it was
+ * written, after the last read (at R - d <= 2R). A barrier at the end of every copy then
+ * separates each write from its reads and each read from the next write of its slot. */
+static int one_barrier(const IrProgram *p, int stage, const TbsGeom *g)
+{
+    const IrStage *st = &p->stages[stage];
+    for (int i = 0; i < st->nnodes; i++) {
+        const IrNode *n = &st->nodes[i];
+        if (n->op != N_READ || !is_state(p, n->field))
+            continue;
+        int inplane = 0;
+        for (int a = 0; a < g->dims; a++)
+            inplane |= a != g->sd && n->off[a] != 0;
+        if (inplane && n->off[g->sd] >= g->R)
+            return 0;
+    }
+    return 1;
+}
+
 /* Loads input plane `plane` (an expression) of every state field into nx<f>. */
 static void emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *in)
 {
@@ -182,7 +209,7 @@ static void emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const cha
 }
 
 /* Step s (1..K) of copy u: computes plane p0 - s*R from step s-1's queue. */
-static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int u, int s)
+static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int u, int s, int barrier)
 {
     const IrProgram *p = ctx->prog;
     StrBuf *o = ctx->src;
@@ -238,7 +265,9 @@ static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int 
         if (is_state(p, f))
             sb_printf(o, "%s    q%d_%d_%d = r%d;\n%s    tbs%d_%d[lcol + %lld] = r%d;\n", in, f, s, u, f, in, f,
                       s, (long long)u * g->plane, f);
-    sb_printf(o, "%s}\n%s__syncthreads();\n", in, in);
+    sb_printf(o, "%s}\n", in);
+    if (barrier)
+        sb_printf(o, "%s__syncthreads();\n", in);
 }
 
 int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
@@ -257,13 +286,14 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
             return -1;
         }
     const IrProgram *recip = cg_fast_arith(p, stage, ctx->arena);
+    const int one = one_barrier(p, stage, &g);
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
     sb_printf(o, "/* stage %d: temporal blocking with streaming along %c, %d steps per launch. In-plane "
               "tile %dx%d, output %dx%d; %d output planes per block plus %d at each end; %d-plane "
-              "queues per step (registers + shared ring). */\n",
+              "queues per step (registers + shared ring); %s. */\n",
               stage, "xyz"[g.sd], g.K, g.E[0], g.dims >= 3 ? g.E[1] : 1, g.O[0], g.dims >= 3 ? g.O[1] : 1,
-              g.SB, g.K * g.R, g.Q);
+              g.SB, g.K * g.R, g.Q, one ? "one barrier per plane" : "a barrier per step and plane");
     cg_emit_signature(ctx, name, g.B, args);
     sb_puts(o, "    extern __shared__ __align__(16) unsigned char tb_smem[];\n");
     cg_emit_strides(ctx);
@@ -305,9 +335,12 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
                 sb_printf(o, "            q%d_0_%d = nx%d;\n            tbs%d_0[lcol + %lld] = nx%d;\n", f, u, f,
                           f, (long long)u * g.plane, f);
         emit_load(ctx, &g, "p0 + 1", "            ");
-        sb_puts(o, "            __syncthreads();\n");
+        if (!one)
+            sb_puts(o, "            __syncthreads();\n");
         for (int s = 1; s <= g.K; s++)
-            emit_step(ctx, recip, &g, u, s);
+            emit_step(ctx, recip, &g, u, s, !one);
+        if (one)
+            sb_puts(o, "            __syncthreads(); /* the only barrier of the copy (one_barrier) */\n");
         sb_puts(o, "        }\n");
     }
     sb_puts(o, "    }\n}\n\n");

@@ -105,6 +105,30 @@ static IrProgram *grad2d(Arena *a)
     return p;
 }
 
+/* 2D float, a 3x3 box: u = the sum of u over the box, times 0.1 (in-plane neighbours at y+1). */
+static IrProgram *box2d(Arena *a)
+{
+    IrProgram *p = hb_program(a, "box2", 2, ELEM_FLOAT);
+    int u = hb_field(a, p, "u", ROLE_STATE, 2, BC_FIXED, 0);
+    int s = hb_stage(a, p);
+    int sum = hb_read(a, p, s, u, 0, -1, -1, 0);
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            if (dx != -1 || dy != -1)
+                sum = hb_op(a, p, s, N_ADD, sum, hb_read(a, p, s, u, 0, dx, dy, 0), -1);
+    hb_write(a, p, s, u, hb_op(a, p, s, N_MUL, sum, hb_const(a, p, s, 0.1), -1));
+    hb_finish(p);
+    return p;
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
 /* Temporal blocking with streaming (opt_temporal_stream.c). */
 static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box3)
 {
@@ -120,6 +144,14 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     assert(l->tile[0] == 56 && l->tile[1] == 16);
     assert(l->smem_bytes == 4 * 3 * 64 * 4);
     assert(l->steps == 4 && p->step_count == 4 && p->nsingle >= 1);
+    /* A star reads in-plane neighbours only in the centre plane: one barrier per input plane
+     * (one_barrier), once in each of the Q = 3 copies of the plane loop. A box reads them in the
+     * newest plane of each queue too: a barrier after each ring write, 1 + (K - 1) per copy. */
+    has(p->source, "one barrier per plane");
+    assert(count(p->source, "__syncthreads()") == 3);
+    Plan *b = must_build(a, box2d(a), "tb=64x1,stream=y,sb=16,tblock=4");
+    has(b->source, "a barrier per step and plane");
+    assert(count(b->source, "__syncthreads()") == 3 * 4);
     /* every parameter changes the kernel */
     Plan *q = must_build(a, star, "tb=64x1,stream=y,sb=32,tblock=4");
     assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[1] == 32);

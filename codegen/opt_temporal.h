@@ -21,12 +21,14 @@ long long cg_temporal_smem(const IrProgram *p, const TbGeom *g);
 /* Temporal blocking with streaming (stream=on plus tblock=K, opt_temporal_stream.c): a block
  * covers an in-plane tile E (the block: tbx in 2D, tbx x tby in 3D) and walks the streaming axis
  * sd (y in 2D, z in 3D) over SB output planes plus K*R planes on each side; each fused step
- * keeps a queue of Q = 2R+1 planes (registers for the thread's own column, a shared-memory ring
- * for the in-plane neighbours). */
+ * lags the one before by Lag planes and keeps a queue of Q = Lag+R+1 planes (registers for the
+ * thread's own column, a shared-memory ring for the in-plane neighbours). */
 typedef struct {
     int dims, K, sd;
     int R;           /* halo along sd */
-    int Q;           /* 2R+1 planes per queue */
+    int Lag;         /* planes between consecutive steps: R for stars and 3D boxes, R+1 for 2D boxes */
+    int step_barriers; /* a barrier after every ring write (3D boxes), else one per input plane */
+    int Q;           /* Lag+R+1 planes per queue */
     int SB;          /* output planes per block along sd */
     int B[3];        /* the thread block (1 along sd) */
     int E[3];        /* in-plane extended tile (the block), 1 along sd */

@@ -7,28 +7,35 @@
  * neighbouring chunks. Only the in-plane axes carry a redundant halo: the output tile is
  * E - 2*K*H in-plane.
  *
- * Each of the K fused steps keeps a queue of Q = 2R+1 planes of its input (step 0's input is the
- * loaded plane): the thread's own column in registers, the whole in-plane tile in a shared
- * memory ring of Q planes (for the in-plane neighbours). When plane p of the input arrives,
- * step 1 computes plane p-R, step 2 plane p-2R, ..., step K plane p-K*R, which goes to global
- * memory; so the steps form a pipeline down the axis with a lag of R planes per step. One
- * __syncthreads follows each plane written to a ring (K per input plane), unless the stencil
- * reads in-plane neighbours only at offsets below +R along the axis (every star stencil: its
- * in-plane neighbours lie in the centre plane): then every shared-memory read is of a plane
- * written in an earlier copy of the loop, and one __syncthreads per input plane, at the end of
- * the copy, orders all writes and reads (see one_barrier).
+ * Each of the K fused steps keeps a queue of its input planes (step 0's input is the loaded
+ * plane): the thread's own column in registers, the whole in-plane tile in a shared-memory ring
+ * (for the in-plane neighbours). When plane p of the input arrives, step 1 computes plane
+ * p - L, step 2 plane p - 2L, ..., step K plane p - K*L, which goes to global memory; so the
+ * steps form a pipeline down the axis with a lag of L planes per step (TbsGeom.Lag, stream_lag).
+ *
+ * One __syncthreads per input plane, at the end of the loop's copy, is the only barrier: every
+ * shared-memory read is of a plane written in an earlier copy. Step s+1 computes plane
+ * P = p - (s+1)L and reads step s's planes P + d, d in [-R, R], which that step wrote L - d
+ * copies earlier. The reads from the ring are those with an in-plane offset (the own column is
+ * in registers). With L = R + 1 all of them are at least one copy old; a star reads in-plane
+ * neighbours only at d < R (its are in the centre plane), so L = R is enough there. A queue
+ * holds Q = L + R + 1 planes: the oldest read is L + R copies old, and its slot is written
+ * again Q copies after it was, behind the barrier that ends the copy of the last read. (A 3D box
+ * keeps L = R and puts a barrier after every plane written to a ring instead, K per input plane,
+ * which measured faster there: TbsGeom.step_barriers.)
  *
  * The plane loop is unrolled Q times, so that in copy u every ring position is a constant: the
- * newest plane of every queue lands at position u, queue index m (m = 2R newest, m = R + d for
- * the plane at offset d from the one computed) is at position (u + m + 1) mod Q; the registers
- * of a queue are named by position too, so no value moves between registers. The next input
- * plane is loaded one plane ahead (prefetch) to overlap its latency with the K steps' work.
+ * newest plane of every queue lands at position u, the plane written a copies ago at
+ * (u - a) mod Q; the registers of a queue are named by position too, so no value moves between
+ * registers. The next input plane is loaded one plane ahead (prefetch) to overlap its latency
+ * with the K steps' work.
  *
  * Boundary semantics (`boundary fixed`): only interior points are computed at every step; any
  * other point (a halo column, a halo plane, a column at the tile's edge whose neighbours lie
  * outside the tile) passes the previous step's value through unchanged, which for a halo point is
  * the loaded initial value. Columns at the tile's edge are wrong after some steps but lie outside
- * the output tile (E - 2*K*H), as in overlapped tiling. */
+ * the output tile (E - 2*K*H), as in overlapped tiling; so are the planes a step computes before
+ * its inputs have arrived, which no valid plane reads. */
 #include "opt_temporal.h"
 
 #include <math.h>
@@ -44,6 +51,26 @@ static _Thread_local struct {
 static const char *const thread_var[3] = {"tx", "ty", "tz"};
 static const char axis_var[3] = {'i', 'j', 'k'};
 
+static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
+
+/* The lag between consecutive steps (see the top of the file): R when every state read with an
+ * in-plane offset is below +R along the axis, else R + 1. */
+static int stream_lag(const IrProgram *p, int sd, int R)
+{
+    const IrStage *st = &p->stages[0];
+    for (int i = 0; i < st->nnodes; i++) {
+        const IrNode *n = &st->nodes[i];
+        if (n->op != N_READ || !is_state(p, n->field))
+            continue;
+        int inplane = 0;
+        for (int a = 0; a < p->dims; a++)
+            inplane |= a != sd && n->off[a] != 0;
+        if (inplane && n->off[sd] >= R)
+            return R + 1;
+    }
+    return R;
+}
+
 void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
 {
     memset(g, 0, sizeof *g);
@@ -51,7 +78,13 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
     g->K = c->v[P_TB];
     g->sd = p->dims >= 3 ? 2 : 1;
     g->R = p->halo[g->sd];
-    g->Q = 2 * g->R + 1;
+    int lag = p->nstages >= 1 ? stream_lag(p, g->sd, g->R) : g->R + 1;
+    /* A 3D box keeps the lag R and a barrier after every ring write: the extra plane of lag
+     * measured 12% slower there (H100, 2026-11-23, tblock=2: box3d1r 201 -> 177 GStencil/s,
+     * j3d27pt 200 -> 174), and 2-7% faster in 2D (box2d2r 284 -> 300, j2d9pt-gol 761 -> 782). */
+    g->step_barriers = lag > g->R && p->dims >= 3;
+    g->Lag = g->step_barriers ? g->R : lag;
+    g->Q = g->Lag + g->R + 1;
     g->SB = c->v[P_SB];
     g->plane = 1;
     for (int d = 0; d < 3; d++) {
@@ -73,8 +106,6 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
 
 /* ---- the kernel ---- */
 
-static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
-
 /* Reads: a state field from the input queue of the step being computed (register for the own
  * column, shared ring otherwise); a coef field from global memory at the plane's index. */
 static void stream_read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
@@ -84,7 +115,7 @@ static void stream_read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
     cg_temporal_stream_geom(p, ctx->cfg, &g);
     if (is_state(p, n->field)) {
         int d = n->off[g.sd];
-        int pos = (tbs_at.u + g.R + d + 1) % g.Q;
+        int pos = (tbs_at.u + g.Q - g.Lag + d) % g.Q; /* written Lag - d copies ago */
         long long inplane = 0;
         int zero = 1;
         for (int a = 0, stride = 1; a < g.dims; a++) {
@@ -129,7 +160,7 @@ static void emit_column(StrBuf *o, const TbsGeom *g)
               block_idx[g->sd], g->SB);
     sb_printf(o, "    const int zstop = min(zfirst + %d, %s);\n", g->SB, sdn);
     sb_printf(o, "    const int zload = zfirst - %d; /* first plane loaded */\n", g->K * g->R);
-    sb_printf(o, "    const int count = zstop - zload + %d;\n", g->K * g->R);
+    sb_printf(o, "    const int count = zstop - zload + %d;\n", g->K * g->Lag);
     StrBuf interior = {0}, buffer = {0}, inner = {0}, out = {0};
     sb_puts(&inner, "true");
     sb_puts(&out, "col_interior");
@@ -167,29 +198,6 @@ static void emit_column(StrBuf *o, const TbsGeom *g)
     sb_puts(o, "    (void)col_inner;\n    (void)lcol;\n");
 }
 
-/* Whether one barrier per input plane is enough. Step s+1 of the copy that receives plane p
- * computes plane P = p - (s+1)R and reads ring s at planes P + d, d in [-R, R]; ring s received
- * plane p - sR = P + R in this copy. Reads from the ring are those with an in-plane offset (the
- * own column comes from registers); if all of them have d < R, each reads a plane received
- * R - d >= 1 copies earlier, and that slot is overwritten Q = 2R + 1 copies after it was
- * written, after the last read (at R - d <= 2R). A barrier at the end of every copy then
- * separates each write from its reads and each read from the next write of its slot. */
-static int one_barrier(const IrProgram *p, int stage, const TbsGeom *g)
-{
-    const IrStage *st = &p->stages[stage];
-    for (int i = 0; i < st->nnodes; i++) {
-        const IrNode *n = &st->nodes[i];
-        if (n->op != N_READ || !is_state(p, n->field))
-            continue;
-        int inplane = 0;
-        for (int a = 0; a < g->dims; a++)
-            inplane |= a != g->sd && n->off[a] != 0;
-        if (inplane && n->off[g->sd] >= g->R)
-            return 0;
-    }
-    return 1;
-}
-
 /* Loads input plane `plane` (an expression) of every state field into nx<f>. */
 static void emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *in)
 {
@@ -208,16 +216,16 @@ static void emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const cha
     sb_printf(ctx->src, "%s}\n", in);
 }
 
-/* Step s (1..K) of copy u: computes plane p0 - s*R from step s-1's queue. */
-static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int u, int s, int barrier)
+/* Step s (1..K) of copy u: computes plane p0 - s*Lag from step s-1's queue. */
+static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int u, int s)
 {
     const IrProgram *p = ctx->prog;
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
     const char *sdn = g->sd == 1 ? "n1" : "n2";
     const char *in = "            ";
-    sb_printf(o, "%s{ /* step %d: plane p0 - %d */\n", in, s, s * g->R);
-    sb_printf(o, "%s    const int ps = p0 - %d;\n", in, s * g->R);
+    sb_printf(o, "%s{ /* step %d: plane p0 - %d */\n", in, s, s * g->Lag);
+    sb_printf(o, "%s    const int ps = p0 - %d;\n", in, s * g->Lag);
     sb_printf(o, "%s    const long long idx = cidx + (long long)(ps + %d) * ssd;\n%s    (void)idx;\n", in,
               g->R, in);
     tbs_at.u = u;
@@ -234,7 +242,7 @@ static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int 
         sb_printf(o, "%s    }\n%s}\n", in, in);
         return;
     }
-    int centre = (u + g->R + 1) % g->Q;
+    int centre = (u + g->Q - g->Lag) % g->Q;
     sb_printf(o, "%s    const bool interior = col_interior && ps >= 0 && ps < %s;\n", in, sdn);
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f))
@@ -266,7 +274,7 @@ static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int 
             sb_printf(o, "%s    q%d_%d_%d = r%d;\n%s    tbs%d_%d[lcol + %lld] = r%d;\n", in, f, s, u, f, in, f,
                       s, (long long)u * g->plane, f);
     sb_printf(o, "%s}\n", in);
-    if (barrier)
+    if (g->step_barriers)
         sb_printf(o, "%s__syncthreads();\n", in);
 }
 
@@ -286,14 +294,13 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
             return -1;
         }
     const IrProgram *recip = cg_fast_arith(p, stage, ctx->arena);
-    const int one = one_barrier(p, stage, &g);
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
     sb_printf(o, "/* stage %d: temporal blocking with streaming along %c, %d steps per launch. In-plane "
               "tile %dx%d, output %dx%d; %d output planes per block plus %d at each end; %d-plane "
-              "queues per step (registers + shared ring); %s. */\n",
+              "queues per step (registers + shared ring), a lag of %d plane%s per step. */\n",
               stage, "xyz"[g.sd], g.K, g.E[0], g.dims >= 3 ? g.E[1] : 1, g.O[0], g.dims >= 3 ? g.O[1] : 1,
-              g.SB, g.K * g.R, g.Q, one ? "one barrier per plane" : "a barrier per step and plane");
+              g.SB, g.K * g.R, g.Q, g.Lag, g.Lag == 1 ? "" : "s");
     cg_emit_signature(ctx, name, g.B, args);
     sb_puts(o, "    extern __shared__ __align__(16) unsigned char tb_smem[];\n");
     cg_emit_strides(ctx);
@@ -335,12 +342,12 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
                 sb_printf(o, "            q%d_0_%d = nx%d;\n            tbs%d_0[lcol + %lld] = nx%d;\n", f, u, f,
                           f, (long long)u * g.plane, f);
         emit_load(ctx, &g, "p0 + 1", "            ");
-        if (!one)
+        if (g.step_barriers)
             sb_puts(o, "            __syncthreads();\n");
         for (int s = 1; s <= g.K; s++)
-            emit_step(ctx, recip, &g, u, s, !one);
-        if (one)
-            sb_puts(o, "            __syncthreads(); /* the only barrier of the copy (one_barrier) */\n");
+            emit_step(ctx, recip, &g, u, s);
+        if (!g.step_barriers)
+            sb_puts(o, "            __syncthreads(); /* the copy's only barrier */\n");
         sb_puts(o, "        }\n");
     }
     sb_puts(o, "    }\n}\n\n");

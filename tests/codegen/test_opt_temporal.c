@@ -105,17 +105,20 @@ static IrProgram *grad2d(Arena *a)
     return p;
 }
 
-/* 2D float, a 3x3 box: u = the sum of u over the box, times 0.1 (in-plane neighbours at y+1). */
-static IrProgram *box2d(Arena *a)
+/* Float, a box of radius 1 (3x3 or 3x3x3): u = the sum of u over the box, times 0.1; in-plane
+ * neighbours in the plane at +1 along the streaming axis. */
+static IrProgram *box(Arena *a, int dims)
 {
-    IrProgram *p = hb_program(a, "box2", 2, ELEM_FLOAT);
+    IrProgram *p = hb_program(a, dims == 2 ? "box2" : "box3f", dims, ELEM_FLOAT);
     int u = hb_field(a, p, "u", ROLE_STATE, 2, BC_FIXED, 0);
     int s = hb_stage(a, p);
-    int sum = hb_read(a, p, s, u, 0, -1, -1, 0);
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++)
-            if (dx != -1 || dy != -1)
-                sum = hb_op(a, p, s, N_ADD, sum, hb_read(a, p, s, u, 0, dx, dy, 0), -1);
+    int sum = -1, zr = dims == 3 ? 1 : 0;
+    for (int dz = -zr; dz <= zr; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int r = hb_read(a, p, s, u, 0, dx, dy, dz);
+                sum = sum < 0 ? r : hb_op(a, p, s, N_ADD, sum, r, -1);
+            }
     hb_write(a, p, s, u, hb_op(a, p, s, N_MUL, sum, hb_const(a, p, s, 0.1), -1));
     hb_finish(p);
     return p;
@@ -144,14 +147,27 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     assert(l->tile[0] == 56 && l->tile[1] == 16);
     assert(l->smem_bytes == 4 * 3 * 64 * 4);
     assert(l->steps == 4 && p->step_count == 4 && p->nsingle >= 1);
-    /* A star reads in-plane neighbours only in the centre plane: one barrier per input plane
-     * (one_barrier), once in each of the Q = 3 copies of the plane loop. A box reads them in the
-     * newest plane of each queue too: a barrier after each ring write, 1 + (K - 1) per copy. */
-    has(p->source, "one barrier per plane");
+    /* One barrier per input plane, in each of the Q copies of the plane loop. A star reads
+     * in-plane neighbours only in the centre plane: each step lags the one before by R = 1 plane,
+     * Q = 3. A box reads them in the plane at +R too: a lag of R + 1, so that the plane was
+     * written one copy earlier; Q = 4, the pipeline is K planes longer. A 3D box keeps the lag
+     * R and a barrier after each plane written to a ring: 1 + (K - 1) per copy. */
+    has(p->source, "3-plane queues per step (registers + shared ring), a lag of 1 plane per step");
     assert(count(p->source, "__syncthreads()") == 3);
-    Plan *b = must_build(a, box2d(a), "tb=64x1,stream=y,sb=16,tblock=4");
-    has(b->source, "a barrier per step and plane");
-    assert(count(b->source, "__syncthreads()") == 3 * 4);
+    has(p->source, "const int count = zstop - zload + 4;");
+    has(p->source, "step 4: plane p0 - 4 */");
+    Plan *b = must_build(a, box(a, 2), "tb=64x1,stream=y,sb=16,tblock=4");
+    has(b->source, "4-plane queues per step (registers + shared ring), a lag of 2 planes per step");
+    assert(count(b->source, "__syncthreads()") == 4);
+    has(b->source, "const int count = zstop - zload + 8;");
+    has(b->source, "step 4: plane p0 - 8 */");
+    has(b->source, "tbs0_0[lcol + 127]"); /* u[-1,0] of copy 0: written 2 copies ago, position 2 */
+    has(b->source, "tbs0_0[lcol + 191]"); /* u[-1,1] of copy 0: written 1 copy ago, position 3 */
+    assert(stage_launch(b, "box2_step")->smem_bytes == 4 * 4 * 64 * 4);
+    b = must_build(a, box(a, 3), "tb=16x8x1,stream=z,sb=16,tblock=2");
+    has(b->source, "3-plane queues per step (registers + shared ring), a lag of 1 plane per step");
+    assert(count(b->source, "__syncthreads()") == 3 * 2);
+    has(b->source, "const int count = zstop - zload + 2;");
     /* every parameter changes the kernel */
     Plan *q = must_build(a, star, "tb=64x1,stream=y,sb=32,tblock=4");
     assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[1] == 32);

@@ -62,8 +62,9 @@ static const KeySpec keys[] = {
     {"bm", K_TRIPLE, P_BMX, 1, 0},
     {"retime", K_BOOL, P_RETIME, 0, 0},
     {"prefetch", K_BOOL, P_PREFETCH, 0, 0},
-    {"tblock", K_NUMBER, P_TB, 1, 0},
-    /* regq counts planes of a 2R+1 window (3, 5, ...): not restricted to powers of two. */
+    /* tblock counts fused steps: the space has 3, 6 and 12 besides powers of two. regq counts
+     * planes of a 2R+1 window (3, 5, ...). Neither is restricted to powers of two. */
+    {"tblock", K_NUMBER, P_TB, 0, 0},
     {"regq", K_NUMBER, P_REGQ, 0, 0},
     {"maxreg", K_NUMBER, P_MAXREG, 1, 1},
 };

@@ -54,6 +54,7 @@ int main(void)
               "tb=32x8x1,smem=on,cmem=on,stream=z,sb=64,uf=1x2x1,cm=1x2x1,bm=1x1x2,retime=on,"
               "prefetch=on,tblock=4,regq=3,maxreg=64");
     roundtrip(" tb = 128x1x1 , stream=y ", 2, "tb=128x1x1,stream=y");
+    roundtrip("tb=256x1,stream=y,sb=256,tblock=12", 2, "tb=256x1x1,stream=y,sb=256,tblock=12"); /* not a power of two */
     roundtrip("stream=off,smem=off,maxreg=none", 2, "tb=32x8x1");
     Config z;
     assert(config_parse("stream=z", 3, &z, NULL, 0) == 0);

@@ -269,6 +269,9 @@ int main(void)
     assert(strcmp(p4->source, p2->source) != 0);
     l = stage_launch(p4, "star2d1r_step");
     assert(l->tile[0] == 24 && l->tile[1] == 24 && p4->step_count == 4);
+    Plan *p3s = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=3"); /* not a power of two */
+    has(p3s->source, "3 steps per launch");
+    assert(stage_launch(p3s, "star2d1r_step")->tile[0] == 58 && p3s->step_count == 3);
     Plan *p8 = must_build(a, star, "tb=32x32,tblock=8");
     assert(stage_launch(p8, "star2d1r_step")->tile[1] == 16 && p8->step_count == 8);
     /* tblock=1 is the plain kernel */
@@ -302,7 +305,9 @@ int main(void)
     Space s;
     const long n[3] = {8192, 8192, 1};
     space_init(&s, star, n);
-    assert(s.params[P_TB].nvalues == 5 && s.params[P_TB].values[4] == 16);
+    /* powers of two and the multiples of 3 between them */
+    assert(s.params[P_TB].nvalues == 8 && s.params[P_TB].values[2] == 3 && s.params[P_TB].values[5] == 8 &&
+           s.params[P_TB].values[6] == 12 && s.params[P_TB].values[7] == 16);
     Config c;
     char why[512];
     assert(config_parse("tb=32x32,tblock=8", 2, &c, why, sizeof why) == 0);

@@ -2,8 +2,11 @@
  * that does all GPU work, and the small protocol between them.
  *
  * Parent -> worker: a Req followed by n Configs. Worker -> parent: one HELLO when it starts
- * (with the device's description), then for each configuration of a request a BEGIN when its
- * GPU work starts and a RESULT when it ends, and a DONE after the last. When the worker dies, or
+ * (with the device's description), then for each configuration of a request a COMPILING when a
+ * compile thread takes it, a BEGIN when its GPU work starts and a RESULT when it ends, and a
+ * DONE after the last. A variant that compiles for longer than the limit (GpuEvalOptions.
+ * compile_s; 729-point boxes with deep unrolling took minutes) is failed by the parent, which
+ * stops the worker and sends the rest of the batch to a new one. When the worker dies, or
  * reports an error that poisons its CUDA context (sticky), the BEGIN without a RESULT names the
  * configuration to blame; the others of the batch go to a new worker. */
 #define _GNU_SOURCE /* prctl's PR_SET_PDEATHSIG */
@@ -34,7 +37,7 @@ typedef struct {
     long steps;
 } Req;
 
-enum { MSG_HELLO = 1, MSG_BEGIN, MSG_RESULT, MSG_DONE };
+enum { MSG_HELLO = 1, MSG_COMPILING, MSG_BEGIN, MSG_RESULT, MSG_DONE };
 typedef struct {
     int type, index, ok, sticky, match;
     double ms, cost_s, compile_s, gpu_s;
@@ -126,6 +129,8 @@ typedef struct {
     RtGrid *grid;       /* the tuning grid, kept between variants */
     int grid_used;      /* variants ran on it since it was filled */
     GpuEvalFakeFn fake;
+    GpuEvalFakeCompileFn fake_compile;
+    pthread_mutex_t send_mu; /* the compile threads send COMPILING while the main thread sends */
 } Worker;
 
 typedef struct {
@@ -148,6 +153,8 @@ typedef struct {
     pthread_cond_t cv;
 } Pool;
 
+static void send_msg(Worker *w, const Msg *m);
+
 static void *compile_thread(void *arg)
 {
     Pool *p = arg;
@@ -159,6 +166,8 @@ static void *compile_thread(void *arg)
         }
         int i = p->todo[p->next++];
         pthread_mutex_unlock(&p->mu);
+        Msg compiling = {.type = MSG_COMPILING, .index = i};
+        send_msg(p->w, &compiling);
         Unit *u = &p->units[i];
         double t0 = now_s();
         char name[96];
@@ -175,7 +184,10 @@ static void *compile_thread(void *arg)
 
 static void send_msg(Worker *w, const Msg *m)
 {
-    if (write_all(w->out, m, sizeof *m) != 0)
+    pthread_mutex_lock(&w->send_mu);
+    int r = write_all(w->out, m, sizeof *m);
+    pthread_mutex_unlock(&w->send_mu);
+    if (r != 0)
         _exit(0); /* the parent is gone */
 }
 
@@ -279,6 +291,11 @@ static void worker_measure(Worker *w, const Req *rq, const Config *cs)
     if (w->fake) {
         for (int k = 0; k < ntodo; k++) {
             int i = todo[k];
+            Msg compiling = {.type = MSG_COMPILING, .index = i};
+            send_msg(w, &compiling);
+            double compile_s = w->fake_compile ? w->fake_compile(&cs[i]) : 0;
+            if (compile_s > 0)
+                usleep((useconds_t)(compile_s * 1e6));
             Msg begin = {.type = MSG_BEGIN, .index = i}, m = {.type = MSG_RESULT, .index = i};
             send_msg(w, &begin);
             int r = w->fake(&cs[i], &m.ms, m.why, (int)sizeof m.why);
@@ -405,7 +422,8 @@ static void worker_main(const GpuEval *g, int in, int out, pid_t parent)
     if (getppid() != parent)
         _exit(0);
     Worker w = {.prog = g->prog, .space = g->space, .threads = g->opt.threads, .out = out,
-                .fake = g->opt.fake};
+                .fake = g->opt.fake, .fake_compile = g->opt.fake_compile};
+    pthread_mutex_init(&w.send_mu, NULL);
     for (int d = 0; d < 3; d++)
         w.n[d] = d < g->prog->dims ? (int)g->grid[d] : 1;
     Msg hello = {.type = MSG_HELLO};
@@ -566,6 +584,8 @@ GpuEval *gpu_eval_start(const IrProgram *prog, const Space *space, const long gr
         g->opt.target_ms = 25;
     if (g->opt.hang_s <= 0)
         g->opt.hang_s = 60;
+    if (g->opt.compile_s <= 0)
+        g->opt.compile_s = 30;
     if (g->opt.batch <= 0)
         g->opt.batch = 12;
     if (g->opt.batch > MAX_BATCH)
@@ -645,9 +665,22 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
         || write_all(g->to_worker, cs, sizeof *cs * (size_t)rq->n) != 0)
         return -1;
     int current = -1;
+    double compiling[MAX_BATCH]; /* since when each variant compiles (0: not compiling) */
+    for (int k = 0; k < rq->n; k++)
+        compiling[k] = 0;
     for (;;) {
         Msg m;
         double wait = g->opt.hang_s, left = g->deadline > 0 ? g->deadline - now_s() : wait;
+        /* While no kernel runs, the worker waits for compiles: wake at the first one's limit. */
+        int slow = 0;
+        if (current < 0)
+            for (int k = 0; k < rq->n; k++)
+                if (compiling[k] > 0 && compiling[k] + g->opt.compile_s - now_s() < wait) {
+                    wait = compiling[k] + g->opt.compile_s - now_s();
+                    if (wait < 0)
+                        wait = 0;
+                    slow = 1;
+                }
         int r = left > 0 ? recv_msg(g, &m, left < wait ? left : wait) : -1;
         if (r == -1 && g->deadline > 0 && now_s() >= g->deadline) {
             /* The tuning budget ran out in the middle of the batch: what was measured counts,
@@ -661,6 +694,23 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
                     pending[map[k]] = 0;
                 }
             return 0;
+        }
+        if (r == -1 && slow) {
+            /* No kernel runs and a compile passed the limit: the variants that have compiled
+             * that long fail; the worker, busy in NVRTC, is stopped; the rest of the batch goes
+             * to a new one. */
+            kill_worker(g);
+            g->stats.restarts++;
+            for (int k = 0; k < rq->n; k++)
+                if (compiling[k] > 0 && now_s() - compiling[k] >= g->opt.compile_s - 0.05
+                    && pending[map[k]]) {
+                    char text[200];
+                    snprintf(text, sizeof text, "compiling took longer than %g s: abandoned; GPU "
+                             "worker restarted", g->opt.compile_s);
+                    set_fail(&out[map[k]], text);
+                    pending[map[k]] = 0;
+                }
+            return 1;
         }
         if (r == -1) {
             char hung[64];
@@ -692,9 +742,13 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             return 0;
         if (m.index < 0 || m.index >= rq->n)
             continue;
-        if (m.type == MSG_BEGIN) {
+        if (m.type == MSG_COMPILING) {
+            compiling[m.index] = now_s();
+        } else if (m.type == MSG_BEGIN) {
+            compiling[m.index] = 0;
             current = m.index;
         } else if (m.type == MSG_RESULT) {
+            compiling[m.index] = 0;
             GpuEvalResult *res = &out[map[m.index]];
             res->ok = m.ok;
             res->ms = m.ok ? m.ms : 0;

@@ -20,13 +20,18 @@
 /* Tests only: stands in for NVRTC and the GPU inside the worker. Returns 0 with *ms, -1 for a
  * plain failure, -2 for an error that poisons the context; may also crash or hang. */
 typedef int (*GpuEvalFakeFn)(const Config *c, double *ms, char *why, int whylen);
+/* Tests only: seconds the fake worker spends compiling c (0: none), before its GPU work. */
+typedef double (*GpuEvalFakeCompileFn)(const Config *c);
 
 typedef struct {
     double target_ms; /* measured time per variant while searching (0: 25 ms) */
     int threads;      /* NVRTC compile threads (0: min(8, cores)) */
     int batch;        /* configurations per evaluate_batch (0: 12) */
     double hang_s;    /* no word from the worker this long: it is killed (0: 60 s) */
+    double compile_s; /* a variant still compiling after this long fails, "compiling took
+                         longer than ...", and the worker is restarted for the others (0: 30 s) */
     GpuEvalFakeFn fake; /* NULL: the GPU */
+    GpuEvalFakeCompileFn fake_compile; /* with fake: how long each compile takes (NULL: none) */
 } GpuEvalOptions;
 
 typedef struct {

@@ -40,6 +40,9 @@ static int fake(const Config *c, double *ms, char *why, int whylen)
     return 0;
 }
 
+/* Compiling takes 30 s for blocks 4 deep along z, a moment for the others. */
+static double slow_compile(const Config *c) { return c->v[P_TBZ] == 4 ? 30 : 0.01; }
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -170,6 +173,26 @@ int main(void)
         tune_history_free(&h);
         tune_strategy_free(strat);
     }
+    gpu_eval_stop(g);
+
+    /* A variant still compiling after compile_s fails with that reason, once: the worker, busy
+     * in the compiler, is stopped and the rest of the batch runs on a new one. (Before the
+     * limit, a compile that outlasted the hang limit killed the worker twice, blaming nobody,
+     * and failed the whole batch: 2 x 60 s of a 120 s search on box3d4r.) */
+    GpuEvalOptions slow = {.fake = fake, .fake_compile = slow_compile, .compile_s = 0.5, .hang_s = 1.5};
+    g = gpu_eval_start(p, &space, grid, &slow, why, sizeof why);
+    assert(g);
+    Config sc[3] = {cfg(p, "tb=32x4x2"), cfg(p, "tb=32x4x4"), cfg(p, "tb=32x8x2")};
+    GpuEvalResult sr[3];
+    t0 = now_s();
+    gpu_eval_measure(g, sc, 3, 0, 0, sr);
+    took = now_s() - t0;
+    printf("compile limit 0.5 s: %d %d %d in %.2f s (%s)\n", sr[0].ok, sr[1].ok, sr[2].ok, took, sr[1].why);
+    assert(sr[0].ok == 1 && sr[1].ok == 0 && sr[2].ok == 1);
+    assert(strstr(sr[1].why, "compiling took longer than 0.5 s"));
+    assert(took >= 0.5 && took < 1.4);
+    gpu_eval_stats(g, &st);
+    assert(st.restarts == 1);
     gpu_eval_stop(g);
 
     /* A worker that cannot open a GPU: gpu_eval_start says why (only without a GPU here). */

@@ -5,7 +5,7 @@
  * (with the device's description), then for each configuration of a request a COMPILING when a
  * compile thread takes it, a BEGIN when its GPU work starts and a RESULT when it ends, and a
  * DONE after the last. A variant that compiles for longer than the limit (GpuEvalOptions.
- * compile_s; 729-point boxes with deep unrolling took minutes) is failed by the parent, which
+ * compile_s; a 729-point box with deep unrolling took over a minute) is failed by the parent, which
  * stops the worker and sends the rest of the batch to a new one. When the worker dies, or
  * reports an error that poisons its CUDA context (sticky), the BEGIN without a RESULT names the
  * configuration to blame; the others of the batch go to a new worker. */

@@ -42,9 +42,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Where the read hook is: the copy u of the unrolled plane loop, and the step whose input queue
+/* Where the read hook is: the kernel's geometry (computed once per kernel: the lag looks at every
+ * node of the stage), the copy u of the unrolled plane loop, and the step whose input queue
  * reads come from. Plans may be built on several threads at once. */
 static _Thread_local struct {
+    const TbsGeom *g;
     int u, from;
 } tbs_at;
 
@@ -111,8 +113,7 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
 static void stream_read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
 {
     const IrProgram *p = ctx->prog;
-    TbsGeom g;
-    cg_temporal_stream_geom(p, ctx->cfg, &g);
+    const TbsGeom g = *tbs_at.g;
     if (is_state(p, n->field)) {
         int d = n->off[g.sd];
         int pos = (tbs_at.u + g.Q - g.Lag + d) % g.Q; /* written Lag - d copies ago */
@@ -331,6 +332,7 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
     const char *saved_idx = ctx->idx;
     ctx->stage = stage;
     ctx->read_hook = stream_read_hook;
+    tbs_at.g = &g;
     sb_printf(o, "    for (int it = 0; it < count; it += %d) {\n", g.Q);
     for (int u = 0; u < g.Q; u++) {
         sb_printf(o, "        { /* copy %d: the newest plane of every queue at ring position %d */\n", u, u);
@@ -352,6 +354,7 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
     }
     sb_puts(o, "    }\n}\n\n");
     ctx->read_hook = saved_hook;
+    tbs_at.g = NULL;
     ctx->idx = saved_idx;
 
     cg_temporal_launch(l, g.B, g.O, g.dims, cg_temporal_stream_smem(p, &g), g.K);

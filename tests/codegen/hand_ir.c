@@ -324,3 +324,11 @@ void hb_lacks(const char *text, const char *needle)
         assert(0);
     }
 }
+
+int hb_count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}

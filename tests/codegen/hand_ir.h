@@ -26,5 +26,7 @@ IrProgram *hb_example(Arena *a, int which);
 Plan *hb_plan(Arena *a, const IrProgram *p, const char *cfg);
 void hb_has(const char *text, const char *needle);
 void hb_lacks(const char *text, const char *needle);
+/* How many times needle occurs in text (overlapping occurrences count). */
+int hb_count(const char *text, const char *needle);
 
 #endif

@@ -67,14 +67,6 @@ static const char *between(Arena *a, const char *s, const char *from, const char
     return r;
 }
 
-static int count(const char *s, const char *w)
-{
-    int n = 0;
-    for (const char *q = strstr(s, w); q; q = strstr(q + 1, w))
-        n++;
-    return n;
-}
-
 /* The smem-ring kernel's fast path for full blocks: decided once per block, pointers stepped
  * by the plane stride, no bounds tests, constant ring slots where the unroll allows. */
 static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
@@ -98,16 +90,16 @@ static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
     /* two slots, unroll 2: constant slots 0 and 1 */
     assert(strstr(loop, "sm0 + 0 * 130") && strstr(loop, "sm0 + 1 * 130"));
     /* prefetch: only the next group's loads test, once, that there is one */
-    assert(strstr(loop, "if (jj + 2 < 32) {") && count(loop, "if (jj") == 1);
-    assert(count(loop, "__syncthreads();") == 2);
+    assert(strstr(loop, "if (jj + 2 < 32) {") && hb_count(loop, "if (jj") == 1);
+    assert(hb_count(loop, "__syncthreads();") == 2);
     /* warm-up: plane z0-1 neither stores nor reads the ring (no barrier), plane z0 stores */
     const char *warm = between(a, fast, "/* warm-up plane t = z0-1 */", "#pragma unroll 1");
-    assert(count(warm, "__syncthreads();") == 1);
+    assert(hb_count(warm, "__syncthreads();") == 1);
 
     /* no prefetch, uf=1: unrolled to the two slots */
     s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on");
     loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
-    assert(!strstr(loop, "rb") && !strstr(loop, "if (jj") && count(loop, "__syncthreads();") == 2);
+    assert(!strstr(loop, "rb") && !strstr(loop, "if (jj") && hb_count(loop, "__syncthreads();") == 2);
     /* three slots (regq=2) do not divide a power-of-two sb: unroll uf, slots computed */
     s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,regq=2,uf=1x2x1");
     loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
@@ -118,7 +110,7 @@ static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
     assert(strstr(s, "&& bx0 + 32 <= n0 && bb0 + 8 <= n1;"));
     loop = between(a, s, "for (int jj = 0; jj < 32; jj += 4)", "return;");
     assert(strstr(loop, "okf0 ? *ph0_0 : (double)0;") && !strstr(loop, "* s2"));
-    assert(!strstr(loop, "rb") && count(loop, "__syncthreads();") == 4);
+    assert(!strstr(loop, "rb") && hb_count(loop, "__syncthreads();") == 4);
     /* the register mode and retiming kernels have no fast path (yet) */
     assert(!strstr(source(a, box3d, "tb=32x4x1,stream=z,sb=32"), "if (full)"));
 }

@@ -124,14 +124,6 @@ static IrProgram *box(Arena *a, int dims)
     return p;
 }
 
-static int count(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
-        n++;
-    return n;
-}
-
 /* Temporal blocking with streaming (opt_temporal_stream.c). */
 static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box3)
 {
@@ -153,12 +145,12 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
      * written one copy earlier; Q = 4, the pipeline is K planes longer. A 3D box keeps the lag
      * R and a barrier after each plane written to a ring: 1 + (K - 1) per copy. */
     has(p->source, "3-plane queues per step (registers + shared ring), a lag of 1 plane per step");
-    assert(count(p->source, "__syncthreads()") == 3);
+    assert(hb_count(p->source, "__syncthreads()") == 3);
     has(p->source, "const int count = zstop - zload + 4;");
     has(p->source, "step 4: plane p0 - 4 */");
     Plan *b = must_build(a, box(a, 2), "tb=64x1,stream=y,sb=16,tblock=4");
     has(b->source, "4-plane queues per step (registers + shared ring), a lag of 2 planes per step");
-    assert(count(b->source, "__syncthreads()") == 4);
+    assert(hb_count(b->source, "__syncthreads()") == 4);
     has(b->source, "const int count = zstop - zload + 8;");
     has(b->source, "step 4: plane p0 - 8 */");
     has(b->source, "tbs0_0[lcol + 127]"); /* u[-1,0] of copy 0: written 2 copies ago, position 2 */
@@ -166,7 +158,7 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     assert(stage_launch(b, "box2_step")->smem_bytes == 4 * 4 * 64 * 4);
     b = must_build(a, box(a, 3), "tb=16x8x1,stream=z,sb=16,tblock=2");
     has(b->source, "3-plane queues per step (registers + shared ring), a lag of 1 plane per step");
-    assert(count(b->source, "__syncthreads()") == 3 * 2);
+    assert(hb_count(b->source, "__syncthreads()") == 3 * 2);
     has(b->source, "const int count = zstop - zload + 2;");
     /* every parameter changes the kernel */
     Plan *q = must_build(a, star, "tb=64x1,stream=y,sb=32,tblock=4");

@@ -70,6 +70,15 @@ int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
 /* Whether stage `stage` is a weighted sum of reads (sum of const * read, optionally times or
  * divided by a constant): what retiming accumulates. Returns 1, or 0 with a reason. */
 int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen);
+/* One term of a weighted sum: c * (field at level, offset off). */
+typedef struct {
+    int field, level, off[3];
+    double c;
+} CgLinTerm;
+/* The weighted sum of stage `stage`, its terms merged by (field, level, offset) and allocated in
+ * arena (*terms, *nterms); 1, or 0 with a reason as for cg_stream_linear. */
+int cg_linear_terms(const IrProgram *prog, int stage, Arena *arena, const CgLinTerm **terms, int *nterms,
+                    char *why, int whylen);
 int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                           PlanLaunch *l, const StreamGeom *g, char *why, int whylen);
 /* The SD-axis unroll parameter (P_UFY or P_UFZ) of a streaming axis. */

@@ -14,10 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    int field, level, off[3];
-    double c;
-} LinTerm;
+typedef CgLinTerm LinTerm;
 
 typedef struct {
     LinTerm *t;
@@ -132,6 +129,12 @@ static int stored_write(const IrProgram *p, const IrStage *st, int *count)
 
 int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen)
 {
+    return cg_linear_terms(prog, stage, NULL, NULL, NULL, why, whylen);
+}
+
+int cg_linear_terms(const IrProgram *prog, int stage, Arena *arena, const CgLinTerm **terms, int *nterms,
+                    char *why, int whylen)
+{
     const IrStage *st = &prog->stages[stage];
     int nw;
     int w = stored_write(prog, st, &nw);
@@ -141,12 +144,20 @@ int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen)
         return 0;
     }
     LinSum ls = {0};
+    ls.arena = arena;
     linearize(prog, st, st->writes[w].node, 1.0, &ls);
-    free(ls.t);
     if (ls.bad) {
         snprintf(why, (size_t)whylen, "stage %d is not a weighted sum of reads (%s): retiming "
                  "accumulates const * read terms only", stage, ls.bad);
+        if (!arena)
+            free(ls.t);
         return 0;
+    }
+    if (terms && arena) {
+        *terms = ls.t;
+        *nterms = ls.n;
+    } else {
+        free(ls.t);
     }
     return 1;
 }
@@ -157,13 +168,13 @@ int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
     const IrProgram *prog = ctx->prog;
     const Config *c = ctx->cfg;
     const IrStage *st = &prog->stages[stage];
-    if (!cg_stream_linear(prog, stage, why, whylen))
+    LinSum ls = {0};
+    const CgLinTerm *terms = NULL;
+    if (!cg_linear_terms(prog, stage, ctx->arena, &terms, &ls.n, why, whylen))
         return -1;
+    ls.t = (LinTerm *)terms;
     int nw;
     int w = stored_write(prog, st, &nw);
-    LinSum ls = {0};
-    ls.arena = ctx->arena;
-    linearize(prog, st, st->writes[w].node, 1.0, &ls);
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
     int R = g->R, W = g->W, H = g->H, hx = g->hx, hb = g->hb;

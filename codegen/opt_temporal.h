@@ -28,7 +28,9 @@ typedef struct {
     int R;           /* halo along sd */
     int Lag;         /* planes between consecutive steps: R for stars and 3D boxes, R+1 for 2D boxes */
     int step_barriers; /* a barrier after every ring write (3D boxes), else one per input plane */
-    int Q;           /* Lag+R+1 planes per queue */
+    int Q;           /* Lag+R+1 planes per queue (retime: R+2 rounded up to even) */
+    int retime;      /* retime=on: each step adds its input plane to 2R+1 partial sums */
+    int slots;       /* shared-memory planes per ring: Q, or 2 with retime */
     int SB;          /* output planes per block along sd */
     int B[3];        /* the thread block (1 along sd) */
     int E[3];        /* in-plane extended tile (the block), 1 along sd */
@@ -38,8 +40,18 @@ typedef struct {
 } TbsGeom;
 
 void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
-/* Dynamic shared memory: K rings of Q planes per state field. */
+/* Dynamic shared memory: K rings of `slots` planes per state field. */
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
+/* Parts of the streaming temporal kernel shared with its retimed form: the column's coordinates
+ * and predicates, and the load of input plane `plane` (an expression) into nx<f>. */
+void cg_tbs_emit_column(StrBuf *o, const TbsGeom *g);
+void cg_tbs_emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *indent);
+/* Whether the retimed streaming temporal kernel can compute stage 0 of p: one state field, a
+ * weighted sum of its reads. Returns 1, or 0 with a reason. */
+int cg_temporal_retime_ok(const IrProgram *p, char *why, int whylen);
+/* The retimed kernel (opt_temporal_retime.c), called by cg_emit_stage_temporal_stream. */
+int cg_emit_temporal_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
+                            const TbsGeom *g, char *why, int whylen);
 int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                                   PlanLaunch *l, char *why, int whylen);
 

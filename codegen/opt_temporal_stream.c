@@ -87,6 +87,14 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
     g->step_barriers = lag > g->R && p->dims >= 3;
     g->Lag = g->step_barriers ? g->R : lag;
     g->Q = g->Lag + g->R + 1;
+    g->slots = g->Q;
+    if (c->v[P_RETIME] == 2) { /* opt_temporal_retime.c */
+        g->retime = 1;
+        g->step_barriers = 0;
+        g->Lag = g->R + 1;
+        g->Q = (g->R + 3) / 2 * 2;
+        g->slots = 2;
+    }
     g->SB = c->v[P_SB];
     g->plane = 1;
     for (int d = 0; d < 3; d++) {
@@ -103,7 +111,7 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
     int nstate = 0;
     for (int f = 0; f < p->nfields; f++)
         nstate += p->fields[f].role == ROLE_STATE;
-    return (long long)nstate * g->K * g->Q * g->plane * ir_elem_size(p);
+    return (long long)nstate * g->K * g->slots * g->plane * ir_elem_size(p);
 }
 
 /* ---- the kernel ---- */
@@ -145,7 +153,7 @@ static void arg_name(const IrProgram *p, int f, int level, char *buf, int len)
 }
 
 /* The column's coordinates and predicates, once per thread. */
-static void emit_column(StrBuf *o, const TbsGeom *g)
+void cg_tbs_emit_column(StrBuf *o, const TbsGeom *g)
 {
     static const char *const thread_idx[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
     static const char *const block_idx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
@@ -200,7 +208,7 @@ static void emit_column(StrBuf *o, const TbsGeom *g)
 }
 
 /* Loads input plane `plane` (an expression) of every state field into nx<f>. */
-static void emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *in)
+void cg_tbs_emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *in)
 {
     const IrProgram *p = ctx->prog;
     const char *sdn = g->sd == 1 ? "n1" : "n2";
@@ -294,6 +302,8 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
             snprintf(why, (size_t)whylen, "tblock=%d: the output tile along %c is empty", g.K, "xyz"[d]);
             return -1;
         }
+    if (g.retime)
+        return cg_emit_temporal_retime(ctx, stage, name, args, l, &g, why, whylen);
     const IrProgram *recip = cg_fast_arith(p, stage, ctx->arena);
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
@@ -313,7 +323,7 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
             sb_printf(o, "    %s *const tbs%d_%d = (%s *)tb_smem + %lld;\n", T, f, s, T,
                       (slot++) * g.Q * g.plane);
     }
-    emit_column(o, &g);
+    cg_tbs_emit_column(o, &g);
     /* The queues' registers, by ring position, and the prefetched plane. */
     for (int f = 0; f < p->nfields; f++) {
         if (!is_state(p, f))
@@ -326,7 +336,7 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
         }
         sb_printf(o, "    %s nx%d;\n", T, f);
     }
-    emit_load(ctx, &g, "zload", "    ");
+    cg_tbs_emit_load(ctx, &g, "zload", "    ");
 
     CgReadHook saved_hook = ctx->read_hook;
     const char *saved_idx = ctx->idx;
@@ -343,7 +353,7 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
             if (is_state(p, f))
                 sb_printf(o, "            q%d_0_%d = nx%d;\n            tbs%d_0[lcol + %lld] = nx%d;\n", f, u, f,
                           f, (long long)u * g.plane, f);
-        emit_load(ctx, &g, "p0 + 1", "            ");
+        cg_tbs_emit_load(ctx, &g, "p0 + 1", "            ");
         if (g.step_barriers)
             sb_puts(o, "            __syncthreads();\n");
         for (int s = 1; s <= g.K; s++)

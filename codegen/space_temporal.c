@@ -46,7 +46,7 @@ static int c_alone(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     for (int i = 0; i < (int)(sizeof others / sizeof others[0]); i++) {
         ParamId id = others[i];
-        if (c->v[id] == 1 || (streaming(c) && (id == P_STREAM || id == P_SD || id == P_SB)))
+        if (c->v[id] == 1 || (streaming(c) && (id == P_STREAM || id == P_SD || id == P_SB || id == P_RETIME)))
             continue;
         if (streaming(c) && (id == P_REGQ || id == P_PREFETCH))
             snprintf(why, (size_t)whylen, "tblock=%d with %s: the streaming temporal kernel always keeps "
@@ -54,7 +54,7 @@ static int c_alone(const Space *s, const Config *c, char *why, int whylen)
                      "loads one plane ahead", c->v[P_TB], config_param_name(id));
         else
             snprintf(why, (size_t)whylen, "tblock=%d with %s: temporal blocking is its own kernel and "
-                     "combines with no other optimization but streaming (stream, sd, sb)", c->v[P_TB],
+                     "combines with no other optimization but streaming (stream, sd, sb, retime)", c->v[P_TB],
                      config_param_name(id));
         return 0;
     }
@@ -96,10 +96,12 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
     int nstate = 0;
     for (int f = 0; f < p->nfields; f++)
         nstate += p->fields[f].role == ROLE_STATE;
-    if (g.Q * g.K > TBS_MAX_BODIES || g.Q * g.K * nstate > TBS_MAX_QUEUE_REGS) {
+    /* queue registers, and with retime the partial sums */
+    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * nstate;
+    if (g.Q * g.K > TBS_MAX_BODIES || regs > TBS_MAX_QUEUE_REGS) {
         snprintf(why, (size_t)whylen, "tblock=%d with stream and halo %d along %c: the plane loop would "
                  "hold %d step bodies (at most %d) and %d queue registers (at most %d)", g.K, g.R,
-                 "xyz"[sd], g.Q * g.K, TBS_MAX_BODIES, g.Q * g.K * nstate, TBS_MAX_QUEUE_REGS);
+                 "xyz"[sd], g.Q * g.K, TBS_MAX_BODIES, regs, TBS_MAX_QUEUE_REGS);
         return 0;
     }
     long n = s->n[sd];
@@ -109,6 +111,15 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
         return 0;
     }
     return 1;
+}
+
+/* Retiming inside the streaming temporal kernel (opt_temporal_retime.c): a weighted sum of the
+ * one state field's reads. */
+static int c_retime(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!on(c) || !streaming(c) || c->v[P_RETIME] != 2 || !s->prog)
+        return 1;
+    return cg_temporal_retime_ok(s->prog, why, whylen);
 }
 
 static int c_stages(const Space *s, const Config *c, char *why, int whylen)
@@ -242,9 +253,11 @@ static int c_grid(const Space *s, const Config *c, char *why, int whylen)
 
 static const SpaceConstraint constraints[] = {
     {"tblock-alone", c_alone, "temporal blocking combines with no other optimization but streaming "
-                              "(stream, sd, sb)"},
+                              "(stream, sd, sb, retime)"},
     {"tblock-stream", c_stream, "with streaming: along z in 3D, one thread per column, sb >= 8 and "
                                 "within the axis, (2R+1)*tblock <= 64 step bodies and <= 96 queue registers"},
+    {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
+                                "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
     {"tblock-fields", c_fields, "temporal blocking needs two-level fixed-boundary state fields, all "
                                 "written, and no temp in memory"},

@@ -204,6 +204,36 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     p = must_build(a, grad2d(a), "tb=64x1,stream=y,sb=16,tblock=2");
     assert(!strstr(p->source, "rsqrtf("));
 
+    /* retime=on (opt_temporal_retime.c): each step reads only its newest input plane, the own
+     * column from a register and 2R in-plane neighbours (a 3x3 box: 2 in 2D, 8 in 3D) from
+     * shared memory, and adds them to 2R+1 partial sums; a lag of R+1 planes per step, 2 shared
+     * planes per step, the loop unrolled R+2 times rounded up to even, one barrier per copy. */
+    IrProgram *b2 = box(a, 2);
+    Plan *plain = must_build(a, b2, "tb=64x1,stream=y,sb=16,tblock=4");
+    Plan *rt = must_build(a, b2, "tb=64x1,stream=y,sb=16,tblock=4,retime=on");
+    assert(strcmp(plain->source, rt->source) != 0);
+    has(rt->source, "streaming along y and retiming, 4 steps per launch");
+    has(rt->source, "adds its newest input plane to 3 partial sums, a lag of 2 planes per step");
+    assert(hb_count(rt->source, "__syncthreads()") == 4);
+    assert(hb_count(rt->source, "rd[-1]") == 4 * 4 && hb_count(rt->source, "rd[1]") == 4 * 4);
+    assert(hb_count(rt->source, "rd[") == 2 * 4 * 4);
+    has(rt->source, "const int count = zstop - zload + 8;");
+    has(rt->source, "a4_0 = a4_1;");           /* the partial sums shift */
+    has(rt->source, "const float v = interior ? a1_0 : q0_0_2;"); /* copy 0: plane p0-2, position 2 */
+    has(rt->source, "f_u_lp1[cidx + (long long)(ps + 1) * ssd] = a4_0;");
+    assert(stage_launch(rt, "box2_step")->smem_bytes == 4 * 2 * 64 * 4);
+    assert(stage_launch(rt, "box2_step")->tile[0] == 56 && stage_launch(rt, "box2_step")->steps == 4);
+    Plan *rt3 = must_build(a, box(a, 3), "tb=16x8x1,stream=z,sb=16,tblock=2,retime=on");
+    assert(hb_count(rt3->source, "rd[") == 8 * 2 * 4);
+    assert(hb_count(rt3->source, "__syncthreads()") == 4);
+    has(rt3->source, "rd[-17]"); /* u[-1,-1,*] in the 16-wide tile */
+    assert(stage_launch(rt3, "box3f_step")->smem_bytes == 2 * 2 * 16 * 8 * 4);
+    /* a division by a constant is a weighted sum; two state fields, a coef or a square root are
+     * not what the retimed kernel accumulates */
+    must_build(a, avg2d(a), "tb=64x1,stream=y,sb=16,tblock=2,retime=on");
+    refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,retime=on", "2 state fields");
+    refused(a, grad2d(a), "tb=64x1,stream=y,sb=16,tblock=2,retime=on", "weighted sum");
+
     /* What the streaming kernel cannot do is refused with the reason. */
     refused(a, h3, "tb=16x1x8,stream=y,sb=16,tblock=2", "stream=z");
     refused(a, star, "tb=64x2,stream=y,sb=16,tblock=2", "tby=2");

@@ -39,6 +39,8 @@ static const char *const configs[] = {
     "tb=16x8x1,stream=z,sb=8,tblock=2", "tb=32x16x1,stream=z,sb=16,tblock=4",
     "tb=32x32x1,stream=z,sb=32,tblock=4", "tb=32x32x1,stream=z,sb=32,tblock=3",
     "tb=256x1x1,stream=y,sb=64,tblock=12", "tb=64x1x1,stream=y,sb=16,tblock=6",
+    "tb=64x1x1,stream=y,sb=16,tblock=4,retime=on", "tb=128x1x1,stream=y,sb=8,tblock=3,retime=on",
+    "tb=16x8x1,stream=z,sb=8,tblock=2,retime=on", "tb=32x16x1,stream=z,sb=16,tblock=3,retime=on",
     "tb=128x1x1,stream=y,sb=32,uf=1x2x1", "tb=64x1x1,stream=y,sb=16,prefetch=on,uf=1x4x1",
     "tb=32x4x1,stream=z,sb=16,bm=1x4x1,uf=1x1x2,prefetch=on", "tb=64x1x1,stream=y,sb=16,bm=1x1x2",
     "tb=32x4x1,stream=z,sb=16,retime=on", "tb=64x1x1,stream=y,sb=16,retime=on,uf=1x2x1,prefetch=on",

@@ -9,46 +9,83 @@
 
 #include "tune_int.h"
 
-/* Most promising first: the search takes the first `max` valid ones. */
-static const char *const priors_2d[] = {
-    "tb=128x4,uf=2x1,bm=2x4",                   /* merging, register reuse (star2d1r: 95%) */
-    "tb=256x1,stream=y,sb=256,tblock=8",        /* streaming temporal blocking (AN5D's shape) */
-    "tb=256x1,stream=y,sb=128,retime=on,uf=1x4", /* retimed streaming (weighted sums) */
-    "tb=256x1,uf=1x4,bm=1x8",                   /* merging along y (large radius) */
-    "tb=256x1,stream=y,sb=128,tblock=4",
-    "tb=64x1,cmem=on,uf=2x1,cm=2x2",
+/* Which programs a prior is for: any, or only stars or only boxes (static features of the step,
+ * see stencil_shape). Temporal blocking wins by different kernels: a star by the plain streaming
+ * temporal kernel, a box (a weighted sum) by the retimed one, which reads (2R+1)^(d-1) values per
+ * point and step from shared memory instead of (2R+1)^d (H100, 2026-11-23, 1000 steps: box2d2r
+ * 294 -> 488 GStencil/s, box3d1r 187 -> 302; on j2d9pt, a star, 729 -> 681). */
+typedef enum { FOR_ANY, FOR_STAR, FOR_BOX } PriorFor;
+
+typedef struct {
+    const char *config;
+    PriorFor when;
+} Prior;
+
+/* Most promising first: the search takes the first `max` valid ones that are for the program. */
+static const Prior priors_2d[] = {
+    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY},                    /* merging, register reuse (star2d1r: 95%) */
+    {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR},        /* streaming temporal blocking (AN5D's shape) */
+    {"tb=256x1,stream=y,sb=256,tblock=6,retime=on", FOR_BOX}, /* the same, retimed (box2d2r 488) */
+    {"tb=256x1,stream=y,sb=128,retime=on,uf=1x4", FOR_ANY}, /* retimed streaming (weighted sums) */
+    {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY},                    /* merging along y (large radius) */
+    {"tb=256x1,stream=y,sb=128,tblock=4", FOR_ANY},
+    {"tb=64x1,cmem=on,uf=2x1,cm=2x2", FOR_ANY},
     /* Shared memory with 16 or 8 rows merged along y: 7 of the 12 2D winners of the 120 s
      * quality searches (bench/RESULTS.md) have this shape. Last, so that a one-step run (where
      * the tblock ones are invalid) reaches them at `priors=6`, not at the default 4, until they
      * are measured live (`bench/suite.py --strategies gest,gest-smem`); gradient2d, which has
      * no valid retimed prior (its sum is not linear), takes the first at 4. */
-    "tb=256x1,smem=on,uf=1x16,bm=1x16",
-    "tb=256x1,smem=on,uf=2x4,bm=2x8",
+    {"tb=256x1,smem=on,uf=1x16,bm=1x16", FOR_ANY},
+    {"tb=256x1,smem=on,uf=2x4,bm=2x8", FOR_ANY},
 };
 
-static const char *const priors_3d[] = {
-    "tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", /* retimed 2.5D streaming: boxes 1.7-3.6x */
-    "tb=128x1x1,uf=1x4x1,bm=1x4x1",                 /* merging along y (stars) */
-    "tb=32x32x1,stream=z,sb=128,tblock=3",          /* streaming temporal blocking (star3d1r 481) */
-    "tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", /* retiming, larger tile (radius 3-4) */
+static const Prior priors_3d[] = {
+    {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_ANY}, /* retimed 2.5D streaming: boxes 1.7-3.6x */
+    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_ANY},                 /* merging along y (stars) */
+    {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR},         /* streaming temporal blocking (star3d1r 481) */
+    {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on", FOR_BOX}, /* the same, retimed (box3d1r 302) */
+    {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", FOR_ANY}, /* retiming, larger tile (radius 3-4) */
     /* box3d2r's best in a 120 s search (157 GStencil/s; 145 without prefetch and maxreg) */
-    "tb=64x8x1,stream=z,sb=256,retime=on,prefetch=on,uf=1x1x2,maxreg=32",
-    "tb=512x1x1,bm=1x2x16",
+    {"tb=64x8x1,stream=z,sb=256,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_ANY},
+    {"tb=512x1x1,bm=1x2x16", FOR_ANY},
 };
+
+/* A box reads a point off the streaming axis (the last one) in a plane other than its own: the
+ * plain streaming temporal kernel reads its whole neighbourhood from shared memory. A star, or
+ * an unknown program (a replay without its source), is not a box. */
+static PriorFor stencil_shape(const IrProgram *p)
+{
+    if (!p || p->nstages < 1 || p->dims < 2)
+        return FOR_STAR;
+    int sd = p->dims - 1;
+    for (int st = 0; st < p->nstages; st++)
+        for (int i = 0; i < p->stages[st].nnodes; i++) {
+            const IrNode *n = &p->stages[st].nodes[i];
+            if (n->op != N_READ || n->off[sd] == 0)
+                continue;
+            for (int a = 0; a < sd; a++)
+                if (n->off[a] != 0)
+                    return FOR_BOX;
+        }
+    return FOR_STAR;
+}
 
 int tune_priors(const TuneProblem *pb, Config *out, int max)
 {
     const Space *s = pb->space;
     /* The program's dimension (space_init), a replay's recording's (replay_space); unknown: 3D. */
     int dims = s->dims ? s->dims : 3;
-    const char *const *list = dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
+    const Prior *list = dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
+    PriorFor shape = stencil_shape(s->prog);
     int n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
           : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;
     int got = 0;
     for (int i = 0; i < n && got < max; i++) {
         Config c;
         char why[256];
-        if (config_parse(list[i], dims, &c, why, sizeof why) != 0)
+        if (list[i].when != FOR_ANY && list[i].when != shape)
+            continue;
+        if (config_parse(list[i].config, dims, &c, why, sizeof why) != 0)
             continue;
         if (!pb->valid(pb->valid_ctx, &c, why, sizeof why))
             continue;

@@ -263,7 +263,7 @@ static const SpaceConstraint constraints[] = {
                                 "written, and no temp in memory"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
-                            "rings of 2R+1 planes) fit the 227 KiB of a block"},
+                            "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
 };
 

@@ -135,9 +135,83 @@ static void test_knobs(void)
     CHECK(tune_knobs_parse(&k, "dataset=4,,groups=2", err, sizeof err) == -1);
 }
 
+/* A space whose valid points the random draws rarely reach: a configuration is valid when at
+ * most one free parameter is off its first value (what the draws' repair toward the padded form
+ * lands on) or when every free parameter but the last two is at its last value (121 points, which
+ * a draw or a group's re-draw around the best almost never hits). With one measured point of that
+ * region, as after a resumed run, a long search must still find the rest of the valid points
+ * instead of stopping: GeST then steps away from measured ones. */
+static int dense_params[P_COUNT], ndense;
+
+static int sparse_or_dense(void *ctx, const Config *c, char *why, int whylen)
+{
+    const Space *s = ctx;
+    int off = 0;
+    for (int p = 0; p < P_COUNT; p++)
+        off += tune_param_free(s, p) && c->v[p] != s->params[p].values[0];
+    if (off <= 1)
+        return 1;
+    for (int i = 0; i < ndense; i++) {
+        const SpaceParam *sp = &s->params[dense_params[i]];
+        if (c->v[sp->id] != sp->values[sp->nvalues - 1]) {
+            snprintf(why, (size_t)whylen, "outside both regions");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void test_long_search(void)
+{
+    Space s;
+    fake_space_large(&s); /* 11 values per parameter */
+    int nfree = 0;
+    ndense = 0;
+    for (int p = 0; p < P_COUNT; p++)
+        nfree += tune_param_free(&s, p);
+    for (int p = 0; p < P_COUNT && ndense < nfree - 2; p++)
+        if (tune_param_free(&s, p))
+            dense_params[ndense++] = p;
+    /* valid: the first values (1), one parameter off them (10 values each), the dense 121 */
+    int nvalid = 1 + 10 * nfree + 121;
+    TuneProblem pb = {&s, sparse_or_dense, &s};
+    TuneKnobs k;
+    tune_knobs_default(&k);
+    k.seed = 3;
+    TuneStrategy *st = tune_strategy_new("gest", &pb, &k, NULL, 0);
+    TuneHistory h;
+    tune_history_init(&h);
+    Config d;
+    tune_config_min(&s, &d);
+    for (int i = 0; i < ndense; i++)
+        d.v[dense_params[i]] = s.params[dense_params[i]].values[s.params[dense_params[i]].nvalues - 1];
+    CHECK(sparse_or_dense(&s, &d, NULL, 0));
+    int first = tune_history_add(&h, &d, 1, 1.0, "", -1); /* loaded, as from a journal */
+    st->observe(st, &h.items[first]);
+    int total = 0;
+    Config cs[12];
+    while (total < nvalid - 1) {
+        int n = st->propose(st, &h, cs, 12);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; i++) {
+            CHECK(sparse_or_dense(&s, &cs[i], NULL, 0));
+            double ms = 1.0 + (double)(tune_config_hash(&cs[i]) % 1000) / 1000.0;
+            int idx = tune_history_add(&h, &cs[i], 1, ms, "", 0);
+            CHECK(idx >= 0); /* never proposed twice */
+            st->observe(st, &h.items[idx]);
+        }
+        total += n;
+    }
+    CHECK(total >= nvalid - 1 - 10); /* all but a few of the valid points, in any order */
+    tune_history_free(&h);
+    tune_strategy_free(st);
+}
+
 int main(void)
 {
     test_batches();
+    test_long_search();
     test_priors();
     test_knobs();
     puts("gest batches, priors, knobs: ok");

@@ -25,6 +25,9 @@ typedef struct {
 static const Prior priors_2d[] = {
     {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY},                    /* merging, register reuse (star2d1r: 95%) */
     {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR},        /* streaming temporal blocking (AN5D's shape) */
+    /* the same fusing 12 steps: star2d1r 1410 and j2d5pt 1408 GStencil/s against 1291 and 1333
+     * with 8 (H100, 2026-11-23); with 8, star2d2r 767 and j2d9pt 749 */
+    {"tb=256x1,stream=y,sb=256,tblock=12", FOR_STAR},
     {"tb=256x1,stream=y,sb=256,tblock=6,retime=on", FOR_BOX}, /* the same, retimed (box2d2r 488) */
     {"tb=256x1,stream=y,sb=128,retime=on,uf=1x4", FOR_ANY}, /* retimed streaming (weighted sums) */
     {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY},                    /* merging along y (large radius) */

@@ -319,6 +319,22 @@ static void emit_plane_loop(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g
     sb_puts(o, "    }\n");
 }
 
+/* The plane loop one level deeper, inside the 2D kernel's if/else. */
+static void emit_plane_loop_indented(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int all_in)
+{
+    StrBuf *out = ctx->src, loop = {0};
+    ctx->src = &loop;
+    emit_plane_loop(ctx, recip, g, all_in);
+    ctx->src = out;
+    for (const char *line = loop.data; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line + 1) : strlen(line);
+        sb_printf(out, "%s%.*s", len > 1 ? "    " : "", (int)len, line);
+        line += len;
+    }
+    sb_free(&loop);
+}
+
 int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                                   PlanLaunch *l, char *why, int whylen)
 {
@@ -387,9 +403,9 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
         sb_printf(o, "    const bool all_in = zload - %d >= 0 && zstop + %d <= %s; /* no plane check */\n", L1,
                   L1, g.sd == 1 ? "n1" : "n2");
         sb_puts(o, "    if (all_in) {\n");
-        emit_plane_loop(ctx, recip, &g, 1);
+        emit_plane_loop_indented(ctx, recip, &g, 1);
         sb_puts(o, "    } else {\n");
-        emit_plane_loop(ctx, recip, &g, 0);
+        emit_plane_loop_indented(ctx, recip, &g, 0);
         sb_puts(o, "    }\n}\n\n");
     } else {
         emit_plane_loop(ctx, recip, &g, 0);

@@ -168,11 +168,10 @@ int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
     const IrProgram *prog = ctx->prog;
     const Config *c = ctx->cfg;
     const IrStage *st = &prog->stages[stage];
-    LinSum ls = {0};
     const CgLinTerm *terms = NULL;
-    if (!cg_linear_terms(prog, stage, ctx->arena, &terms, &ls.n, why, whylen))
+    int nterms = 0;
+    if (!cg_linear_terms(prog, stage, ctx->arena, &terms, &nterms, why, whylen))
         return -1;
-    ls.t = (LinTerm *)terms;
     int nw;
     int w = stored_write(prog, st, &nw);
     StrBuf *o = ctx->src;
@@ -282,8 +281,8 @@ int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
             for (int dy = -hb; dy <= hb; dy++)
                 for (int dx = -hx; dx <= hx; dx++) {
                     int any = 0;
-                    for (int m = 0; m < ls.n; m++) {
-                        const LinTerm *lt = &ls.t[m];
+                    for (int m = 0; m < nterms; m++) {
+                        const CgLinTerm *lt = &terms[m];
                         int ldy = g->ab > 0 ? lt->off[g->ab] : 0;
                         if (cg_stream_find_src(g, lt->field, lt->level) != k || lt->off[0] != dx || ldy != dy ||
                             lt->c == 0)

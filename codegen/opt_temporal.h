@@ -46,6 +46,9 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
  * and predicates, and the load of input plane `plane` (an expression) into nx<f>. */
 void cg_tbs_emit_column(StrBuf *o, const TbsGeom *g);
 void cg_tbs_emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *indent);
+/* Where an in-plane offset (off along the axes other than sd) lies in the shared tile, relative
+ * to the own column; 0 for the own column (offsets stay within the halo, so no other is 0). */
+long long cg_tbs_inplane_offset(const TbsGeom *g, const int off[3]);
 /* Whether the retimed streaming temporal kernel can compute stage 0 of p: one state field, a
  * weighted sum of its reads. Returns 1, or 0 with a reason. */
 int cg_temporal_retime_ok(const IrProgram *p, char *why, int whylen);

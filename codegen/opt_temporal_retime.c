@@ -42,7 +42,8 @@ static int state_field(const IrProgram *p, int *count)
     return f0;
 }
 
-int cg_temporal_retime_ok(const IrProgram *p, char *why, int whylen)
+/* One stage updating one state field and reading nothing else; the field, or -1 with a reason. */
+static int retime_shape(const IrProgram *p, char *why, int whylen)
 {
     int nstate;
     int f = state_field(p, &nstate);
@@ -50,7 +51,7 @@ int cg_temporal_retime_ok(const IrProgram *p, char *why, int whylen)
         snprintf(why, (size_t)whylen, "retime with tblock: the retimed temporal kernel fuses steps of one "
                  "stage updating one state field (here %d stage%s, %d state field%s)", p->nstages,
                  p->nstages == 1 ? "" : "s", nstate, nstate == 1 ? "" : "s");
-        return 0;
+        return -1;
     }
     const IrStage *st = &p->stages[0];
     for (int i = 0; i < st->nnodes; i++)
@@ -58,22 +59,14 @@ int cg_temporal_retime_ok(const IrProgram *p, char *why, int whylen)
             snprintf(why, (size_t)whylen, "retime with tblock: the step reads %s; the retimed temporal kernel "
                      "accumulates reads of the state field %s only", p->fields[st->nodes[i].field].name,
                      p->fields[f].name);
-            return 0;
+            return -1;
         }
-    return cg_stream_linear(p, 0, why, whylen);
+    return f;
 }
 
-/* Position in the shared tile of an in-plane offset (0 for the own column). */
-static long long inplane_offset(const TbsGeom *g, const int off[3])
+int cg_temporal_retime_ok(const IrProgram *p, char *why, int whylen)
 {
-    long long o = 0;
-    for (int a = 0, stride = 1; a < g->dims; a++) {
-        if (a == g->sd)
-            continue;
-        o += (long long)off[a] * stride;
-        stride *= g->E[a];
-    }
-    return o;
+    return retime_shape(p, why, whylen) >= 0 && cg_stream_linear(p, 0, why, whylen);
 }
 
 static int same_inplane(const TbsGeom *g, const int a[3], const int b[3])
@@ -105,7 +98,7 @@ static void emit_step(CgCtx *ctx, const TbsGeom *g, const CgLinTerm *t, int nt, 
     for (int i = 0; i < nt; i++) {
         if (done[i] || t[i].c == 0)
             continue;
-        long long off = inplane_offset(g, t[i].off);
+        long long off = cg_tbs_inplane_offset(g, t[i].off);
         if (off == 0)
             sb_printf(o, "%s        {\n%s            const %s r = q%d_%d_%d;\n", in, in, T, f, s - 1, prev);
         else
@@ -139,18 +132,15 @@ int cg_emit_temporal_retime(CgCtx *ctx, int stage, const char *name, const CgArg
                             const TbsGeom *g, char *why, int whylen)
 {
     const IrProgram *p = ctx->prog;
-    if (!cg_temporal_retime_ok(p, why, whylen))
-        return -1;
+    int f = retime_shape(p, why, whylen);
     const CgLinTerm *t = NULL;
     int nt = 0;
-    if (!cg_linear_terms(p, stage, ctx->arena, &t, &nt, why, whylen))
+    if (f < 0 || !cg_linear_terms(p, stage, ctx->arena, &t, &nt, why, whylen))
         return -1;
     if (nt > 4096) {
         snprintf(why, (size_t)whylen, "retime with tblock: %d terms (at most 4096)", nt);
         return -1;
     }
-    int nstate;
-    int f = state_field(p, &nstate);
     char out[160];
     PlanArg oa = {ARG_BUF, f, 1, 0};
     cg_arg_name(p, &oa, out, sizeof out);

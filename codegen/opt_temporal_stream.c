@@ -114,6 +114,18 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
     return (long long)nstate * g->K * g->slots * g->plane * ir_elem_size(p);
 }
 
+long long cg_tbs_inplane_offset(const TbsGeom *g, const int off[3])
+{
+    long long o = 0;
+    for (int a = 0, stride = 1; a < g->dims; a++) {
+        if (a == g->sd)
+            continue;
+        o += (long long)off[a] * stride;
+        stride *= g->E[a];
+    }
+    return o;
+}
+
 /* ---- the kernel ---- */
 
 /* Reads: a state field from the input queue of the step being computed (register for the own
@@ -125,16 +137,8 @@ static void stream_read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
     if (is_state(p, n->field)) {
         int d = n->off[g.sd];
         int pos = (tbs_at.u + g.Q - g.Lag + d) % g.Q; /* written Lag - d copies ago */
-        long long inplane = 0;
-        int zero = 1;
-        for (int a = 0, stride = 1; a < g.dims; a++) {
-            if (a == g.sd)
-                continue;
-            inplane += (long long)n->off[a] * stride;
-            zero &= n->off[a] == 0;
-            stride *= g.E[a];
-        }
-        if (zero) {
+        long long inplane = cg_tbs_inplane_offset(&g, n->off);
+        if (inplane == 0) {
             sb_printf(out, "q%d_%d_%d", n->field, tbs_at.from, pos);
             return;
         }

@@ -86,7 +86,7 @@ static void gest_observe(TuneStrategy *st, const TuneSample *r)
 }
 
 /* A step away from a measured configuration: 1 to 3 free parameters of a valid one (the
- * better of two drawn at random) changed at random. A long search can use up what the random
+ * better of two drawn at random) re-drawn by tune_sample. A long search can use up what the random
  * draws reach, since each draw is repaired toward the padded form and so favours sparse
  * configurations: on star2d2r (H100, 2026-11-23) a run resumed after 6645 variants found
  * nothing new after 2655 more and stopped at 186 s of its 560. Returns 1 with a fresh valid
@@ -110,16 +110,11 @@ static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *
         }
         if (!from)
             continue;
-        Config c = from->config;
-        int changes = 1 + tune_rng_below(&g->rng, 3);
-        for (int i = 0; i < changes; i++) {
-            const SpaceParam *sp = &g->pb->space->params[free_params[tune_rng_below(&g->rng, nfree)]];
-            c.v[sp->id] = sp->values[tune_rng_below(&g->rng, sp->nvalues)];
-        }
-        if (tune_fresh(g->pb, h, batch, &c)) {
-            *out = c;
+        int params[3], n = 1 + tune_rng_below(&g->rng, 3);
+        for (int i = 0; i < n; i++)
+            params[i] = free_params[tune_rng_below(&g->rng, nfree)];
+        if (tune_sample(g->pb, h, batch, &g->rng, &from->config, params, n, 1, out))
             return 1;
-        }
     }
     return 0;
 }

@@ -380,6 +380,36 @@ def curve_at(curve, t):
     return v
 
 
+def retime_configs(stencilc, path, configs, rounds, extra=(), timeout=300, log=None, clock=None):
+    """Times each configuration `rounds` times with `stencilc bench FILE --config C` (every
+    call compiles it, verifies it against the interpreter and the plain kernel, and reports the
+    median of its repetitions), the configurations taking turns, so that two kernels found by
+    different searches are compared in the same run and the drift of a shared machine falls on
+    both. A search's own figure for its best variant is the minimum over many short, noisy
+    measurements and reads low: the figures of this are what compares two searches' choices.
+    Returns {config: {"gst": [per round], "ms": [...], "median_gst", "median_ms"} or
+    {"error": reason}}."""
+    res = {c: {"gst": [], "ms": []} for c in dict.fromkeys(configs)}
+    for _ in range(rounds):
+        for c, e in res.items():
+            if "error" in e:
+                continue
+            limit = clock.limit(timeout) if clock else timeout
+            r = run([stencilc, "bench", path, *extra, "--config", c], limit, log)
+            fig = parse_bench(r.out, r.err) if r.rc == 0 else None
+            if not fig:
+                e.clear()
+                e["error"] = r.first_error()
+                continue
+            e["gst"].append(fig["gst"])
+            e["ms"].append(fig["ms"])
+    for e in res.values():
+        if "error" not in e:
+            e["median_gst"] = median(e["gst"])
+            e["median_ms"] = median(e["ms"])
+    return res
+
+
 def median(vals):
     vals = sorted(vals)
     n = len(vals)

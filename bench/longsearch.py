@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""A long reference search for the tuning-quality target (#6: a 60 s search against one of 20
+minutes), in legs, since a device call may run only 10 minutes.
+
+    python3 bench/longsearch.py leg    --stencilc S --name star2d1r --work DIR --budget 570s
+    python3 bench/longsearch.py leg    ...                              (resumes from the journal)
+    python3 bench/longsearch.py finish --stencilc S --name star2d1r --work DIR [--short 60s]
+                                       [--rounds 3] [--merge bench/results.json]
+
+`leg` runs one GeST search (`stencilc FILE --autotune --budget B --seed 1 --tune-db DIR/db
+--tune-log DIR/legN.jsonl`). The first leg starts from an empty database; a later one deletes the
+database's answer (the `.best` file) so that the search resumes from the journal: nothing
+measured before is measured again, and the strategy learns from all of it. Its first `--short`
+seconds are what a search with that budget does (same seed, same proposals), as in
+`suite.py --quality`.
+
+`finish` joins the legs (elapsed times offset by the legs before), takes the best of the first
+`--short` seconds and the best of the whole search, and times both configurations again with
+`stencilc bench --config` in turns (`--rounds`), since a search's best figure is the minimum of
+many short noisy measurements. It writes DIR/summary.json and, with --merge, stores it in the
+results file as the stencil's quality entry's `reference` (bench/report.py shows it).
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import sys
+
+import benchlib as bl
+
+
+def legs_of(work):
+    """The legs run so far, in order: [(index, log path, info dict)]."""
+    out = []
+    for info_path in glob.glob(os.path.join(work, "leg*.json")):
+        base = os.path.basename(info_path)[3:-5]
+        if base.isdigit():
+            with open(info_path, encoding="utf-8") as f:
+                out.append((int(base), os.path.join(work, f"leg{base}.jsonl"), json.load(f)))
+    return sorted(out)
+
+
+def target(name):
+    found = bl.find_stencil(name)
+    if not found:
+        sys.exit(f"longsearch: no stencil named {name}")
+    return found
+
+
+def cmd_leg(a):
+    label, path, stencil = target(a.name)
+    os.makedirs(a.work, exist_ok=True)
+    db = os.path.join(a.work, "db")
+    legs = legs_of(a.work)
+    n = legs[-1][0] + 1 if legs else 1
+    if n == 1:
+        shutil.rmtree(db, ignore_errors=True)
+    for best in glob.glob(os.path.join(db, "*.best")):
+        os.remove(best)  # the search resumes from the journal instead of answering from the database
+    logf = os.path.join(a.work, f"leg{n}.jsonl")
+    budget_s = bl.budget_seconds(a.budget) or 600
+    cmd = [a.stencilc, path, *bl.stencil_args(stencil, a.type, a.steps), "--autotune",
+           "--budget", a.budget, "--seed", str(a.seed), "-q", "--tune-db", db, "--tune-log", logf,
+           "-o", os.path.join(a.work, f"leg{n}.cu")] + (["--gest", a.gest] if a.gest else [])
+    r = bl.run(cmd, budget_s + 120, interrupt_first=True, grace=60)
+    tl = bl.parse_tune_log(logf) or {}
+    info = {"leg": n, "budget": a.budget, "rc": r.rc, "wall_s": round(r.wall, 1),
+            "search_s": tl.get("search_s"), "variants": tl.get("variants", 0),
+            "valid": tl.get("valid", 0), "best_ms": tl.get("best_ms")}
+    if not r.ok():
+        info["error"] = r.first_error()
+    with open(os.path.join(a.work, f"leg{n}.json"), "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=1)
+    print(f"longsearch {label} leg {n}: {info['variants']} variants in {info['search_s']} s, "
+          f"best {info['best_ms']} ms" + (f", FAILED: {info['error']}" if "error" in info else ""))
+    return 0 if r.ok() else 1
+
+
+def cmd_finish(a):
+    label, path, stencil = target(a.name)
+    legs = legs_of(a.work)
+    if not legs:
+        sys.exit(f"longsearch: no legs in {a.work}")
+    rows, offset = [], 0.0
+    for _, logf, info in legs:
+        for r in bl.parse_tune_log_rows(logf) or []:
+            if isinstance(r.get("elapsed_s"), (int, float)):
+                r = dict(r, elapsed_s=r["elapsed_s"] + offset)
+            rows.append(r)
+        offset += info.get("search_s") or 0.0
+    short_s = bl.budget_seconds(a.short)
+    long_best, short_best = bl.best_by(rows), bl.best_by(rows, short_s)
+    if long_best[0] is None or short_best[0] is None:
+        sys.exit("longsearch: no valid variant in the legs' logs")
+    summary = {"name": label, "type": a.type, "steps": a.steps, "seed": a.seed,
+               "legs": [info for _, _, info in legs], "search_s": round(offset, 1),
+               "variants": len(rows), "short": a.short,
+               "long_best_ms": long_best[0], "long_config": long_best[1], "long_found_s": long_best[2],
+               "short_best_ms": short_best[0], "short_config": short_best[1],
+               "short_found_s": short_best[2], "ratio_search": short_best[0] / long_best[0]}
+    extra = bl.stencil_args(stencil, a.type, a.steps)
+    if a.rounds > 0:
+        t = bl.retime_configs(a.stencilc, path, [short_best[1], long_best[1]], a.rounds, extra)
+        summary["retimed"] = t
+        s, l = t[short_best[1]], t[long_best[1]]
+        if "median_gst" in s and "median_gst" in l:
+            # > 1: the long search's choice is faster
+            summary["ratio_retimed"] = l["median_gst"] / s["median_gst"]
+            summary["within_5pct"] = summary["ratio_retimed"] <= 1.05
+    with open(os.path.join(a.work, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    print(f"longsearch {label}: {summary['variants']} variants in {summary['search_s']} s; best "
+          f"{long_best[0]:.5g} ms at {long_best[2]:.0f} s ({long_best[1]}), by {a.short} "
+          f"{short_best[0]:.5g} ms ({short_best[1]}): search ratio {summary['ratio_search']:.3f}"
+          + (f", re-timed {summary['ratio_retimed']:.3f}" if "ratio_retimed" in summary else ""))
+    if a.merge:
+        with open(a.merge, encoding="utf-8") as f:
+            res = json.load(f)
+        key = f"{label}/{a.type}"
+        res.setdefault("quality", {}).setdefault(key, {})["reference"] = summary
+        with open(a.merge + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(res, f, indent=1)
+        os.replace(a.merge + ".tmp", a.merge)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=("leg", "finish"))
+    ap.add_argument("--stencilc", required=True)
+    ap.add_argument("--name", required=True, help="a benchmark stencil (examples/bench)")
+    ap.add_argument("--work", required=True, help="the folder of the legs, the database and the summary")
+    ap.add_argument("--type", default="float")
+    ap.add_argument("--steps", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budget", default="570s", help="leg: this leg's search budget")
+    ap.add_argument("--gest", default=None, help="leg: GeST knobs (--gest)")
+    ap.add_argument("--short", default="60s", help="finish: the short search's budget")
+    ap.add_argument("--rounds", type=int, default=3, help="finish: re-timing rounds (0: none)")
+    ap.add_argument("--merge", default=None, help="finish: results.json to store the summary in")
+    a = ap.parse_args()
+    return cmd_leg(a) if a.what == "leg" else cmd_finish(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

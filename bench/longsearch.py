@@ -6,6 +6,7 @@ minutes), in legs, since a device call may run only 10 minutes.
     python3 bench/longsearch.py leg    ...                              (resumes from the journal)
     python3 bench/longsearch.py finish --stencilc S --name star2d1r --work DIR [--short 60s]
                                        [--rounds 3] [--merge bench/results.json]
+    python3 bench/longsearch.py merge  --work DIR --merge bench/results.json
 
 `leg` runs one GeST search (`stencilc FILE --autotune --budget B --seed 1 --tune-db DIR/db
 --tune-log DIR/legN.jsonl`). The first leg starts from an empty database; a later one deletes the
@@ -18,7 +19,8 @@ seconds are what a search with that budget does (same seed, same proposals), as 
 `--short` seconds and the best of the whole search, and times both configurations again with
 `stencilc bench --config` in turns (`--rounds`), since a search's best figure is the minimum of
 many short noisy measurements. It writes DIR/summary.json and, with --merge, stores it in the
-results file as the stencil's quality entry's `reference` (bench/report.py shows it).
+results file as the stencil's quality entry's `reference` (bench/report.py shows it); `merge`
+does only that, for a summary brought back from the GPU machine.
 """
 import argparse
 import glob
@@ -115,21 +117,35 @@ def cmd_finish(a):
           f"{short_best[0]:.5g} ms ({short_best[1]}): search ratio {summary['ratio_search']:.3f}"
           + (f", re-timed {summary['ratio_retimed']:.3f}" if "ratio_retimed" in summary else ""))
     if a.merge:
-        with open(a.merge, encoding="utf-8") as f:
-            res = json.load(f)
-        key = f"{label}/{a.type}"
-        res.setdefault("quality", {}).setdefault(key, {})["reference"] = summary
-        with open(a.merge + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(res, f, indent=1)
-        os.replace(a.merge + ".tmp", a.merge)
+        merge(summary, a.merge)
+    return 0
+
+
+def merge(summary, results):
+    """Stores a summary in a results file as its stencil's quality entry's `reference`."""
+    with open(results, encoding="utf-8") as f:
+        res = json.load(f)
+    key = f"{summary['name']}/{summary['type']}"
+    res.setdefault("quality", {}).setdefault(key, {})["reference"] = summary
+    with open(results + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(res, f, indent=1)
+    os.replace(results + ".tmp", results)
+
+
+def cmd_merge(a):
+    """A finished search's summary (DIR/summary.json, e.g. brought back from the device) into --merge."""
+    if not a.merge:
+        sys.exit("longsearch: merge needs --merge RESULTS")
+    with open(os.path.join(a.work, "summary.json"), encoding="utf-8") as f:
+        merge(json.load(f), a.merge)
     return 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("leg", "finish"))
-    ap.add_argument("--stencilc", required=True)
-    ap.add_argument("--name", required=True, help="a benchmark stencil (examples/bench)")
+    ap.add_argument("what", choices=("leg", "finish", "merge"))
+    ap.add_argument("--stencilc", help="leg, finish: the stencilc to run")
+    ap.add_argument("--name", help="leg, finish: a benchmark stencil (examples/bench)")
     ap.add_argument("--work", required=True, help="the folder of the legs, the database and the summary")
     ap.add_argument("--type", default="float")
     ap.add_argument("--steps", type=int, default=1)
@@ -138,9 +154,11 @@ def main():
     ap.add_argument("--gest", default=None, help="leg: GeST knobs (--gest)")
     ap.add_argument("--short", default="60s", help="finish: the short search's budget")
     ap.add_argument("--rounds", type=int, default=3, help="finish: re-timing rounds (0: none)")
-    ap.add_argument("--merge", default=None, help="finish: results.json to store the summary in")
+    ap.add_argument("--merge", default=None, help="finish, merge: results.json to store the summary in")
     a = ap.parse_args()
-    return cmd_leg(a) if a.what == "leg" else cmd_finish(a)
+    if a.what != "merge" and not (a.stencilc and a.name):
+        ap.error(f"{a.what} needs --stencilc and --name")
+    return {"leg": cmd_leg, "finish": cmd_finish, "merge": cmd_merge}[a.what](a)
 
 
 if __name__ == "__main__":

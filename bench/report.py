@@ -507,6 +507,8 @@ def reference_section(q):
             fmt(r.get("short_best_ms"), 4), f"`{r.get('short_config')}`", fmt(r.get("ratio_search"), 3),
             f"{fmt(ts.get('median_gst'), 1)} / {fmt(tl.get('median_gst'), 1)}", fmt(rr, 3),
             "-" if rr is None else ("yes" if rr <= 1.05 else "no")]) + " |")
+    lines += [""] + [f"- {key}: {r['note']}" + (f" ({r['gpu']}, {r['date']})" if r.get("gpu") else "")
+                     for key, r in refs if r.get("note")]
     lines += ["", f"Within 5% of the longer reference, re-timed: **{within} of {judged}** stencils measured.", ""]
     return lines
 

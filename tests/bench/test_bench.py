@@ -459,6 +459,10 @@ def longsearch():
     check(abs(sm["ratio_retimed"] - rr) < 1e-12 and sm["within_5pct"] == (rr <= 1.05), "re-timed ratio")
     merged = json.load(open(os.path.join(tmp, "results.json")))
     check(merged["quality"]["star2d1r/float"]["reference"] == sm, "summary merged as the quality entry's reference")
+    json.dump({"quality": {"star2d1r/float": {"long": "120s"}}}, open(os.path.join(tmp, "r2.json"), "w"))
+    run(ls + ["merge", "--work", os.path.join(tmp, "w"), "--merge", os.path.join(tmp, "r2.json")], dict(os.environ))
+    r2 = json.load(open(os.path.join(tmp, "r2.json")))["quality"]["star2d1r/float"]
+    check(r2 == {"long": "120s", "reference": sm}, "merge adds the reference and keeps the entry")
     md = "\n".join(report.reference_section(merged["quality"]))
     check("### Against a longer reference search" in md and f"| {rr:.3f} | {'yes' if rr <= 1.05 else 'no'} |" in md
           and "| star2d1r/float | 30 (2) | 80 |" in md, f"reference table:\n{md}")

@@ -237,10 +237,7 @@ void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g)
 
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
 {
-    int nstate = 0;
-    for (int f = 0; f < p->nfields; f++)
-        nstate += p->fields[f].role == ROLE_STATE;
-    return (long long)nstate * 2 * g->elems * ir_elem_size(p);
+    return (long long)ir_state_fields(p, NULL) * 2 * g->elems * ir_elem_size(p);
 }
 
 void cg_temporal_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K)

@@ -29,24 +29,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static int state_field(const IrProgram *p, int *count)
-{
-    int f0 = -1;
-    *count = 0;
-    for (int f = 0; f < p->nfields; f++)
-        if (p->fields[f].role == ROLE_STATE) {
-            if (f0 < 0)
-                f0 = f;
-            (*count)++;
-        }
-    return f0;
-}
-
 /* One stage updating one state field and reading nothing else; the field, or -1 with a reason. */
 static int retime_shape(const IrProgram *p, char *why, int whylen)
 {
-    int nstate;
-    int f = state_field(p, &nstate);
+    int f;
+    int nstate = ir_state_fields(p, &f);
     if (p->nstages != 1 || nstate != 1) {
         snprintf(why, (size_t)whylen, "retime with tblock: the retimed temporal kernel fuses steps of one "
                  "stage updating one state field (here %d stage%s, %d state field%s)", p->nstages,

@@ -108,10 +108,7 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
 
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
 {
-    int nstate = 0;
-    for (int f = 0; f < p->nfields; f++)
-        nstate += p->fields[f].role == ROLE_STATE;
-    return (long long)nstate * g->K * g->slots * g->plane * ir_elem_size(p);
+    return (long long)ir_state_fields(p, NULL) * g->K * g->slots * g->plane * ir_elem_size(p);
 }
 
 long long cg_tbs_inplane_offset(const TbsGeom *g, const int off[3])

@@ -93,11 +93,8 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     TbsGeom g;
     cg_temporal_stream_geom(p, c, &g);
-    int nstate = 0;
-    for (int f = 0; f < p->nfields; f++)
-        nstate += p->fields[f].role == ROLE_STATE;
     /* queue registers, and with retime the partial sums */
-    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * nstate;
+    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL);
     if (g.Q * g.K > TBS_MAX_BODIES || regs > TBS_MAX_QUEUE_REGS) {
         snprintf(why, (size_t)whylen, "tblock=%d with stream and halo %d along %c: the plane loop would "
                  "hold %d step bodies (at most %d) and %d queue registers (at most %d)", g.K, g.R,

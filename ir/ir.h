@@ -164,4 +164,19 @@ int ir_check_report(FILE *out, const IrProgram *prog, unsigned seed, int steps);
 
 static inline int ir_elem_size(const IrProgram *p) { return p->type == ELEM_DOUBLE ? 8 : 4; }
 
+/* The number of state fields of p; *first (when given) gets the first one's index, or -1. */
+static inline int ir_state_fields(const IrProgram *p, int *first)
+{
+    int n = 0;
+    if (first)
+        *first = -1;
+    for (int f = 0; f < p->nfields; f++)
+        if (p->fields[f].role == ROLE_STATE) {
+            if (first && *first < 0)
+                *first = f;
+            n++;
+        }
+    return n;
+}
+
 #endif

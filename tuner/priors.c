@@ -24,20 +24,20 @@ typedef struct {
 
 /* Most promising first: the search takes the first `max` valid ones that are for the program. */
 static const Prior priors_2d[] = {
-    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, 0},                    /* merging, register reuse (star2d1r: 95%) */
+    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, 0},                 /* merging, register reuse (star2d1r: 95%) */
     /* One step of a star: streaming with its planes in shared memory, 8 planes per block. The
      * family of star2d2r's best in a 12-minute search; in one run (H100, 2026-11-23, one step,
      * GStencil/s) 361 there against 320-350 for what 60 s searches chose, and within 2% of the
      * 120 s searches' bests or above them on all seven 2D stars (j2d9pt 357 against 346). Not
      * for a box: box2d1r -2%, box2d2r 238 against 329. */
     {"tb=256x1,smem=on,stream=y,sb=8,uf=1x8", FOR_STAR, 1},
-    {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, 0},        /* streaming temporal blocking (AN5D's shape) */
+    {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, 0},     /* streaming temporal blocking (AN5D's shape) */
     /* the same fusing 12 steps: star2d1r 1410 and j2d5pt 1408 GStencil/s against 1291 and 1333
      * with 8 (H100, 2026-11-23); with 8, star2d2r 767 and j2d9pt 749 */
     {"tb=256x1,stream=y,sb=256,tblock=12", FOR_STAR, 0},
     {"tb=256x1,stream=y,sb=256,tblock=6,retime=on", FOR_BOX, 0}, /* the same, retimed (box2d2r 488) */
     {"tb=256x1,stream=y,sb=128,retime=on,uf=1x4", FOR_ANY, 0}, /* retimed streaming (weighted sums) */
-    {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY, 0},                    /* merging along y (large radius) */
+    {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY, 0},                 /* merging along y (large radius) */
     {"tb=256x1,stream=y,sb=128,tblock=4", FOR_ANY, 0},
     {"tb=64x1,cmem=on,uf=2x1,cm=2x2", FOR_ANY, 0},
     /* Shared memory with 16 or 8 rows merged along y: 7 of the 12 2D winners of the 120 s
@@ -51,8 +51,8 @@ static const Prior priors_2d[] = {
 
 static const Prior priors_3d[] = {
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retimed 2.5D streaming: boxes 1.7-3.6x */
-    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, 0},                /* merging along y (stars) */
-    {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, 0},         /* streaming temporal blocking (star3d1r 481) */
+    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, 0},          /* merging along y (stars) */
+    {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, 0},   /* streaming temporal blocking (star3d1r 481) */
     {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on", FOR_BOX, 0}, /* the same, retimed (box3d1r 302) */
     {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retiming, larger tile (radius 3-4) */
     /* box3d2r's best in a 120 s search (157 GStencil/s; 145 without prefetch and maxreg) */

@@ -18,7 +18,8 @@ seconds are what a search with that budget does (same seed, same proposals), as 
 `finish` joins the legs (elapsed times offset by the legs before), takes the best of the first
 `--short` seconds and the best of the whole search, and times both configurations again with
 `stencilc bench --config` in turns (`--rounds`), since a search's best figure is the minimum of
-many short noisy measurements. It writes DIR/summary.json and, with --merge, stores it in the
+many short noisy measurements; with `--short-run`, also what a separate run with the short
+budget emits (its own search and re-timing of its best few, from an empty database). It writes DIR/summary.json and, with --merge, stores it in the
 results file as the stencil's quality entry's `reference` (bench/report.py shows it); `merge`
 does only that, for a summary brought back from the GPU machine.
 """
@@ -102,20 +103,38 @@ def cmd_finish(a):
                "short_best_ms": short_best[0], "short_config": short_best[1],
                "short_found_s": short_best[2], "ratio_search": short_best[0] / long_best[0]}
     extra = bl.stencil_args(stencil, a.type, a.steps)
+    configs = [short_best[1], long_best[1]]
+    if a.short_run:
+        # What a user's run with the short budget emits: its own search, then its re-timing of
+        # its best few, from an empty database.
+        db = os.path.join(a.work, "short-db")
+        shutil.rmtree(db, ignore_errors=True)
+        r = bl.run([a.stencilc, "bench", path, *extra, "--autotune", "--budget", a.short, "--seed", str(a.seed),
+                    "-q", "--tune-db", db, "--tune-log", os.path.join(a.work, "short-run.jsonl")],
+                   (short_s or 60) + 180, interrupt_first=True, grace=60)
+        fig = bl.parse_bench(r.out, r.err) if r.rc == 0 else None
+        summary["short_run"] = {"config": fig["config"], "gst": fig["gst"]} if fig else {"error": r.first_error()}
+        if fig:
+            configs.append(fig["config"])
     if a.rounds > 0:
-        t = bl.retime_configs(a.stencilc, path, [short_best[1], long_best[1]], a.rounds, extra)
+        t = bl.retime_configs(a.stencilc, path, configs, a.rounds, extra)
         summary["retimed"] = t
         s, l = t[short_best[1]], t[long_best[1]]
         if "median_gst" in s and "median_gst" in l:
             # > 1: the long search's choice is faster
             summary["ratio_retimed"] = l["median_gst"] / s["median_gst"]
             summary["within_5pct"] = summary["ratio_retimed"] <= 1.05
+        run_cfg = summary.get("short_run", {}).get("config")
+        if run_cfg and "median_gst" in t[run_cfg] and "median_gst" in l:
+            summary["short_run"]["ratio_retimed"] = l["median_gst"] / t[run_cfg]["median_gst"]
     with open(os.path.join(a.work, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
     print(f"longsearch {label}: {summary['variants']} variants in {summary['search_s']} s; best "
           f"{long_best[0]:.5g} ms at {long_best[2]:.0f} s ({long_best[1]}), by {a.short} "
           f"{short_best[0]:.5g} ms ({short_best[1]}): search ratio {summary['ratio_search']:.3f}"
-          + (f", re-timed {summary['ratio_retimed']:.3f}" if "ratio_retimed" in summary else ""))
+          + (f", re-timed {summary['ratio_retimed']:.3f}" if "ratio_retimed" in summary else "")
+          + (f"; a separate {a.short} run chose {summary['short_run']['config']}, re-timed "
+             f"{summary['short_run']['ratio_retimed']:.3f}" if "ratio_retimed" in summary.get("short_run", {}) else ""))
     if a.merge:
         merge(summary, a.merge)
     return 0
@@ -154,6 +173,9 @@ def main():
     ap.add_argument("--gest", default=None, help="leg: GeST knobs (--gest)")
     ap.add_argument("--short", default="60s", help="finish: the short search's budget")
     ap.add_argument("--rounds", type=int, default=3, help="finish: re-timing rounds (0: none)")
+    ap.add_argument("--short-run", action="store_true",
+                    help="finish: also run a separate search with the short budget (`stencilc bench --autotune`, "
+                         "empty database) and re-time what it emits with the two bests")
     ap.add_argument("--merge", default=None, help="finish, merge: results.json to store the summary in")
     a = ap.parse_args()
     if a.what != "merge" and not (a.stencilc and a.name):

@@ -479,6 +479,14 @@ def quality_section(res):
     return lines + reference_section(q)
 
 
+def short_run_cell(sr):
+    if not sr:
+        return "-"
+    if "error" in sr:
+        return f"failed: {sr['error']}"
+    return f"`{sr['config']}`: {fmt(sr.get('ratio_retimed'), 3)}"
+
+
 def reference_section(q):
     """The long references of bench/longsearch.py (the quality entries' `reference`)."""
     refs = sorted((k, e["reference"]) for k, e in q.items() if isinstance(e.get("reference"), dict))
@@ -490,9 +498,12 @@ def reference_section(q):
              "The short best is that of the search's first seconds (the first leg's log). Both choices "
              "were then timed again with `stencilc bench --config`, in turns, in the same run; the "
              "re-timed ratio (long choice's median GStencil/s over the short one's) decides.", "",
+             "*separate short run*: where measured (`--short-run`), the choice of a separate run with the short "
+             "budget, from an empty database, re-timed in the same turns: the long choice's GStencil/s over its.", "",
              "| stencil | searched s (legs) | variants | best ms, long (found at s) | long choice | best ms, "
-             "short | short choice | search ratio | re-timed GStencil/s short / long | re-timed ratio | within 5% |",
-             "|---|---:|---:|---:|---|---:|---|---:|---:|---:|---|"]
+             "short | short choice | search ratio | re-timed GStencil/s short / long | re-timed ratio | within 5% "
+             "| separate short run |",
+             "|---|---:|---:|---:|---|---:|---|---:|---:|---:|---|---|"]
     within = judged = 0
     for key, r in refs:
         t = r.get("retimed", {})
@@ -506,7 +517,7 @@ def reference_section(q):
             f"{fmt(r.get('long_best_ms'), 4)} ({fmt(r.get('long_found_s'), 0)})", f"`{r.get('long_config')}`",
             fmt(r.get("short_best_ms"), 4), f"`{r.get('short_config')}`", fmt(r.get("ratio_search"), 3),
             f"{fmt(ts.get('median_gst'), 1)} / {fmt(tl.get('median_gst'), 1)}", fmt(rr, 3),
-            "-" if rr is None else ("yes" if rr <= 1.05 else "no")]) + " |")
+            "-" if rr is None else ("yes" if rr <= 1.05 else "no"), short_run_cell(r.get("short_run"))]) + " |")
     lines += [""] + [f"- {key}: {r['note']}" + (f" ({r['gpu']}, {r['date']})" if r.get("gpu") else "")
                      for key, r in refs if r.get("note")]
     lines += ["", f"Within 5% of the longer reference, re-timed: **{within} of {judged}** stencils measured.", ""]

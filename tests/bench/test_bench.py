@@ -443,8 +443,8 @@ def longsearch():
     check([l["leg"] for l in legs] == [1, 2] and [l["variants"] for l in legs] == [40, 40], f"two legs: {legs}")
     res = {"quality": {}}
     json.dump(res, open(os.path.join(tmp, "results.json"), "w"))
-    run(ls + ["finish"] + common + ["--short", "5s", "--rounds", "2", "--merge", os.path.join(tmp, "results.json")],
-        dict(os.environ))
+    run(ls + ["finish"] + common + ["--short", "5s", "--rounds", "2", "--short-run", "--merge",
+                                     os.path.join(tmp, "results.json")], dict(os.environ))
     sm = json.load(open(os.path.join(tmp, "w", "summary.json")))
     rows1 = [json.loads(l) for l in open(os.path.join(tmp, "w", "leg1.jsonl"))]
     rows2 = [json.loads(l) for l in open(os.path.join(tmp, "w", "leg2.jsonl"))]
@@ -455,6 +455,10 @@ def longsearch():
     check(sm["short_best_ms"] == min(m for m, t in ok if t <= 5), "short best of the first 5 s")
     t = sm["retimed"]
     check(all(len(t[c]["gst"]) == 2 for c in (sm["short_config"], sm["long_config"])), f"re-timed twice: {t}")
+    sr = sm["short_run"]
+    check(sr["config"] in t and len(t[sr["config"]]["gst"]) == 2
+          and abs(sr["ratio_retimed"] - t[sm["long_config"]]["median_gst"] / t[sr["config"]]["median_gst"]) < 1e-12,
+          f"the separate short run's choice re-timed with the two: {sr}")
     rr = t[sm["long_config"]]["median_gst"] / t[sm["short_config"]]["median_gst"]
     check(abs(sm["ratio_retimed"] - rr) < 1e-12 and sm["within_5pct"] == (rr <= 1.05), "re-timed ratio")
     merged = json.load(open(os.path.join(tmp, "results.json")))
@@ -465,7 +469,8 @@ def longsearch():
     check(r2 == {"long": "120s", "reference": sm}, "merge adds the reference and keeps the entry")
     md = "\n".join(report.reference_section(merged["quality"]))
     check("### Against a longer reference search" in md and f"| {rr:.3f} | {'yes' if rr <= 1.05 else 'no'} |" in md
-          and "| star2d1r/float | 30 (2) | 80 |" in md, f"reference table:\n{md}")
+          and "| star2d1r/float | 30 (2) | 80 |" in md and f"| `{sr['config']}`: {sr['ratio_retimed']:.3f} |" in md,
+          f"reference table:\n{md}")
 
 
 def replay_parser():

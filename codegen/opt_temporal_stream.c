@@ -226,16 +226,16 @@ void cg_tbs_emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const cha
     sb_printf(ctx->src, "%s}\n", in);
 }
 
-/* Step s (1..K) of copy u: computes plane p0 - s*Lag from step s-1's queue. all_in: every plane
- * the loop computes lies inside the grid along the axis (the loop's fast copy), so only the
- * column decides whether a point is interior. */
-static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int u, int s, int all_in)
+/* Step s (1..K) of copy u: computes plane p0 - s*Lag from step s-1's queue, indented by `in`.
+ * all_in: every plane the loop computes lies inside the grid along the axis (the loop's fast
+ * copy), so only the column decides whether a point is interior. */
+static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int u, int s, int all_in,
+                      const char *in)
 {
     const IrProgram *p = ctx->prog;
     StrBuf *o = ctx->src;
     const char *T = ctx->T;
     const char *sdn = g->sd == 1 ? "n1" : "n2";
-    const char *in = "            ";
     sb_printf(o, "%s{ /* step %d: plane p0 - %d */\n", in, s, s * g->Lag);
     sb_printf(o, "%s    const int ps = p0 - %d;\n", in, s * g->Lag);
     sb_printf(o, "%s    const long long idx = cidx + (long long)(ps + %d) * ssd;\n%s    (void)idx;\n", in,
@@ -247,8 +247,8 @@ static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int 
         sb_printf(o, "%s    if (col_out && ps >= zfirst && ps < zstop) {\n", in);
         ctx->prog = recip;
         ctx->idx = "idx";
-        char deeper[64];
-        snprintf(deeper, sizeof deeper, "%s        ", in);
+        char deeper[80]; /* indents stay far below 64 columns */
+        snprintf(deeper, sizeof deeper, "%.64s        ", in);
         cg_emit_point(ctx, deeper);
         ctx->prog = saved;
         sb_printf(o, "%s    }\n%s}\n", in, in);
@@ -272,8 +272,8 @@ static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int 
     }
     ctx->prog = recip;
     ctx->idx = "0";
-    char deeper[64];
-    snprintf(deeper, sizeof deeper, "%s        ", in);
+    char deeper[80];
+    snprintf(deeper, sizeof deeper, "%.64s        ", in);
     cg_emit_point(ctx, deeper);
     ctx->prog = saved;
     for (int f = 0; f < p->nfields; f++) {
@@ -293,47 +293,35 @@ static void emit_step(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int 
         sb_printf(o, "%s__syncthreads();\n", in);
 }
 
-/* The unrolled plane loop (Q copies), fast (all_in) or checked. */
-static void emit_plane_loop(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int all_in)
+/* The unrolled plane loop (Q copies), fast (all_in) or checked, indented by `base` more than a
+ * kernel body's statements (the 2D kernel has it inside an if/else). */
+static void emit_plane_loop(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int all_in, const char *base)
 {
     const IrProgram *p = ctx->prog;
     StrBuf *o = ctx->src;
-    sb_printf(o, "    for (int it = 0; it < count; it += %d) {\n", g->Q);
+    char copy[64], body[64];
+    snprintf(copy, sizeof copy, "%s        ", base);
+    snprintf(body, sizeof body, "%s            ", base);
+    sb_printf(o, "%s    for (int it = 0; it < count; it += %d) {\n", base, g->Q);
     for (int u = 0; u < g->Q; u++) {
-        sb_printf(o, "        { /* copy %d: the newest plane of every queue at ring position %d */\n", u, u);
+        sb_printf(o, "%s{ /* copy %d: the newest plane of every queue at ring position %d */\n", copy, u, u);
         if (u)
-            sb_printf(o, "            if (it + %d >= count)\n                break;\n", u);
-        sb_printf(o, "            const int p0 = zload + it + %d;\n", u);
+            sb_printf(o, "%sif (it + %d >= count)\n%s    break;\n", body, u, body);
+        sb_printf(o, "%sconst int p0 = zload + it + %d;\n", body, u);
         for (int f = 0; f < p->nfields; f++)
             if (is_state(p, f))
-                sb_printf(o, "            q%d_0_%d = nx%d;\n            tbs%d_0[lcol + %lld] = nx%d;\n", f, u, f,
+                sb_printf(o, "%sq%d_0_%d = nx%d;\n%stbs%d_0[lcol + %lld] = nx%d;\n", body, f, u, f, body,
                           f, (long long)u * g->plane, f);
-        cg_tbs_emit_load(ctx, g, "p0 + 1", "            ");
+        cg_tbs_emit_load(ctx, g, "p0 + 1", body);
         if (g->step_barriers)
-            sb_puts(o, "            __syncthreads();\n");
+            sb_printf(o, "%s__syncthreads();\n", body);
         for (int s = 1; s <= g->K; s++)
-            emit_step(ctx, recip, g, u, s, all_in);
+            emit_step(ctx, recip, g, u, s, all_in, body);
         if (!g->step_barriers)
-            sb_puts(o, "            __syncthreads(); /* the copy's only barrier */\n");
-        sb_puts(o, "        }\n");
+            sb_printf(o, "%s__syncthreads(); /* the copy's only barrier */\n", body);
+        sb_printf(o, "%s}\n", copy);
     }
-    sb_puts(o, "    }\n");
-}
-
-/* The plane loop one level deeper, inside the 2D kernel's if/else. */
-static void emit_plane_loop_indented(CgCtx *ctx, const IrProgram *recip, const TbsGeom *g, int all_in)
-{
-    StrBuf *out = ctx->src, loop = {0};
-    ctx->src = &loop;
-    emit_plane_loop(ctx, recip, g, all_in);
-    ctx->src = out;
-    for (const char *line = loop.data; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line + 1) : strlen(line);
-        sb_printf(out, "%s%.*s", len > 1 ? "    " : "", (int)len, line);
-        line += len;
-    }
-    sb_free(&loop);
+    sb_printf(o, "%s    }\n", base);
 }
 
 int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
@@ -404,12 +392,12 @@ int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const
         sb_printf(o, "    const bool all_in = zload - %d >= 0 && zstop + %d <= %s; /* no plane check */\n", L1,
                   L1, g.sd == 1 ? "n1" : "n2");
         sb_puts(o, "    if (all_in) {\n");
-        emit_plane_loop_indented(ctx, recip, &g, 1);
+        emit_plane_loop(ctx, recip, &g, 1, "    ");
         sb_puts(o, "    } else {\n");
-        emit_plane_loop_indented(ctx, recip, &g, 0);
+        emit_plane_loop(ctx, recip, &g, 0, "    ");
         sb_puts(o, "    }\n}\n\n");
     } else {
-        emit_plane_loop(ctx, recip, &g, 0);
+        emit_plane_loop(ctx, recip, &g, 0, "");
         sb_puts(o, "}\n\n");
     }
     ctx->read_hook = saved_hook;

@@ -410,6 +410,13 @@ def retime_configs(stencilc, path, configs, rounds, extra=(), timeout=300, log=N
     return res
 
 
+def retimed_ratio(retimed, short_config, long_config):
+    """The long choice's median GStencil/s over the short one's in a retime_configs result
+    (> 1: the long search's choice is faster), or None when either failed."""
+    s, l = retimed.get(short_config, {}), retimed.get(long_config, {})
+    return l["median_gst"] / s["median_gst"] if "median_gst" in s and "median_gst" in l else None
+
+
 def median(vals):
     vals = sorted(vals)
     n = len(vals)

@@ -119,14 +119,14 @@ def cmd_finish(a):
     if a.rounds > 0:
         t = bl.retime_configs(a.stencilc, path, configs, a.rounds, extra)
         summary["retimed"] = t
-        s, l = t[short_best[1]], t[long_best[1]]
-        if "median_gst" in s and "median_gst" in l:
-            # > 1: the long search's choice is faster
-            summary["ratio_retimed"] = l["median_gst"] / s["median_gst"]
-            summary["within_5pct"] = summary["ratio_retimed"] <= 1.05
+        rr = bl.retimed_ratio(t, short_best[1], long_best[1])
+        if rr is not None:
+            summary["ratio_retimed"] = rr
+            summary["within_5pct"] = rr <= 1.05
         run_cfg = summary.get("short_run", {}).get("config")
-        if run_cfg and "median_gst" in t[run_cfg] and "median_gst" in l:
-            summary["short_run"]["ratio_retimed"] = l["median_gst"] / t[run_cfg]["median_gst"]
+        rr = bl.retimed_ratio(t, run_cfg, long_best[1]) if run_cfg else None
+        if rr is not None:
+            summary["short_run"]["ratio_retimed"] = rr
     with open(os.path.join(a.work, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
     print(f"longsearch {label}: {summary['variants']} variants in {summary['search_s']} s; best "

@@ -452,10 +452,10 @@ class Suite:
                                           self.a.quality_rounds, bl.stencil_args(stencil, typ, steps),
                                           self.a.timeout, self.log, self.clock)
                     entry["retimed"] = t
-                    s, l = t[short_best[1]], t[long_best[1]]
-                    if "median_gst" in s and "median_gst" in l:
-                        entry["ratio_retimed"] = l["median_gst"] / s["median_gst"]
-                        entry["within_5pct"] = entry["ratio_retimed"] <= 1.05
+                    rr = bl.retimed_ratio(t, short_best[1], long_best[1])
+                    if rr is not None:
+                        entry["ratio_retimed"] = rr
+                        entry["within_5pct"] = rr <= 1.05
         self.res["quality"][key] = entry
         if "error" in entry:
             self.say(f"quality {label}: FAILED: {entry['error']}")

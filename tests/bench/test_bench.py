@@ -429,6 +429,29 @@ def pieces_end_to_end():
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def longsearch_leg_script():
+    """bench/longsearch-leg.sh: a leg on a "fresh machine" (its work folder gone) resumes from the
+    carried state folder, and the folder comes back as $OUT/ls.tgz; without the state it starts over."""
+    tmp = tempfile.mkdtemp(prefix="stc-legsh-")
+    fake = os.path.join(DATA, "fake_stencilc.py")
+    env = dict(os.environ, LS_TMP=os.path.join(tmp, "machine", "ls"), LS_STATE=os.path.join(tmp, "state"),
+               OUT=os.path.join(tmp, "out"))
+    os.makedirs(env["OUT"])
+    cmd = ["sh", os.path.join(BENCH, "longsearch-leg.sh"), "star2d1r", "1s", fake]
+    out = run(cmd, env)
+    check("leg 1:" in out and "from" not in out, "first leg from nothing: " + out)
+    # what comes back is unpacked as the state; the machine is fresh (its folder gone)
+    os.makedirs(env["LS_STATE"])
+    subprocess.run(["tar", "xzf", os.path.join(env["OUT"], "ls.tgz"), "-C", tmp], check=True)
+    os.rename(os.path.join(tmp, "ls", "star2d1r"), os.path.join(env["LS_STATE"], "star2d1r"))
+    shutil.rmtree(os.path.join(tmp, "machine"))
+    out = run(cmd, env)
+    check("state of star2d1r from" in out and "leg 2:" in out, "second leg resumes from the state: " + out)
+    legs = sorted(f for f in os.listdir(os.path.join(env["LS_TMP"], "star2d1r")) if f.endswith(".jsonl"))
+    check(legs == ["leg1.jsonl", "leg2.jsonl"], f"both legs' logs on the machine: {legs}")
+    shutil.rmtree(tmp)
+
+
 def longsearch():
     """bench/longsearch.py: two legs, joined with the second's times after the first's, the two
     choices re-timed in turns, the summary merged into a results file and rendered."""
@@ -501,6 +524,7 @@ if __name__ == "__main__":
     parsers()
     replay_parser()
     longsearch()
+    longsearch_leg_script()
     merge_pieces()
     pieces_end_to_end()
     names_or_all()

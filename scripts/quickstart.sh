@@ -13,8 +13,9 @@ say() { printf '== %s\n' "$*" >&2; }
 # --- 1. packages (Debian/Ubuntu) -------------------------------------------------------------
 need=(meson ninja-build re2c bison gcc pkg-config python3)
 [ "$mode" = test ] && need+=(clang libclang-rt-dev)
-# libclang for --validate: any of 19 (preferred) is fine; it is loaded at run time.
-want_optional=(libclang1-19)
+# libclang for --validate: any of 19 (preferred) is fine; it is loaded at run time. Its builtin
+# headers (stddef.h, which glibc's string.h needs) come with libclang-common-19-dev.
+want_optional=(libclang1-19 libclang-common-19-dev)
 missing=()
 for p in "${need[@]}" "${want_optional[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -19,6 +19,7 @@ typedef enum {
     P_TB,                     /* temporal blocking: steps fused per launch */
     P_REGQ,                   /* of the 2R+1 streamed planes, how many live in registers */
     P_MAXREG,                 /* register cap per thread via launch bounds (1 = none) */
+    P_VEC,                    /* tile pass: a thread's adjacent x points as one vector access */
     P_COUNT
 } ParamId;
 

@@ -13,6 +13,9 @@ typedef struct CgCtx CgCtx;
 
 /* Emits the load of read node n (an N_READ) as an expression into out. */
 typedef void (*CgReadHook)(CgCtx *ctx, const IrNode *n, StrBuf *out);
+/* Emits the point's store of `value` to the buffer named `array` (its w-th stored write). */
+typedef void (*CgStoreHook)(CgCtx *ctx, int w, const char *array, const char *value,
+                            const char *indent);
 
 struct CgCtx {
     const IrProgram *prog;
@@ -24,6 +27,7 @@ struct CgCtx {
     int stage;           /* stage being emitted */
     const char *idx;     /* expression of the point's linear index (default "idx") */
     CgReadHook read_hook;/* NULL: the plain global-memory load */
+    CgStoreHook store_hook; /* NULL: array[idx] = value; */
 };
 
 /* A kernel's argument list, with which buffers it writes (those are not const). */

@@ -451,6 +451,7 @@ void cg_emit_point(CgCtx *ctx, const char *indent)
         if (cg_field_stored(ctx->prog, st->writes[w].field))
             count_use(&ps, st->writes[w].node);
     StrBuf line = {0};
+    int stored = 0;
     for (int i = 0; i < nn; i++) {
         const IrNode *n = &st->nodes[i];
         if (!live[i] || ps.alias[i] >= 0 || ps.uses[i] < 2 || n->op == N_CONST || n->op == N_PARAM)
@@ -474,7 +475,11 @@ void cg_emit_point(CgCtx *ctx, const char *indent)
         if (line.data)
             line.data[0] = 0;
         emit_value(&ps, wr->node, &line);
-        sb_printf(ctx->src, "%s%s[%s] = %s;\n", indent, an, ctx->idx ? ctx->idx : "idx", line.data);
+        if (ctx->store_hook)
+            ctx->store_hook(ctx, stored++, an, line.data, indent);
+        else
+            sb_printf(ctx->src, "%s%s[%s] = %s;\n", indent, an, ctx->idx ? ctx->idx : "idx",
+                      line.data);
     }
     sb_free(&line);
 }

@@ -7,7 +7,12 @@
  * distinct value they read is loaded once into a register (the reuse between neighbouring
  * points of block merging); along the other axes a loop with `#pragma unroll UF` walks the
  * points. A thread at the grid's edge takes the slow path: one point at a time with a bounds
- * check. With cmem on, the stage's constants are read from a __constant__ array. */
+ * check. With cmem on, the stage's constants are read from a __constant__ array. With vec > 1
+ * the x tiling starts (halo x mod vec) points before the grid, so that a thread's first point sits
+ * on a vector boundary of its row; the fast path then loads each aligned run of vec cached values
+ * (same field, level, y and z) with one vector load and stores its vec points with one vector
+ * store. It is taken only where the rows and the buffers are aligned for it (checked in the
+ * kernel, since the C API takes any grid size and any pointers): elsewhere the slow path runs. */
 #include "opt.h"
 #include "opt_tile.h"
 
@@ -28,6 +33,8 @@ typedef struct {
     int u[3];        /* fast: the point's offset from the pass's base point */
     Cached *cache;
     int ncache, cap;
+    int lane;          /* vec fast path: the point's place in its vector (x mod vec) */
+    const char **warr; /* vec fast path: each stored write's array, as the store hook saw it */
 } TileCtx;
 
 static const char axis_local[3][3] = {"li", "lj", "lk"};
@@ -94,6 +101,95 @@ static void read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
     if (at == tc->ncache)
         *ARENA_PUSH(ctx->arena, tc->cache, tc->ncache, tc->cap) = key;
     sb_printf(out, "r%d", at);
+}
+
+/* vec fast path: the point's stores go to w<write>_<lane>, stored as one vector per write once
+ * the vector's last point is done (emit_vector_stores). */
+static void store_hook(CgCtx *ctx, int w, const char *array, const char *value, const char *indent)
+{
+    TileCtx *tc = (TileCtx *)ctx;
+    tc->warr[w] = arena_strdup(ctx->arena, array);
+    sb_printf(ctx->src, "%sw%d_%d = %s;\n", indent, w, tc->lane, value);
+}
+
+static const char *const lane_name[4] = {"x", "y", "z", "w"};
+
+/* The index "idxb + z * s2 + y * s1 + x" of a point at offset u from the thread's first point. */
+static void put_point_index(StrBuf *out, const int u[3])
+{
+    sb_puts(out, "idxb");
+    cg_emit_offset_term(out, u[2], "s2");
+    cg_emit_offset_term(out, u[1], "s1");
+    cg_emit_offset_term(out, u[0], NULL);
+}
+
+/* The vector of the points u[0]-vec+1 .. u[0] (the last one just emitted), one store per write. */
+static void emit_vector_stores(TileCtx *tc, StrBuf *o, const char *ind, int nstored)
+{
+    const TileGeom *g = tc->g;
+    int first[3] = {tc->u[0] - (g->vec - 1), tc->u[1], tc->u[2]};
+    for (int w = 0; w < nstored; w++) {
+        sb_printf(o, "%s*(%s%d *)&%s[", ind, tc->base.T, g->vec, tc->warr[w]);
+        put_point_index(o, first);
+        sb_printf(o, "] = %s%d{", tc->base.T, g->vec);
+        for (int l = 0; l < g->vec; l++)
+            sb_printf(o, "%sw%d_%d", l ? ", " : "", w, l);
+        sb_puts(o, "};\n");
+    }
+}
+
+static int floor_mod(int a, int m) { return ((a % m) + m) % m; }
+
+/* Declares the register cache r0, r1, ...: with vec > 1, each aligned run of vec values of the
+ * same (field, level, y, z) from one vector load q<k>, the rest one load each. */
+static void emit_cache_decls(TileCtx *tc, StrBuf *o, const char *ind)
+{
+    const TileGeom *g = tc->g;
+    const char *T = tc->base.T;
+    char *done = arena_alloc(tc->base.arena, (size_t)tc->ncache + 1);
+    int nq = 0;
+    for (int c = 0; g->vec > 1 && c < tc->ncache; c++) {
+        const Cached *k = &tc->cache[c];
+        if (floor_mod(k->off[0], g->vec) != 0)
+            continue;
+        int member[4], all = 1;
+        for (int l = 0; l < g->vec && all; l++) {
+            Cached want = *k;
+            want.off[0] += l;
+            member[l] = -1;
+            for (int e = 0; e < tc->ncache; e++)
+                if (!done[e] && memcmp(&tc->cache[e], &want, sizeof want) == 0)
+                    member[l] = e;
+            all = member[l] >= 0;
+        }
+        if (!all)
+            continue;
+        sb_printf(o, "%sconst %s%d q%d = *(const %s%d *)&", ind, T, g->vec, nq, T, g->vec);
+        emit_load(tc, k->field, k->level, k->off, "idxb", o);
+        sb_puts(o, ";\n");
+        for (int l = 0; l < g->vec; l++) {
+            sb_printf(o, "%sconst %s r%d = q%d.%s;\n", ind, T, member[l], nq, lane_name[l]);
+            done[member[l]] = 1;
+        }
+        nq++;
+    }
+    for (int c = 0; c < tc->ncache; c++) {
+        if (done[c])
+            continue;
+        const Cached *k = &tc->cache[c];
+        sb_printf(o, "%sconst %s r%d = ", ind, T, c);
+        emit_load(tc, k->field, k->level, k->off, "idxb", o);
+        sb_puts(o, ";\n");
+    }
+}
+
+static int stored_writes(const IrProgram *p, int stage)
+{
+    const IrStage *st = &p->stages[stage];
+    int n = 0;
+    for (int w = 0; w < st->nwrites; w++)
+        n += cg_field_stored(p, st->writes[w].field);
+    return n;
 }
 
 static const char axis_global[3] = {'i', 'j', 'k'};
@@ -180,6 +276,11 @@ static void emit_fast(TileCtx *tc, int any_staged)
     tc->base.src = &body;
     tc->fast = 1;
     tc->ncache = 0;
+    int nstored = stored_writes(tc->base.prog, tc->base.stage);
+    if (g->vec > 1) {
+        tc->base.store_hook = store_hook;
+        tc->warr = arena_alloc(tc->base.arena, sizeof(char *) * (size_t)(nstored + 1));
+    }
     int pts[3];
     for (int d = 0; d < 3; d++)
         pts[d] = g->unrolled[d] ? g->m[d] : 1;
@@ -189,11 +290,9 @@ static void emit_fast(TileCtx *tc, int any_staged)
                 tc->u[0] = x * g->step[0];
                 tc->u[1] = y * g->step[1];
                 tc->u[2] = z * g->step[2];
+                tc->lane = x % g->vec;
                 StrBuf idx = {0};
-                sb_puts(&idx, "idxb");
-                cg_emit_offset_term(&idx, tc->u[2], "s2");
-                cg_emit_offset_term(&idx, tc->u[1], "s1");
-                cg_emit_offset_term(&idx, tc->u[0], NULL);
+                put_point_index(&idx, tc->u);
                 tc->base.idx = arena_strdup(tc->base.arena, idx.data);
                 sb_free(&idx);
                 sb_printf(&body, "%s{\n", ind);
@@ -201,14 +300,18 @@ static void emit_fast(TileCtx *tc, int any_staged)
                 snprintf(inner, sizeof inner, "%s    ", ind);
                 cg_emit_point(&tc->base, inner);
                 sb_printf(&body, "%s}\n", ind);
+                if (g->vec > 1 && tc->lane == g->vec - 1)
+                    emit_vector_stores(tc, &body, ind, nstored);
             }
     tc->base.src = o;
+    tc->base.store_hook = NULL;
     tc->fast = 0;
     StrBuf decls = {0};
-    for (int c = 0; c < tc->ncache; c++) {
-        const Cached *k = &tc->cache[c];
-        sb_printf(&decls, "%sconst %s r%d = ", ind, tc->base.T, c);
-        emit_load(tc, k->field, k->level, k->off, "idxb", &decls);
+    emit_cache_decls(tc, &decls, ind);
+    for (int w = 0; g->vec > 1 && w < nstored; w++) {
+        sb_printf(&decls, "%s%s", ind, tc->base.T);
+        for (int l = 0; l < g->vec; l++)
+            sb_printf(&decls, "%s w%d_%d", l ? "," : "", w, l);
         sb_puts(&decls, ";\n");
     }
     if (decls.data)
@@ -233,6 +336,8 @@ static void emit_slow(TileCtx *tc, int any_staged)
     int opened = open_loops(tc, o, looped, 1, ind, &depth);
     emit_point_coords(tc, o, ind, looped, any_staged);
     sb_printf(o, "%sif (", ind);
+    if (g->shift)
+        sb_puts(o, "i >= 0 && ");
     for (int d = 0; d < g->dims; d++)
         sb_printf(o, "%s%c < n%d", d ? " && " : "", axis_global[d], d);
     sb_puts(o, ") {\n");
@@ -375,6 +480,29 @@ static const IrProgram *constants_to_cmem(CgCtx *ctx, int stage, const char *nam
     return copy;
 }
 
+/* vec_ok: the rows (s1 elements) and every buffer the kernel touches start on a vector
+ * boundary. The grid and the pointers come from the caller at run time. */
+static void emit_vector_check(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
+{
+    StrBuf *o = ctx->src;
+    sb_puts(o, "    const bool vec_ok = ");
+    if (g->dims >= 2)
+        sb_printf(o, "s1 %% %d == 0 && ", g->vec);
+    sb_puts(o, "((");
+    int first = 1;
+    for (int a = 0; a < args->nargs; a++) {
+        if (args->args[a].kind != ARG_BUF)
+            continue;
+        char an[160];
+        cg_arg_name(ctx->prog, &args->args[a], an, sizeof an);
+        sb_printf(o, "%s(unsigned long long)%s", first ? "" : " | ", an);
+        first = 0;
+    }
+    if (first)
+        sb_puts(o, "0ull");
+    sb_printf(o, ") %% %du) == 0;\n", (unsigned)(g->vec * ir_elem_size(ctx->prog)));
+}
+
 int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
                        char *why, int whylen)
 {
@@ -388,10 +516,13 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     }
     StrBuf *o = ctx->src;
     sb_printf(o, "/* stage %d: tile pass, %d x %d x %d points per thread (%s merging), tile %d x %d x %d"
-              "%s%s */\n", stage, g.m[0], g.m[1], g.m[2],
+              "%s%s", stage, g.m[0], g.m[1], g.m[2],
               c->v[P_CMX] * c->v[P_CMY] * c->v[P_CMZ] > 1 ? "cyclic" : "block", g.tile[0],
               g.tile[1], g.tile[2], g.smem ? ", shared-memory staging" : "",
               c->v[P_CMEM] == 2 ? ", constants in constant memory" : "");
+    if (g.vec > 1)
+        sb_printf(o, ", x in vectors of %d from %d before the grid", g.vec, g.shift);
+    sb_puts(o, " */\n");
     TileCtx tc;
     memset(&tc, 0, sizeof tc);
     tc.base = *ctx;
@@ -413,7 +544,10 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
         sb_printf(o, "    extern __shared__ __align__(16) unsigned char tile_smem[];\n");
     cg_emit_strides(ctx);
     for (int d = 0; d < g.dims; d++) {
-        sb_printf(o, "    const int o%d = (int)(%s * %du);\n", d, block_idx[d], g.tile[d]);
+        sb_printf(o, "    const int o%d = (int)(%s * %du)", d, block_idx[d], g.tile[d]);
+        sb_puts(o, d == 0 && g.shift ? " - " : ";\n");
+        if (d == 0 && g.shift)
+            sb_printf(o, "%d;\n", g.shift);
         if (c->v[P_BMX + d] > 1)
             sb_printf(o, "    const int b%d = (int)%s * %d;\n", d, thread_idx[d], g.m[d]);
         else
@@ -425,8 +559,14 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
                       g.arr[a].base);
     if (any_staged)
         emit_staging(&tc);
+    if (g.vec > 1)
+        emit_vector_check(ctx, &g, args);
     int points = g.m[0] * g.m[1] * g.m[2];
     sb_puts(o, "    if (");
+    if (g.shift)
+        sb_puts(o, "o0 + b0 >= 0 && ");
+    if (g.vec > 1)
+        sb_puts(o, "vec_ok && ");
     for (int d = 0; d < g.dims; d++) {
         sb_printf(o, "%so%d + b%d", d ? " && " : "", d, d);
         if (g.m[d] > 1)
@@ -445,6 +585,7 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
         l->block[d] = g.tb[d];
         l->tile[d] = d < g.dims ? g.tile[d] : g.tb[d];
     }
+    l->extra[0] = g.shift; /* the tiles start g.shift points before the grid */
     l->smem_bytes = (int)tile_smem_bytes(p, &g);
     return 0;
 }

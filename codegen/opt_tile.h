@@ -27,6 +27,9 @@ typedef struct {
     int unrolled[3];  /* the axis' points are enumerated by the generator (uf == m) */
     int tile[3];      /* points per block: tb * m */
     int smem;         /* shared-memory staging on */
+    int vec;          /* x points a vector access moves (1: scalar accesses) */
+    int shift;        /* the x tiling starts this many points before the grid (halo x mod vec),
+                         so that a thread's first point sits on a vector boundary of the row */
     TileArray arr[TILE_MAX_ARRAYS];
     int narr;
     long smem_elems;  /* elements of all staged arrays */

@@ -11,7 +11,7 @@ int tile_config_on(const Config *c)
     if (c->v[P_STREAM] != 1 || c->v[P_TB] != 1)
         return 0;
     static const ParamId mine[] = {P_SMEM, P_CMEM, P_UFX, P_UFY, P_UFZ, P_CMX, P_CMY, P_CMZ,
-                                   P_BMX, P_BMY, P_BMZ};
+                                   P_BMX, P_BMY, P_BMZ, P_VEC};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
         if (c->v[mine[i]] != 1)
             return 1;
@@ -43,6 +43,8 @@ int tile_geometry(const IrProgram *p, int stage, const Config *c, TileGeom *g)
         g->unrolled[d] = g->uf[d] >= g->m[d];
         g->tile[d] = g->tb[d] * g->m[d];
     }
+    g->vec = c->v[P_VEC];
+    g->shift = p->halo[0] % g->vec;
     const IrStage *st = &p->stages[stage];
     for (int i = 0; i < st->nnodes; i++) {
         const IrNode *n = &st->nodes[i];

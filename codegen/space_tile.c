@@ -20,6 +20,7 @@ static void init_tile(Space *s)
     int dims = s->prog ? s->prog->dims : 3;
     s->params[P_SMEM] = (SpaceParam){P_SMEM, {1, 2}, 2};
     s->params[P_CMEM] = (SpaceParam){P_CMEM, {1, 2}, 2};
+    s->params[P_VEC] = (SpaceParam){P_VEC, {1, 2, 4}, 3};
     for (int d = 0; d < dims && d < 3; d++) {
         const ParamId ids[3] = {P_UFX + d, P_CMX + d, P_BMX + d};
         for (int k = 0; k < 3; k++) {
@@ -200,6 +201,54 @@ static int c_registers(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* vec: a thread's x points move as one vector load/store of vec elements, which needs them
+ * adjacent (block merging along x, no cyclic merging), enumerated by the generator (uf x = bm x,
+ * so their loads are registers that can be paired), read from global memory (not staged), and
+ * rows whose length is a multiple of vec (every row starts on a vector boundary); a vector is at
+ * most 16 bytes, what one load moves on these GPUs. */
+static int c_vec(const Space *s, const Config *c, char *why, int whylen)
+{
+    int v = c->v[P_VEC];
+    if (v == 1)
+        return 1;
+    if (!applies(c)) {
+        snprintf(why, (size_t)whylen, "vec=%d with streaming or temporal blocking: vector "
+                 "accesses are made by the tile pass only", v);
+        return 0;
+    }
+    if (c->v[P_CMX] > 1 || c->v[P_BMX] < v) {
+        snprintf(why, (size_t)whylen, "vec=%d needs a thread's x points adjacent and at least %d "
+                 "of them (bm x >= %d, no cyclic merging along x); bm x is %d, cm x %d", v, v, v,
+                 c->v[P_BMX], c->v[P_CMX]);
+        return 0;
+    }
+    if (c->v[P_UFX] < c->v[P_BMX]) {
+        snprintf(why, (size_t)whylen, "vec=%d needs the x points unrolled by the generator "
+                 "(uf x = bm x = %d, not %d) to pair their loads", v, c->v[P_BMX], c->v[P_UFX]);
+        return 0;
+    }
+    if (s->prog && v * ir_elem_size(s->prog) > 16) {
+        snprintf(why, (size_t)whylen, "vec=%d of %d-byte elements: %d bytes, beyond the 16 of "
+                 "one load", v, ir_elem_size(s->prog), v * ir_elem_size(s->prog));
+        return 0;
+    }
+    if (c->v[P_SMEM] == 2) {
+        snprintf(why, (size_t)whylen, "vec=%d with smem=on: the fast path reads shared memory, "
+                 "where vector loads buy nothing", v);
+        return 0;
+    }
+    if (s->prog && s->n[0] > 0) {
+        long row = s->n[0] + 2L * s->prog->halo[0];
+        if (row % v) {
+            snprintf(why, (size_t)whylen, "vec=%d but a padded row holds %ld elements (nx + 2 x "
+                     "halo): not a multiple of %d, so rows do not start on a vector boundary",
+                     v, row, v);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static const SpaceConstraint tile_constraints[] = {
     {"tile-axes", c_axes, "merging and unrolling only along axes the grid has"},
     {"tile-merge", c_exclusive, "block and cyclic merging exclude each other"},
@@ -209,6 +258,7 @@ static const SpaceConstraint tile_constraints[] = {
     {"tile-smem", c_smem, "staged tiles fit 100 KiB of shared memory, and staging stages something"},
     {"tile-cmem", c_cmem, "constant memory holds something and fits 64 KiB"},
     {"tile-regs", c_registers, "the values a thread keeps in registers stay few enough not to spill"},
+    {"tile-vec", c_vec, "vector accesses: adjacent, unrolled, unstaged x points, rows a multiple of vec, at most 16 bytes"},
 };
 
 const SpacePass space_pass_tile = {"tile", init_tile, tile_constraints,

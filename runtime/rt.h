@@ -101,7 +101,11 @@ double rt_tolerance(const IrProgram *prog, long steps);
 /* The default verification grid: odd sizes, at least 2*halo+3 per axis (67x61 in 2D, 37x33x29
  * in 3D, 67 in 1D). */
 void rt_verify_size(const IrProgram *prog, int n[3]);
-/* Runs m's plan for `steps` steps on a grid of size n (NULL: rt_verify_size) from random data
+/* The same for a plan: with vector accesses (vec > 1), x widened to the next size whose padded
+ * row is a multiple of vec, so that the vector path is what runs (the odd rows of a larger grid,
+ * where every thread takes the checked path, are what test_rt_examples compares next). */
+void rt_verify_size_plan(const Plan *plan, int n[3]);
+/* Runs m's plan for `steps` steps on a grid of size n (NULL: rt_verify_size_plan) from random data
  * and compares the newest buffer of every state field (and every coef field, which must not
  * change) with the interpreter, interior points only. Returns 0 when it ran (res->ok says
  * whether it matched), -1 when it could not run. */

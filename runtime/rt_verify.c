@@ -15,6 +15,15 @@ void rt_verify_size(const IrProgram *prog, int n[3])
     }
 }
 
+void rt_verify_size_plan(const Plan *plan, int n[3])
+{
+    rt_verify_size(plan->prog, n);
+    /* vec > 1: a row length that is a multiple of vec, or only the checked path would run */
+    int vec = plan->config.v[P_VEC], row = n[0] + 2 * plan->prog->halo[0];
+    if (vec > 1 && row % vec)
+        n[0] += vec - row % vec;
+}
+
 int rt_verify_plan(RtContext *rc, RtModule *m, const int n_in[3], long steps, RtVerifyResult *res,
                    char *why, int whylen)
 {
@@ -24,7 +33,7 @@ int rt_verify_plan(RtContext *rc, RtModule *m, const int n_in[3], long steps, Rt
         for (int d = 0; d < 3; d++)
             n[d] = d < prog->dims ? n_in[d] : 1;
     else
-        rt_verify_size(prog, n);
+        rt_verify_size_plan(m->plan, n);
     if (steps <= 0) {
         /* Enough steps to run both the fused groups and the single steps. */
         int sc = m->plan->step_count > 0 ? m->plan->step_count : 1;

@@ -125,6 +125,55 @@ int main(void)
     Plan *p9 = hb_plan(arena, heat, "tb=128,bm=4,uf=4,smem=on");
     assert(p9->step[0].tile[0] == 512);
 
+    /* vec: the x points of a thread as one vector load/store per aligned run. star2d1r has a
+     * halo of 1, so the tiles start one point before the grid and the launch covers n + 1. */
+    Plan *v1 = hb_plan(arena, star, "tb=32x8,bm=2x2,uf=2x2");
+    Plan *v2 = hb_plan(arena, star, "tb=32x8,bm=2x2,uf=2x2,vec=2");
+    assert(strcmp(v1->source, v2->source) != 0);
+    hb_lacks(v1->source, "float2");
+    hb_has(v2->source, "const int o0 = (int)(blockIdx.x * 64u) - 1;\n");
+    hb_has(v2->source, "const bool vec_ok = s1 % 2 == 0 && (((unsigned long long)f_u_lp1 | "
+                       "(unsigned long long)f_u_l0) % 8u) == 0;");
+    hb_has(v2->source, "if (o0 + b0 >= 0 && vec_ok && ");
+    hb_has(v2->source, "const float2 q0 = *(const float2 *)&f_u_l0[idxb];\n");
+    hb_has(v2->source, "*(float2 *)&f_u_lp1[idxb] = float2{w0_0, w0_1};");
+    hb_has(v2->source, "*(float2 *)&f_u_lp1[idxb + s1] = float2{w0_0, w0_1};");
+    hb_has(v2->source, "if (i >= 0 && i < n0 && j < n1)"); /* the slow path skips the halo point */
+    hb_lacks(v2->source, "f_u_lp1[idxb] = (");                /* no scalar store on the fast path */
+    assert(v2->step[0].extra[0] == 1 && v1->step[0].extra[0] == 0);
+    assert(v2->step[0].tile[0] == 64);
+    /* x neighbours outside the thread's vectors stay scalar loads */
+    hb_has(v2->source, "= f_u_l0[idxb - 1];");
+    hb_has(v2->source, "= f_u_l0[idxb + 2];");
+    /* doubles, 3D box of radius 1: again 1 point before the grid; 4 doubles are too wide */
+    Plan *v4 = hb_plan(arena, box, "tb=32x4x2,bm=2x1x1,uf=2x1x1,vec=2");
+    hb_has(v4->source, "const int o0 = (int)(blockIdx.x * 64u) - 1;\n");
+    hb_has(v4->source, "const double2 q0 = *(const double2 *)&");
+    hb_has(v4->source, "% 16u) == 0;");
+    hb_has(v4->source, "= double2{w0_0, w0_1};");
+    assert(v4->step[0].extra[0] == 1);
+    refused(box, NULL, "tb=32x4x2,bm=4x1x1,uf=4x1x1,vec=4", "beyond the 16 of one load");
+    /* 4 floats: the shift is halo mod 4 */
+    Plan *v3 = hb_plan(arena, star, "tb=32x8,bm=4x1,uf=4x1,vec=4");
+    hb_has(v3->source, "const int o0 = (int)(blockIdx.x * 128u) - 1;\n");
+    hb_has(v3->source, "= float4{w0_0, w0_1, w0_2, w0_3};");
+    /* 1D: no row check; two stages with a temp; 3 levels + coef */
+    Plan *v5 = hb_plan(arena, heat, "tb=128,bm=2,uf=2,vec=2");
+    hb_has(v5->source, "const bool vec_ok = ((");
+    Plan *v6 = hb_plan(arena, two, "tb=32x8,bm=2x1,uf=2x1,vec=2");
+    Plan *v7 = hb_plan(arena, wave, "tb=32x4,bm=4x2,uf=4x2,cmem=on,vec=2");
+    hb_has(v7->source, "float2{");
+    refused(star, NULL, "tb=32x8,bm=1x2,uf=1x2,vec=2", "bm x >= 2");
+    refused(star, NULL, "tb=32x8,bm=2x1,uf=1x1,vec=2", "unrolled by the generator");
+    refused(star, NULL, "tb=32x8,cm=2x1,uf=2x1,vec=2", "no cyclic merging");
+    refused(star, NULL, "tb=32x8,bm=2x1,uf=2x1,smem=on,vec=2", "smem=on");
+    refused(star, NULL, "tb=32x8,stream=y,sb=64,vec=2", "tile pass only");
+    long odd[3] = {65, 64, 1};
+    refused(star, odd, "tb=32x8,bm=2x1,uf=2x1,vec=2", "67 elements");
+    long even[3] = {64, 64, 1};
+    assert(*refusal(star, even, "tb=32x8,bm=2x1,uf=2x1,vec=2") == 0);
+    refused(star, even, "tb=16x8,bm=4x1,uf=4x1,vec=4", "66 elements");
+
     /* constraints */
     refused(star, NULL, "tb=32x8,bm=1x2,cm=2x1", "block merging (bm) and cyclic merging");
     refused(star, NULL, "tb=32x8,uf=1x2", "at most the merge factor");
@@ -150,7 +199,7 @@ int main(void)
 
     /* every source compiles without warnings */
     if (compile_with_nvcc(p2->source, "p2")) {
-        const Plan *more[] = {p1, p3, p4, p4b, p5, p6, p7, p8, p9};
+        const Plan *more[] = {p1, p3, p4, p4b, p5, p6, p7, p8, p9, v2, v3, v4, v5, v6, v7};
         for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
             char tag[16];
             snprintf(tag, sizeof tag, "m%zu", i);

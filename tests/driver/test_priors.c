@@ -82,6 +82,10 @@ int main(void)
             }
             int is_box = !strncmp(names[i], "box", 3) || !strcmp(names[i], "j3d27pt") ||
                          !strcmp(names[i], "j2d9pt-gol");
+            int vec = 0; /* vector accesses: a 3D star's one step starts from them */
+            for (int k = 0; k < n4; k++)
+                vec += four[k].v[P_VEC] > 1;
+            CHECK(vec == (p->dims == 3 && steps == 1 && !is_box));
             int wide = p->dims == 3 && p->halo[0] >= 3; /* too wide a halo for the temporal priors' tiles */
             if (steps == 100) {
                 /* temporal blocking: retimed for a box (box2d2r 488 GStencil/s against 294), plain

@@ -88,7 +88,10 @@ static void test_priors(void)
     CHECK(np >= 4);
     CHECK(tune_priors(&pb, pri, 2) == 2);
     char text[512];
+    /* with no program a star, one step: the vector merging prior, then retimed streaming */
     config_format(&pri[0], text, sizeof text);
+    CHECK(strstr(text, "vec=2") != NULL);
+    config_format(&pri[1], text, sizeof text);
     CHECK(strstr(text, "stream=z") && strstr(text, "retime=on"));
     /* GeST's dataset opens with them; priors=0 is the paper's purely random dataset. */
     for (int with = 0; with <= 1; with++) {

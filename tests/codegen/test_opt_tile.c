@@ -161,6 +161,9 @@ int main(void)
     Plan *v5 = hb_plan(arena, heat, "tb=128,bm=2,uf=2,vec=2");
     hb_has(v5->source, "const bool vec_ok = ((");
     Plan *v6 = hb_plan(arena, two, "tb=32x8,bm=2x1,uf=2x1,vec=2");
+    hb_has(v6->source, "_stage0(");
+    hb_has(v6->source, "_stage1(");
+    assert(strstr(strstr(v6->source, "_stage1("), "double2{") != NULL); /* both stages store vectors */
     Plan *v7 = hb_plan(arena, wave, "tb=32x4,bm=4x2,uf=4x2,cmem=on,vec=2");
     hb_has(v7->source, "float2{");
     refused(star, NULL, "tb=32x8,bm=1x2,uf=1x2,vec=2", "bm x >= 2");

@@ -544,10 +544,11 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
         sb_printf(o, "    extern __shared__ __align__(16) unsigned char tile_smem[];\n");
     cg_emit_strides(ctx);
     for (int d = 0; d < g.dims; d++) {
-        sb_printf(o, "    const int o%d = (int)(%s * %du)", d, block_idx[d], g.tile[d]);
-        sb_puts(o, d == 0 && g.shift ? " - " : ";\n");
-        if (d == 0 && g.shift)
-            sb_printf(o, "%d;\n", g.shift);
+        if (d == 0 && g.shift) /* the tiles start g.shift points before the grid */
+            sb_printf(o, "    const int o0 = (int)(%s * %du) - %d;\n", block_idx[0], g.tile[0],
+                      g.shift);
+        else
+            sb_printf(o, "    const int o%d = (int)(%s * %du);\n", d, block_idx[d], g.tile[d]);
         if (c->v[P_BMX + d] > 1)
             sb_printf(o, "    const int b%d = (int)%s * %d;\n", d, thread_idx[d], g.m[d]);
         else

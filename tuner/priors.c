@@ -50,8 +50,8 @@ static const Prior priors_2d[] = {
 };
 
 static const Prior priors_3d[] = {
-    /* One step of a star: merging 2x2 with the x pairs as float2/double2 loads and stores. A
-     * hand-written kernel of this shape moved star3d1r from 306 to 325 GStencil/s (4-byte
+    /* One step of a star: merging 2x2 with the x pairs as float2/double2 loads and stores.
+     * star3d1r 304 -> 319.5 GStencil/s against the merging kernel searches had chosen (4-byte
      * accesses cap even a plain copy at 80% of cudaMemcpy's bandwidth; H100, 2026-11-24). */
     {"tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2", FOR_STAR, 1},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retimed 2.5D streaming: boxes 1.7-3.6x */

@@ -86,6 +86,10 @@ int main(void)
             for (int k = 0; k < n4; k++)
                 vec += four[k].v[P_VEC] > 1;
             CHECK(vec == (p->dims == 3 && steps == 1 && !is_box));
+            int cyclic = 0; /* and from cyclic merging of 8 x points (star3d1r's long best) */
+            for (int k = 0; k < n4; k++)
+                cyclic += four[k].v[P_CMX] == 8 && four[k].v[P_CMZ] == 4;
+            CHECK(cyclic == (p->dims == 3 && steps == 1 && !is_box));
             int wide = p->dims == 3 && p->halo[0] >= 3; /* too wide a halo for the temporal priors' tiles */
             if (steps == 100) {
                 /* temporal blocking: retimed for a box (box2d2r 488 GStencil/s against 294), plain

@@ -81,17 +81,20 @@ static void test_batches(void)
 static void test_priors(void)
 {
     Space s;
-    fake_space(&s); /* no program: the 3D priors */
+    space_init(&s, NULL, NULL); /* the generator's space, no program: the 3D priors */
+    space_set_steps(&s, 1);     /* one step: no temporal blocking */
     TuneProblem pb = {&s, accept_all, NULL};
     Config pri[16];
     int np = tune_priors(&pb, pri, 16);
     CHECK(np >= 4);
     CHECK(tune_priors(&pb, pri, 2) == 2);
     char text[512];
-    /* with no program a star, one step: the vector merging prior, then retimed streaming */
+    /* with no program a star, one step: cyclic merging, vector merging, retimed streaming */
     config_format(&pri[0], text, sizeof text);
-    CHECK(strstr(text, "vec=2") != NULL);
+    CHECK(strstr(text, "cm=8x1x4") != NULL);
     config_format(&pri[1], text, sizeof text);
+    CHECK(strstr(text, "vec=2") != NULL);
+    config_format(&pri[2], text, sizeof text);
     CHECK(strstr(text, "stream=z") && strstr(text, "retime=on"));
     /* GeST's dataset opens with them; priors=0 is the paper's purely random dataset. */
     for (int with = 0; with <= 1; with++) {
@@ -116,6 +119,17 @@ static void test_priors(void)
     np = tune_priors(&strict, pri, 16);
     for (int i = 0; i < np; i++)
         CHECK(fake_valid(NULL, &pri[i], text, sizeof text));
+    /* So are priors with a value the space does not take (here: no vec, no cyclic merging
+     * along z), even where the validity function does not look. */
+    int all = tune_priors(&pb, pri, 16);
+    Space small = s;
+    small.params[P_VEC].nvalues = 1;
+    small.params[P_CMZ].nvalues = 1;
+    TuneProblem narrow = {&small, accept_all, NULL};
+    np = tune_priors(&narrow, pri, 16);
+    CHECK(np == all - 2);
+    for (int i = 0; i < np; i++)
+        CHECK(pri[i].v[P_VEC] == 1 && pri[i].v[P_CMZ] == 1);
 }
 
 static void test_knobs(void)

@@ -56,8 +56,8 @@ static const Prior priors_3d[] = {
      * searches had chosen (H100, 2026-11-24, bench/RESULTS.md). */
     {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128", FOR_STAR, 1},
     /* One step of a star: merging 2x2 with the x pairs as float2/double2 loads and stores.
-     * star3d1r 304 -> 319.5 GStencil/s against the merging kernel searches had chosen (4-byte
-     * accesses cap even a plain copy at 80% of cudaMemcpy's bandwidth; H100, 2026-11-24). */
+     * star3d1r 304 -> 319.5 GStencil/s against the merging kernel searches had chosen (one 4-byte
+     * access per thread caps even a plain copy at 80% of cudaMemcpy's bandwidth; H100, 2026-11-24). */
     {"tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2", FOR_STAR, 1},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retimed 2.5D streaming: boxes 1.7-3.6x */
     {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, 0},          /* merging along y (stars) */

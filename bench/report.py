@@ -103,8 +103,9 @@ def header(res):
                  + " (`stencilc bench --autotune`, GeST, a fresh tuning database)")
     for run in m.get("runs", []):
         stop = f"; stopped early: {run['stopped']}" if run.get("stopped") else ""
+        note = f"; {run['note']}" if run.get("note") else ""  # e.g. how a run was merged
         lines.append(f"- Run: `{run.get('command', '?')}`, {run.get('date', '?')}, "
-                     f"{run.get('elapsed_s', 0) / 60:.1f} min{stop}")
+                     f"{run.get('elapsed_s', 0) / 60:.1f} min{stop}{note}")
     lines += ["",
               "GStencil/s: interior points x time steps / seconds, per step (`stencilc bench` "
               "times about 1 ms of whole launch groups, median of at least 5 repetitions); grids "

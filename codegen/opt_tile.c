@@ -1,6 +1,7 @@
 /* The tile pass: kernel emitter. A stage kernel under the tile pass maps each thread to
- * m = m0 x m1 x m2 points (block merging: adjacent; cyclic merging: tb apart), so a block covers
- * a tile of tb * m points. With smem on, the block first stages the tile of every field read at
+ * m = m0 x m1 x m2 points (block merging: adjacent; cyclic merging: tb apart; along x with vec
+ * and both, runs of vec adjacent points tb x vec apart), so a block covers a tile of tb * m
+ * points. With smem on, the block first stages the tile of every field read at
  * non-zero offsets (with its halo) in dynamic shared memory, cooperatively and coalesced along
  * x. A thread whose points are all inside the grid takes the fast path: along the axes whose
  * unroll factor equals the merge factor, its points are enumerated by the generator and every
@@ -208,8 +209,11 @@ static void emit_point_coords(TileCtx *tc, StrBuf *o, const char *ind, const int
         if (looped[d]) {
             if (g->step[d] == 1)
                 sb_printf(&local, " + m%d", d);
-            else
+            else if (g->bm[d] == 1)
                 sb_printf(&local, " + m%d * %d", d, g->step[d]);
+            else
+                sb_printf(&local, " + m%d / %d * %d + m%d %% %d", d, g->bm[d], g->step[d], d,
+                          g->bm[d]);
         }
         if (any_staged) {
             sb_printf(o, "%sconst int %s = %s;\n", ind, axis_local[d], local.data);
@@ -287,9 +291,9 @@ static void emit_fast(TileCtx *tc, int any_staged)
     for (int z = 0; z < pts[2]; z++)
         for (int y = 0; y < pts[1]; y++)
             for (int x = 0; x < pts[0]; x++) {
-                tc->u[0] = x * g->step[0];
-                tc->u[1] = y * g->step[1];
-                tc->u[2] = z * g->step[2];
+                tc->u[0] = tile_point_offset(g, 0, x);
+                tc->u[1] = tile_point_offset(g, 1, y);
+                tc->u[2] = tile_point_offset(g, 2, z);
                 tc->lane = x % g->vec;
                 StrBuf idx = {0};
                 put_point_index(&idx, tc->u);
@@ -503,6 +507,16 @@ static void emit_vector_check(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
     sb_printf(o, ") %% %du) == 0;\n", (unsigned)(g->vec * ir_elem_size(ctx->prog)));
 }
 
+static const char *merging_kind(const TileGeom *g)
+{
+    int block = 0, cyclic = 0;
+    for (int d = 0; d < 3; d++) {
+        block |= g->bm[d] > 1;
+        cyclic |= g->step[d] > 1;
+    }
+    return block && cyclic ? "block-cyclic" : cyclic ? "cyclic" : "block";
+}
+
 int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
                        char *why, int whylen)
 {
@@ -517,7 +531,7 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     StrBuf *o = ctx->src;
     sb_printf(o, "/* stage %d: tile pass, %d x %d x %d points per thread (%s merging), tile %d x %d x %d"
               "%s%s", stage, g.m[0], g.m[1], g.m[2],
-              c->v[P_CMX] * c->v[P_CMY] * c->v[P_CMZ] > 1 ? "cyclic" : "block", g.tile[0],
+              merging_kind(&g), g.tile[0],
               g.tile[1], g.tile[2], g.smem ? ", shared-memory staging" : "",
               c->v[P_CMEM] == 2 ? ", constants in constant memory" : "");
     if (g.vec > 1)
@@ -549,8 +563,8 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
                       g.shift);
         else
             sb_printf(o, "    const int o%d = (int)(%s * %du);\n", d, block_idx[d], g.tile[d]);
-        if (c->v[P_BMX + d] > 1)
-            sb_printf(o, "    const int b%d = (int)%s * %d;\n", d, thread_idx[d], g.m[d]);
+        if (g.bm[d] > 1)
+            sb_printf(o, "    const int b%d = (int)%s * %d;\n", d, thread_idx[d], g.bm[d]);
         else
             sb_printf(o, "    const int b%d = (int)%s;\n", d, thread_idx[d]);
     }
@@ -571,7 +585,7 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     for (int d = 0; d < g.dims; d++) {
         sb_printf(o, "%so%d + b%d", d ? " && " : "", d, d);
         if (g.m[d] > 1)
-            sb_printf(o, " + %d", (g.m[d] - 1) * g.step[d]);
+            sb_printf(o, " + %d", tile_point_offset(&g, d, g.m[d] - 1));
         sb_printf(o, " < n%d", d);
     }
     sb_puts(o, ") {\n");

@@ -21,8 +21,10 @@ typedef struct {
 typedef struct {
     int dims;
     int tb[3];        /* threads per block */
-    int m[3];         /* points per thread (block or cyclic merge factor; 1 beyond dims) */
-    int step[3];      /* distance between a thread's points: 1 (block merging) or tb (cyclic) */
+    int m[3];         /* points per thread (bm x cm; 1 beyond dims) */
+    int bm[3];        /* block merge factor: runs of bm adjacent points */
+    int step[3];      /* distance between a thread's runs: 1 (block merging only), or tb x bm
+                         (cyclic merging, of single points or, along x with vec, of vectors) */
     int uf[3];        /* unroll factor */
     int unrolled[3];  /* the axis' points are enumerated by the generator (uf == m) */
     int tile[3];      /* points per block: tb * m */
@@ -41,6 +43,9 @@ int tile_config_on(const Config *c);
 /* The geometry of stage `stage` under c. Returns -1 when the stage reads more than
  * TILE_MAX_ARRAYS (field, level) pairs. */
 int tile_geometry(const IrProgram *p, int stage, const Config *c, TileGeom *g);
+/* Offset along axis d of a thread's point m (0 <= m < g->m[d]) from its first point: the
+ * point's run (m / bm) times step, plus its place in the run (m % bm). */
+int tile_point_offset(const TileGeom *g, int d, int m);
 /* Shared memory bytes of the stage kernel. */
 long tile_smem_bytes(const IrProgram *p, const TileGeom *g);
 /* Distinct values a thread of the fast path holds in registers per pass of its point loop:

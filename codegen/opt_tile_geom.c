@@ -38,7 +38,8 @@ int tile_geometry(const IrProgram *p, int stage, const Config *c, TileGeom *g)
         int bm = c->v[P_BMX + d], cm = c->v[P_CMX + d];
         g->tb[d] = c->v[P_TBX + d];
         g->m[d] = d < p->dims ? bm * cm : 1;
-        g->step[d] = cm > 1 ? g->tb[d] : 1;
+        g->bm[d] = d < p->dims ? bm : 1;
+        g->step[d] = cm > 1 ? g->tb[d] * bm : 1;
         g->uf[d] = c->v[P_UFX + d];
         g->unrolled[d] = g->uf[d] >= g->m[d];
         g->tile[d] = g->tb[d] * g->m[d];
@@ -87,6 +88,11 @@ int tile_geometry(const IrProgram *p, int stage, const Config *c, TileGeom *g)
         g->smem_elems += elems;
     }
     return 0;
+}
+
+int tile_point_offset(const TileGeom *g, int d, int m)
+{
+    return m / g->bm[d] * g->step[d] + m % g->bm[d];
 }
 
 long tile_smem_bytes(const IrProgram *p, const TileGeom *g)
@@ -139,9 +145,9 @@ long tile_cached_values(const IrProgram *p, int stage, const TileGeom *g)
                     CacheKey *k = &keys[nk++];
                     k->field = n->field;
                     k->level = n->level;
-                    k->off[0] = n->off[0] + x * g->step[0];
-                    k->off[1] = n->off[1] + y * g->step[1];
-                    k->off[2] = n->off[2] + z * g->step[2];
+                    k->off[0] = n->off[0] + tile_point_offset(g, 0, x);
+                    k->off[1] = n->off[1] + tile_point_offset(g, 1, y);
+                    k->off[2] = n->off[2] + tile_point_offset(g, 2, z);
                 }
     }
     qsort(keys, (size_t)nk, sizeof *keys, key_cmp);

@@ -63,9 +63,14 @@ static int c_exclusive(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     int bm = c->v[P_BMX] * c->v[P_BMY] * c->v[P_BMZ];
     int cm = c->v[P_CMX] * c->v[P_CMY] * c->v[P_CMZ];
+    /* The one exception: with vec, cyclic merging along x moves vectors, whose vec adjacent
+     * points are bm x (c_vec checks bm x = vec). */
+    if (c->v[P_VEC] > 1 && c->v[P_CMX] > 1 && c->v[P_BMX] == c->v[P_VEC])
+        bm /= c->v[P_BMX];
     if (bm > 1 && cm > 1) {
         snprintf(why, (size_t)whylen, "block merging (bm) and cyclic merging (cm) together: a "
-                 "thread's points are either adjacent or a block apart");
+                 "thread's points are either adjacent or a block apart (except the vectors of "
+                 "vec, bm x = vec, that cm x deals out)");
         return 0;
     }
     return 1;
@@ -202,8 +207,10 @@ static int c_registers(const Space *s, const Config *c, char *why, int whylen)
 }
 
 /* vec: a thread's x points move as one vector load/store of vec elements, which needs them
- * adjacent (block merging along x, no cyclic merging), enumerated by the generator (uf x = bm x,
- * so their loads are registers that can be paired), read from global memory (not staged), and
+ * adjacent (block merging along x: bm x >= vec, or, with cyclic merging along x, runs of exactly
+ * bm x = vec points dealt out cm x times, tb x vectors apart), enumerated by the generator
+ * (uf x = bm x cm x, so their loads are registers that can be paired), read from global memory
+ * (not staged), and
  * rows whose length is a multiple of vec (every row starts on a vector boundary); a vector is at
  * most 16 bytes, what one load moves on these GPUs. */
 static int c_vec(const Space *s, const Config *c, char *why, int whylen)
@@ -216,15 +223,16 @@ static int c_vec(const Space *s, const Config *c, char *why, int whylen)
                  "accesses are made by the tile pass only", v);
         return 0;
     }
-    if (c->v[P_CMX] > 1 || c->v[P_BMX] < v) {
-        snprintf(why, (size_t)whylen, "vec=%d needs a thread's x points adjacent and at least %d "
-                 "of them (bm x >= %d, no cyclic merging along x); bm x is %d, cm x %d", v, v, v,
-                 c->v[P_BMX], c->v[P_CMX]);
+    if (c->v[P_CMX] > 1 ? c->v[P_BMX] != v : c->v[P_BMX] < v) {
+        snprintf(why, (size_t)whylen, "vec=%d needs a thread's x points in adjacent runs of %d "
+                 "(bm x >= %d, or bm x = %d with cyclic merging along x); bm x is %d, cm x %d",
+                 v, v, v, v, c->v[P_BMX], c->v[P_CMX]);
         return 0;
     }
-    if (c->v[P_UFX] < c->v[P_BMX]) {
+    if (c->v[P_UFX] < c->v[P_BMX] * c->v[P_CMX]) {
         snprintf(why, (size_t)whylen, "vec=%d needs the x points unrolled by the generator "
-                 "(uf x = bm x = %d, not %d) to pair their loads", v, c->v[P_BMX], c->v[P_UFX]);
+                 "(uf x = bm x * cm x = %d, not %d) to pair their loads", v,
+                 c->v[P_BMX] * c->v[P_CMX], c->v[P_UFX]);
         return 0;
     }
     if (s->prog && v * ir_elem_size(s->prog) > 16) {

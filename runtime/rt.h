@@ -105,6 +105,8 @@ void rt_verify_size(const IrProgram *prog, int n[3]);
  * row is a multiple of vec, so that the vector path is what runs (the odd rows of a larger grid,
  * where every thread takes the checked path, are what test_rt_examples compares next). */
 void rt_verify_size_plan(const Plan *plan, int n[3]);
+/* Widens x of n as rt_verify_size_plan does (nothing without vector accesses). */
+void rt_verify_align_rows(const Plan *plan, int n[3]);
 /* Runs m's plan for `steps` steps on a grid of size n (NULL: rt_verify_size_plan) from random data
  * and compares the newest buffer of every state field (and every coef field, which must not
  * change) with the interpreter, interior points only. Returns 0 when it ran (res->ok says

@@ -15,13 +15,18 @@ void rt_verify_size(const IrProgram *prog, int n[3])
     }
 }
 
-void rt_verify_size_plan(const Plan *plan, int n[3])
+void rt_verify_align_rows(const Plan *plan, int n[3])
 {
-    rt_verify_size(plan->prog, n);
     /* vec > 1: a row length that is a multiple of vec, or only the checked path would run */
     int vec = plan->config.v[P_VEC], row = n[0] + 2 * plan->prog->halo[0];
     if (vec > 1 && row % vec)
         n[0] += vec - row % vec;
+}
+
+void rt_verify_size_plan(const Plan *plan, int n[3])
+{
+    rt_verify_size(plan->prog, n);
+    rt_verify_align_rows(plan, n);
 }
 
 int rt_verify_plan(RtContext *rc, RtModule *m, const int n_in[3], long steps, RtVerifyResult *res,

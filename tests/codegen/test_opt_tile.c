@@ -168,7 +168,24 @@ int main(void)
     hb_has(v7->source, "float2{");
     refused(star, NULL, "tb=32x8,bm=1x2,uf=1x2,vec=2", "bm x >= 2");
     refused(star, NULL, "tb=32x8,bm=2x1,uf=1x1,vec=2", "unrolled by the generator");
-    refused(star, NULL, "tb=32x8,cm=2x1,uf=2x1,vec=2", "no cyclic merging");
+    refused(star, NULL, "tb=32x8,cm=2x1,uf=2x1,vec=2", "bm x = 2 with cyclic merging");
+    refused(star, NULL, "tb=32x8,bm=4x1,cm=2x1,uf=8x1,vec=2", "except the vectors of vec");
+    refused(star, NULL, "tb=32x8,bm=2x1,cm=2x1,uf=2x1,vec=2", "uf x = bm x * cm x = 4");
+    refused(star, NULL, "tb=32x8,bm=2x2,cm=2x1,uf=4x2,vec=2", "block merging (bm) and cyclic");
+    /* vec with cyclic merging along x: runs of 2 adjacent points (one vector) dealt out cm x
+     * times, tb x vectors apart: thread t's points are 2t + {0, 1} and 64 + 2t + {0, 1} of its
+     * 128-point tile; the fast path's last point is at 64 + 1 */
+    Plan *v8 = hb_plan(arena, star, "tb=32x8,bm=2x1,cm=2x2,uf=4x1,vec=2");
+    hb_has(v8->source, "block-cyclic merging");
+    hb_has(v8->source, "const int o0 = (int)(blockIdx.x * 128u) - 1;\n");
+    hb_has(v8->source, "const int b0 = (int)threadIdx.x * 2;\n");
+    hb_has(v8->source, "if (o0 + b0 >= 0 && vec_ok && o0 + b0 + 65 < n0 && o1 + b1 + 8 < n1)");
+    hb_has(v8->source, "const float2 q0 = *(const float2 *)&f_u_l0[idxb];\n");
+    hb_has(v8->source, "= *(const float2 *)&f_u_l0[idxb + 64];\n");
+    hb_has(v8->source, "*(float2 *)&f_u_lp1[idxb + 64] = float2{w0_0, w0_1};");
+    hb_has(v8->source, "= f_u_l0[idxb + 63];");
+    hb_has(v8->source, "const int i = o0 + b0 + m0 / 2 * 64 + m0 % 2;"); /* slow path */
+    assert(v8->step[0].tile[0] == 128 && v8->step[0].extra[0] == 1);
     refused(star, NULL, "tb=32x8,bm=2x1,uf=2x1,smem=on,vec=2", "smem=on");
     refused(star, NULL, "tb=32x8,stream=y,sb=64,vec=2", "tile pass only");
     long odd[3] = {65, 64, 1};

@@ -50,11 +50,14 @@ static const Prior priors_2d[] = {
 };
 
 static const Prior priors_3d[] = {
-    /* One step of a star: cyclic merging, 8 x points 32 apart (one 128-byte line per warp and
+    /* A star's step: cyclic merging, 8 x points 32 apart (one 128-byte line per warp and
      * load, 56 independent loads per plane) over 4 z planes. star3d1r's best in a 20-minute
      * search: 327.3 GStencil/s re-timed against 318.7 for the vector prior below, which 60 s
-     * searches had chosen (H100, 2026-11-24, bench/RESULTS.md). */
-    {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128", FOR_STAR, 1},
+     * searches had chosen (H100, 2026-11-24, bench/RESULTS.md). Multi-step runs take it too:
+     * beyond radius 1 a 3D star's temporal kernels lose to its one-step kernel run step by step
+     * (star3d2r: 305.6 GStencil/s with this one against 265.9 for what a 100-step search chose
+     * without it, bench/RESULTS.md). */
+    {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128", FOR_STAR, 0},
     /* One step of a star: merging 2x2 with the x pairs as float2/double2 loads and stores.
      * star3d1r 304 -> 319.5 GStencil/s against the merging kernel searches had chosen (one 4-byte
      * access per thread caps even a plain copy at 80% of cudaMemcpy's bandwidth; H100, 2026-11-24). */

@@ -191,7 +191,7 @@ static int find_any_gpu_record(const char *dir, TuneDbKey key, TuneDbEntry *best
         size_t n = strlen(de->d_name);
         if (n < 6 || strcmp(de->d_name + n - 5, ".best"))
             continue;
-        char path[2048], gpu[256], cuda[64], err[256];
+        char path[2048], gpu[128], cuda[64], err[256];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         if (read_gpu_cuda(path, gpu, sizeof gpu, cuda, sizeof cuda) != 0)
             continue;

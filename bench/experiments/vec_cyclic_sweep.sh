@@ -2,7 +2,7 @@
 # Vector units with cyclic merging (vec=2, bm x = 2, cm x > 1) against the best kernels before
 # them, timed in one run with `stencilc bench` (verified against the interpreter and against the
 # plain kernel on the full grid first). On the GPU machine, from the repository root:
-#   sh bench/experiments/vec_cyclic_sweep.sh [STENCILC] > log
+#   [ROUNDS=2] sh bench/experiments/vec_cyclic_sweep.sh [STENCILC] > log
 # Two rounds, so that the spread between rounds shows the noise.
 set -u
 sc=${1:-build-dev/driver/stencilc}
@@ -12,7 +12,7 @@ run() { # FILE GRID CONFIG
     "$sc" bench "$b/$1.st" --type float --steps 1 --grid "$2" --config "$3" 2>&1 | grep -E 'GStencil|error' | tr '\n' ' '
     echo
 }
-for round in 1 2; do
+for round in $(seq 1 "${ROUNDS:-2}"); do
     echo "# round $round"
     for g in 512x512x512 510x512x512; do
         run star3d1r $g 'tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128'

@@ -206,7 +206,16 @@ class Suite:
         st[key] = "; ".join(parts + [f"{typ}: {text}"])
 
     def store_peer(self, key, typ, table):
-        self.res["peers"].setdefault(key, {})[typ] = table
+        """Adds this run's figures to the peer's table: with --merge and --only, the other
+        stencils' figures of earlier runs stay."""
+        self.res["peers"].setdefault(key, {}).setdefault(typ, {}).update(table)
+
+    @staticmethod
+    def peer_count(merged, table):
+        """'N stencils', and how many of them this run measured when earlier runs gave others."""
+        if len(merged) == len(table):
+            return f"{len(table)} stencils"
+        return f"{len(merged)} stencils ({len(table)} measured in the last run that merged here)"
 
     def build_naive(self):
         """gen_naive21.py and nvcc, on the CPU (run in a thread while the GPU measures)."""
@@ -247,7 +256,8 @@ class Suite:
             if self.out_of_time():
                 break
         self.store_peer("naive", typ, table)
-        status = f"{len(table)} stencils" + ("" if r.ok() else f", then failed: {r.first_error()}")
+        status = self.peer_count(self.res["peers"]["naive"][typ], table) + (
+            "" if r.ok() else f", then failed: {r.first_error()}")
         self.peer_status("naive", typ, status)
         self.say(f"{typ:6s} naive CUDA: {status}")
 
@@ -280,7 +290,8 @@ class Suite:
             self.say(f"{typ:6s} JAX: {why}")
             return
         self.store_peer("jax", typ, table)
-        status = f"{len(table)} stencils" + ("" if r.ok() else f", then failed: {r.first_error()}")
+        status = self.peer_count(self.res["peers"]["jax"][typ], table) + (
+            "" if r.ok() else f", then failed: {r.first_error()}")
         self.peer_status("jax", typ, status)
         self.say(f"{typ:6s} JAX: {status}")
 

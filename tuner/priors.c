@@ -62,9 +62,15 @@ static const Prior priors_3d[] = {
      * star3d1r 304 -> 319.5 GStencil/s against the merging kernel searches had chosen (one 4-byte
      * access per thread caps even a plain copy at 80% of cudaMemcpy's bandwidth; H100, 2026-11-24). */
     {"tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2", FOR_STAR, 1},
+    /* A star's step: cyclic merging of float2 pairs (4 pairs 64 points apart, 4 z planes).
+     * star3d2r 321.3 GStencil/s against 305.9 for the scalar cyclic kernel above in one run,
+     * star3d1r 286 against 327 (bench/logs/vec-cyclic-sweep-h100-2026-11-24.txt.gz); 10 s
+     * searches then chose its family for star3d2r (325.0) and star3d4r (265.9, against 216.1
+     * per step for the 100-step search of the same run, which had not this prior). */
+    {"tb=32x4x1,uf=8x1x1,bm=2x1x1,cm=4x1x4,vec=2,maxreg=128", FOR_STAR, 0},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retimed 2.5D streaming: boxes 1.7-3.6x */
-    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, 0},          /* merging along y (stars) */
     {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, 0},   /* streaming temporal blocking (star3d1r 481) */
+    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, 0},          /* merging along y (stars) */
     {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on", FOR_BOX, 0}, /* the same, retimed (box3d1r 302) */
     {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retiming, larger tile (radius 3-4) */
     /* box3d2r's best in a 120 s search (157 GStencil/s; 145 without prefetch and maxreg) */

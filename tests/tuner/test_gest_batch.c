@@ -89,12 +89,15 @@ static void test_priors(void)
     CHECK(np >= 4);
     CHECK(tune_priors(&pb, pri, 2) == 2);
     char text[512];
-    /* with no program a star, one step: cyclic merging, vector merging, retimed streaming */
+    /* with no program a star, one step: cyclic merging, vector merging, cyclic merging of
+     * vectors, retimed streaming */
     config_format(&pri[0], text, sizeof text);
     CHECK(strstr(text, "cm=8x1x4") != NULL);
     config_format(&pri[1], text, sizeof text);
-    CHECK(strstr(text, "vec=2") != NULL);
+    CHECK(strstr(text, "vec=2") && strstr(text, "bm=2x2x1"));
     config_format(&pri[2], text, sizeof text);
+    CHECK(strstr(text, "vec=2") && strstr(text, "cm=4x1x4"));
+    config_format(&pri[3], text, sizeof text);
     CHECK(strstr(text, "stream=z") && strstr(text, "retime=on"));
     /* GeST's dataset opens with them; priors=0 is the paper's purely random dataset. */
     for (int with = 0; with <= 1; with++) {
@@ -127,7 +130,7 @@ static void test_priors(void)
     small.params[P_CMZ].nvalues = 1;
     TuneProblem narrow = {&small, accept_all, NULL};
     np = tune_priors(&narrow, pri, 16);
-    CHECK(np == all - 2);
+    CHECK(np == all - 3);
     for (int i = 0; i < np; i++)
         CHECK(pri[i].v[P_VEC] == 1 && pri[i].v[P_CMZ] == 1);
 }

@@ -17,6 +17,7 @@ names = ["box2d1r", "box2d2r", "box2d3r", "box2d4r", "box3d1r", "box3d2r", "box3
          "j2d5pt", "j2d9pt", "j2d9pt-gol", "j3d27pt", "star2d1r", "star2d2r", "star2d3r", "star2d4r",
          "star3d1r", "star3d2r", "star3d3r", "star3d4r"]
 t = sys.argv[1] if len(sys.argv) > 1 else "float"
+names = [n for n in names if len(sys.argv) < 3 or n in sys.argv[2:]]  # naive21 TYPE [NAME...]
 print("%-11s %-6s %9s %11s %9s" % ("stencil", "type", "ms/step", "GStencil/s", "relerr"))
 for n in names:
     if n == "star3d4r" and t == "double":

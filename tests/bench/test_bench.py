@@ -216,6 +216,11 @@ def end_to_end():
     check(res4["multistep"] == res2["multistep"] and "## double" in md and "## float" in md
           and "## Multi-step" in md and "## Tuning quality" in md and "## Tuning convergence" in md,
           "double merged next to float, multi-step, convergence and quality")
+    # ... and keeps the other stencils' peer figures: it adds star3d1r's to the naive table.
+    check(set(res4["peers"]["naive"]["double"]) == set(res["peers"]["naive"]["double"]) | {"star3d1r"}
+          and len(res4["peers"]["naive"]["double"]) > 1, f"merge keeps peer figures: {res4['peers']['naive']}")
+    check("double: 4 stencils (1 measured in the last run" in res4["peer_status"]["naive"],
+          res4["peer_status"]["naive"])
     dbl = md[md.index("## double"):md.index("## Peers")]
     check("| star3d1r | " in dbl and "chart-double.svg" in dbl, "double table row and chart")
     # --max-minutes: a tiny limit stops cleanly and still writes the report.

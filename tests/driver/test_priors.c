@@ -3,8 +3,8 @@
  * is valid there, a longer list starts with the shorter; a 2D star's one step takes streaming
  * with shared-memory planes, a 3D box's one step the 32x16 tile of 512 planes, and the
  * shared-memory merging priors come last (`priors=6`, bench's gest-smem); a multi-step run takes
- * the temporal prior of its shape, retimed for a box, and a 3D star's also the cyclic one-step
- * kernel. No GPU needed. */
+ * the temporal prior of its shape, retimed for a box, and a 3D star's also the two cyclic
+ * kernels (of points and of float2 pairs). No GPU needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -34,6 +34,7 @@ const char *config_param_name(ParamId p)
         [P_BMX] = "bmx", [P_BMY] = "bmy", [P_BMZ] = "bmz",
         [P_RETIME] = "retime", [P_PREFETCH] = "prefetch", [P_TB] = "tblock",
         [P_REGQ] = "regq", [P_MAXREG] = "maxreg", [P_VEC] = "vec",
+        [P_HCOL] = "hcol",
     };
     if ((int)p < 0 || p >= P_COUNT)
         return "?";
@@ -61,6 +62,7 @@ static const KeySpec keys[] = {
     {"cm", K_TRIPLE, P_CMX, 1, 0},
     {"bm", K_TRIPLE, P_BMX, 1, 0},
     {"vec", K_NUMBER, P_VEC, 1, 0},
+    {"hcol", K_BOOL, P_HCOL, 0, 0},
     {"retime", K_BOOL, P_RETIME, 0, 0},
     {"prefetch", K_BOOL, P_PREFETCH, 0, 0},
     /* tblock counts fused steps: the space has 3, 6 and 12 besides powers of two. regq counts

@@ -20,6 +20,7 @@ typedef enum {
     P_REGQ,                   /* of the 2R+1 streamed planes, how many live in registers */
     P_MAXREG,                 /* register cap per thread via launch bounds (1 = none) */
     P_VEC,                    /* tile pass: a thread's adjacent x points as one vector access */
+    P_HCOL,                   /* tile pass: store the halo columns of the rows written */
     P_COUNT
 } ParamId;
 

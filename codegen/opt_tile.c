@@ -507,6 +507,63 @@ static void emit_vector_check(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
     sb_printf(o, ") %% %du) == 0;\n", (unsigned)(g->vec * ir_elem_size(ctx->prog)));
 }
 
+/* hcol=on: the halo columns of the rows the block writes, stored again with the values they
+ * hold. A step writes a row's interior only, so the sectors at its two ends (a row of n0 + 2 h0
+ * elements rarely ends on a 32-byte boundary) are written in part, and a partly written sector
+ * can cost the memory system more than a whole one: at 512^3 in float about 2 sectors of every
+ * 64. For a state field with a fixed boundary every buffer holds the same halo (docs/c-api.md),
+ * so the block that holds x = 0 (or x = n0 - 1) copies the newest buffer's halo columns of its
+ * rows into the buffer it writes, completing those sectors. Measured (H100, docs/performance.md):
+ * star3d1r's cyclic kernel 327.7 -> 341.3 GStencil/s, star3d3r's and star3d4r's 2% slower, so it
+ * is a parameter. Fields of other boundaries have their halo filled after the step
+ * (tile_halo_column_field says which fields qualify). */
+static void emit_halo_columns(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
+{
+    const IrProgram *p = ctx->prog;
+    const IrStage *st = &p->stages[ctx->stage];
+    if (ctx->cfg->v[P_HCOL] != 2)
+        return;
+    StrBuf body = {0};
+    for (int w = 0; w < st->nwrites; w++) {
+        int f = st->writes[w].field;
+        if (!tile_halo_column_field(p, ctx->stage, w) || cg_args_find(args, ARG_BUF, f, 0, 0) < 0)
+            continue;
+        char out[160], in[160];
+        cg_arg_name(p, &(PlanArg){ARG_BUF, f, 1, 0}, out, sizeof out);
+        cg_arg_name(p, &(PlanArg){ARG_BUF, f, 0, 0}, in, sizeof in);
+        for (int c = 0; c < p->halo[0]; c++) {
+            sb_printf(&body, "            if (lo) %s[row + %d] = %s[row + %d];\n", out, c, in, c);
+            sb_printf(&body, "            if (hi) %s[row + n0 + %d] = %s[row + n0 + %d];\n", out,
+                      p->halo[0] + c, in, p->halo[0] + c);
+        }
+    }
+    if (!body.data)
+        return;
+    int rows = g->tile[1] * (p->dims >= 3 ? g->tile[2] : 1);
+    int threads = g->tb[0] * g->tb[1] * g->tb[2];
+    StrBuf *o = ctx->src;
+    sb_printf(o, "    /* the halo columns of the block's rows: whole sectors at the rows' ends */\n"
+              "    const bool lo = o0 <= 0, hi = o0 <= n0 - 1 && o0 + %d > n0 - 1;\n"
+              "    if (lo || hi) {\n", g->tile[0]);
+    sb_printf(o, "        const int htid = (int)threadIdx.x");
+    if (g->tb[1] > 1 || g->tb[2] > 1)
+        sb_printf(o, " + %d * ((int)threadIdx.y + %d * (int)threadIdx.z)", g->tb[0], g->tb[1]);
+    sb_puts(o, ";\n");
+    sb_printf(o, "        for (int r = htid; r < %d; r += %d) {\n", rows, threads);
+    sb_printf(o, "            const int j = o1 + r %% %d;\n", g->tile[1]);
+    if (p->dims >= 3)
+        sb_printf(o, "            const int k = o2 + r / %d;\n", g->tile[1]);
+    sb_printf(o, "            if (j >= n1%s)\n                continue;\n",
+              p->dims >= 3 ? " || k >= n2" : "");
+    sb_puts(o, "            const long long row = ");
+    if (p->dims >= 3)
+        sb_printf(o, "(long long)(k + %d) * s2 + ", p->halo[2]);
+    sb_printf(o, "(long long)(j + %d) * s1;\n", p->halo[1]);
+    sb_puts(o, body.data);
+    sb_puts(o, "        }\n    }\n");
+    sb_free(&body);
+}
+
 static const char *merging_kind(const TileGeom *g)
 {
     int block = 0, cyclic = 0;
@@ -594,7 +651,10 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
         sb_puts(o, "    } else {\n");
         emit_slow(&tc, any_staged);
     }
-    sb_puts(o, "    }\n}\n\n");
+    sb_puts(o, "    }\n");
+    ctx->stage = stage;
+    emit_halo_columns(ctx, &g, args);
+    sb_puts(o, "}\n\n");
     ctx->stage = stage;
     for (int d = 0; d < 3; d++) {
         l->block[d] = g.tb[d];

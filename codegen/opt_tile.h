@@ -56,6 +56,9 @@ long tile_cached_values(const IrProgram *p, int stage, const TileGeom *g);
 int tile_const_nontrivial(double v);
 /* Distinct non-trivial constants of the stage (what its __constant__ array holds). */
 int tile_const_count(const IrProgram *p, int stage);
+/* hcol: whether write w of stage `stage` has its halo columns stored (a 2D or 3D state field
+ * with a fixed boundary that the stage also reads at step t, so its newest buffer is at hand). */
+int tile_halo_column_field(const IrProgram *p, int stage, int w);
 /* Whether the read node n is the value written earlier in the same stage (no load). */
 int tile_read_is_alias(const IrProgram *p, const IrStage *st, const IrNode *n);
 

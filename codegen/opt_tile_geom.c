@@ -11,9 +11,22 @@ int tile_config_on(const Config *c)
     if (c->v[P_STREAM] != 1 || c->v[P_TB] != 1)
         return 0;
     static const ParamId mine[] = {P_SMEM, P_CMEM, P_UFX, P_UFY, P_UFZ, P_CMX, P_CMY, P_CMZ,
-                                   P_BMX, P_BMY, P_BMZ, P_VEC};
+                                   P_BMX, P_BMY, P_BMZ, P_VEC, P_HCOL};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
         if (c->v[mine[i]] != 1)
+            return 1;
+    return 0;
+}
+
+int tile_halo_column_field(const IrProgram *p, int stage, int w)
+{
+    const IrStage *st = &p->stages[stage];
+    int f = st->writes[w].field;
+    const IrField *fl = &p->fields[f];
+    if (p->dims < 2 || fl->role != ROLE_STATE || fl->bc != BC_FIXED)
+        return 0;
+    for (int i = 0; i < st->nnodes; i++)
+        if (st->nodes[i].op == N_READ && st->nodes[i].field == f && st->nodes[i].level == 0)
             return 1;
     return 0;
 }

@@ -21,6 +21,7 @@ static void init_tile(Space *s)
     s->params[P_SMEM] = (SpaceParam){P_SMEM, {1, 2}, 2};
     s->params[P_CMEM] = (SpaceParam){P_CMEM, {1, 2}, 2};
     s->params[P_VEC] = (SpaceParam){P_VEC, {1, 2, 4}, 3};
+    s->params[P_HCOL] = (SpaceParam){P_HCOL, {1, 2}, 2};
     for (int d = 0; d < dims && d < 3; d++) {
         const ParamId ids[3] = {P_UFX + d, P_CMX + d, P_BMX + d};
         for (int k = 0; k < 3; k++) {
@@ -257,6 +258,29 @@ static int c_vec(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* hcol: the halo columns are stored only by the tile pass, and only for fields that qualify
+ * (tile_halo_column_field: 2D or 3D, state, fixed boundary, read at step t by the stage that
+ * writes it). Where none does, hcol=on would emit the same code as off. */
+static int c_hcol(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (c->v[P_HCOL] == 1)
+        return 1;
+    if (!applies(c)) {
+        snprintf(why, (size_t)whylen, "hcol=on with streaming or temporal blocking: the halo "
+                 "columns are stored by the tile pass only");
+        return 0;
+    }
+    if (!s->prog)
+        return 1;
+    for (int st = 0; st < s->prog->nstages; st++)
+        for (int w = 0; w < s->prog->stages[st].nwrites; w++)
+            if (tile_halo_column_field(s->prog, st, w))
+                return 1;
+    snprintf(why, (size_t)whylen, "hcol=on but no field qualifies (a 2D or 3D state field with a "
+             "fixed boundary, read at step t by the stage that writes it): it would change nothing");
+    return 0;
+}
+
 static const SpaceConstraint tile_constraints[] = {
     {"tile-axes", c_axes, "merging and unrolling only along axes the grid has"},
     {"tile-merge", c_exclusive, "block and cyclic merging exclude each other"},
@@ -266,6 +290,7 @@ static const SpaceConstraint tile_constraints[] = {
     {"tile-smem", c_smem, "staged tiles fit 100 KiB of shared memory, and staging stages something"},
     {"tile-cmem", c_cmem, "constant memory holds something and fits 64 KiB"},
     {"tile-regs", c_registers, "the values a thread keeps in registers stay few enough not to spill"},
+    {"tile-hcol", c_hcol, "halo-column stores: tile pass only, for a 2D or 3D fixed-boundary state field the stage reads"},
     {"tile-vec", c_vec, "vector accesses: adjacent, unrolled, unstaged x points, rows a multiple of vec, at most 16 bytes"},
 };
 

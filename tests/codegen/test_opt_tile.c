@@ -194,6 +194,32 @@ int main(void)
     assert(*refusal(star, even, "tb=32x8,bm=2x1,uf=2x1,vec=2") == 0);
     refused(star, even, "tb=16x8,bm=4x1,uf=4x1,vec=4", "66 elements");
 
+    /* hcol: the blocks that hold x = 0 or x = n0 - 1 store their rows' halo columns again, from
+     * the newest buffer (the same fixed values), one row per thread */
+    Plan *h1 = hb_plan(arena, star, "tb=32x8,cm=2x1,uf=2x1,hcol=on");
+    hb_has(h1->source, "const bool lo = o0 <= 0, hi = o0 <= n0 - 1 && o0 + 64 > n0 - 1;\n");
+    hb_has(h1->source, "for (int r = htid; r < 8; r += 256) {\n");
+    hb_has(h1->source, "const int j = o1 + r % 8;\n");
+    hb_has(h1->source, "const long long row = (long long)(j + 1) * s1;\n");
+    hb_has(h1->source, "if (lo) f_u_lp1[row + 0] = f_u_l0[row + 0];\n");
+    hb_has(h1->source, "if (hi) f_u_lp1[row + n0 + 1] = f_u_l0[row + n0 + 1];\n");
+    Plan *h0 = hb_plan(arena, star, "tb=32x8,cm=2x1,uf=2x1");
+    hb_lacks(h0->source, "halo columns");
+    hb_lacks(h0->source, "htid");
+    /* alone it turns the tile kernel on (one point a thread); with vec the tiles start a point
+     * before the grid, and the first block still holds x = 0 */
+    Plan *h2 = hb_plan(arena, star, "tb=64x4,hcol=on");
+    hb_has(h2->source, "o0 + 64 > n0 - 1");
+    hb_has(h2->source, "for (int r = htid; r < 4; r += 256) {\n");
+    Plan *h3 = hb_plan(arena, star, "tb=32x8,bm=2x1,uf=2x1,vec=2,hcol=on");
+    hb_has(h3->source, "const int o0 = (int)(blockIdx.x * 64u) - 1;\n");
+    hb_has(h3->source, "const bool lo = o0 <= 0, hi = o0 <= n0 - 1 && o0 + 64 > n0 - 1;\n");
+    refused(star, NULL, "tb=32x8,stream=y,sb=64,hcol=on", "tile pass only");
+    refused(star, NULL, "tb=32x8,tblock=2,hcol=on", "tile pass only");
+    refused(box, NULL, "tb=32x4x2,hcol=on", "no field qualifies");  /* periodic */
+    refused(wave, NULL, "tb=32x8,hcol=on", "no field qualifies");   /* clamp */
+    refused(heat, NULL, "tb=256,hcol=on", "no field qualifies");    /* 1D */
+
     /* constraints */
     refused(star, NULL, "tb=32x8,bm=1x2,cm=2x1", "block merging (bm) and cyclic merging");
     refused(star, NULL, "tb=32x8,uf=1x2", "at most the merge factor");
@@ -219,7 +245,7 @@ int main(void)
 
     /* every source compiles without warnings */
     if (compile_with_nvcc(p2->source, "p2")) {
-        const Plan *more[] = {p1, p3, p4, p4b, p5, p6, p7, p8, p9, v2, v3, v4, v5, v6, v7};
+        const Plan *more[] = {p1, p3, p4, p4b, p5, p6, p7, p8, p9, v2, v3, v4, v5, v6, v7, h1, h2, h3};
         for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
             char tag[16];
             snprintf(tag, sizeof tag, "m%zu", i);

@@ -52,6 +52,8 @@ static const char *const configs[] = {
     "tb=32x4x1,bm=2x1x1,cm=2x1x1,uf=4x1x1,vec=2", "tb=32x8x1,bm=2x1x1,cm=4x1x4,uf=8x1x1,vec=2",
     "tb=32x2x1,bm=2x1x1,cm=2x2x2,uf=4x2x1,vec=2", "tb=16x4x1,bm=4x1x1,cm=2x1x1,uf=8x1x1,vec=4",
     "tb=32x4x1,bm=2x1x1,cm=4x1x1,uf=8x1x1,cmem=on,maxreg=64,vec=2",
+    "hcol=on", "tb=32x8x1,cm=8x1x1,uf=8x1x1,hcol=on", "tb=32x8x1,cm=8x1x4,uf=8x1x1,maxreg=128,hcol=on",
+    "tb=32x4x1,bm=2x1x1,cm=2x1x2,uf=4x1x1,vec=2,hcol=on", "bm=1x2x1,uf=1x2x1,smem=on,hcol=on",
 };
 
 typedef struct {

@@ -4,7 +4,8 @@
  * with shared-memory planes, a 3D box's one step the 32x16 tile of 512 planes, and the
  * shared-memory merging priors come last (`priors=6`, bench's gest-smem); a multi-step run takes
  * the temporal prior of its shape, retimed for a box, and a 3D star's also the two cyclic
- * kernels (of points and of float2 pairs). No GPU needed. */
+ * kernels (of points and of float2 pairs); a 3D star's one step also the cyclic kernel with its
+ * halo columns stored (hcol). No GPU needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +95,15 @@ int main(void)
             CHECK(vec == (p->dims == 3 && !is_box) * (steps == 1 ? 2 : 1));
             CHECK(vec_cyclic == (p->dims == 3 && !is_box)); /* multi-step runs too */
             /* and from cyclic merging of 8 x points (star3d1r's long best), multi-step runs too
-             * (a 3D star beyond radius 1 runs faster step by step than temporally blocked) */
-            int cyclic = 0;
-            for (int k = 0; k < n4; k++)
+             * (a 3D star beyond radius 1 runs faster step by step than temporally blocked); a
+             * one-step run also from the same with the halo columns stored (star3d1r 341) */
+            int cyclic = 0, hcol = 0;
+            for (int k = 0; k < n4; k++) {
                 cyclic += four[k].v[P_CMX] == 8 && four[k].v[P_CMZ] == 4 && four[k].v[P_TB] == 1;
-            CHECK(cyclic == (p->dims == 3 && !is_box));
+                hcol += four[k].v[P_HCOL] == 2;
+            }
+            CHECK(cyclic == (p->dims == 3 && !is_box) * (steps == 1 ? 2 : 1));
+            CHECK(hcol == (p->dims == 3 && !is_box && steps == 1));
             int wide = p->dims == 3 && p->halo[0] >= 3; /* too wide a halo for the temporal priors' tiles */
             if (steps == 100) {
                 /* temporal blocking: retimed for a box (box2d2r 488 GStencil/s against 294), plain

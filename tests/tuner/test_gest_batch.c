@@ -89,15 +89,18 @@ static void test_priors(void)
     CHECK(np >= 4);
     CHECK(tune_priors(&pb, pri, 2) == 2);
     char text[512];
-    /* with no program a star, one step: cyclic merging, vector merging, cyclic merging of
-     * vectors, retimed streaming */
+    /* with no program a star, one step: cyclic merging with and without the halo columns
+     * stored, vector merging, cyclic merging of vectors, retimed streaming */
     config_format(&pri[0], text, sizeof text);
-    CHECK(strstr(text, "cm=8x1x4") != NULL);
+    CHECK(strstr(text, "cm=8x1x4") && strstr(text, "hcol=on"));
     config_format(&pri[1], text, sizeof text);
-    CHECK(strstr(text, "vec=2") && strstr(text, "bm=2x2x1"));
+    CHECK(strstr(text, "cm=8x1x4") && !strstr(text, "hcol"));
     config_format(&pri[2], text, sizeof text);
-    CHECK(strstr(text, "vec=2") && strstr(text, "cm=4x1x4"));
+    CHECK(strstr(text, "vec=2") && strstr(text, "bm=2x2x1"));
     config_format(&pri[3], text, sizeof text);
+    CHECK(strstr(text, "vec=2") && strstr(text, "cm=4x1x4"));
+    CHECK(np >= 5);
+    config_format(&pri[4], text, sizeof text);
     CHECK(strstr(text, "stream=z") && strstr(text, "retime=on"));
     /* GeST's dataset opens with them; priors=0 is the paper's purely random dataset. */
     for (int with = 0; with <= 1; with++) {
@@ -130,7 +133,7 @@ static void test_priors(void)
     small.params[P_CMZ].nvalues = 1;
     TuneProblem narrow = {&small, accept_all, NULL};
     np = tune_priors(&narrow, pri, 16);
-    CHECK(np == all - 3);
+    CHECK(np == all - 4); /* the two cyclic kernels (with and without hcol) and the two with vec */
     for (int i = 0; i < np; i++)
         CHECK(pri[i].v[P_VEC] == 1 && pri[i].v[P_CMZ] == 1);
 }

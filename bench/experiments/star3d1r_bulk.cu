@@ -24,23 +24,9 @@
 // neighbours of plane k come from shared memory. A ring of NS slots holds the strips of planes
 // k, k+1 and NS - 2 planes in flight. After plane k: one barrier, then thread 0 issues the strip
 // of plane k + NS + 1 into the slot of plane k + 1, which no thread reads again.
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include "harness.cuh"
 #include <cstdint>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_) { printf("%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-
-#define W_C 0.25f
-#define W_ZM 0.1248f
-#define W_ZP 0.1249f
-#define W_YM 0.125f
-#define W_YP 0.1251f
-#define W_XM 0.1252f
-#define W_XP 0.1253f
 
 constexpr int N = 512;
 constexpr long P = N + 2, PP = P * (N + 2);
@@ -144,51 +130,14 @@ __global__ void simple(float *__restrict__ out, const float *__restrict__ in)
     out[c] = W_C * in[c] + W_ZM * in[c - PP] + W_ZP * in[c + PP] + W_YM * in[c - P] + W_YP * in[c + P] + W_XM * in[c - 1] +
              W_XP * in[c + 1];
 }
-__global__ void initk(float *x, long n)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (t < n) x[t] = (float)((t * 2654435761u) % 1000u) * 1e-3f;
-}
-__global__ void diffk(const float *__restrict__ a, const float *__restrict__ b, long n, unsigned *out)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    float d = t < n ? fabsf(a[t] - b[t]) : 0.f;
-    for (int s = 16; s; s >>= 1) d = fmaxf(d, __shfl_xor_sync(0xffffffffu, d, s));
-    if ((threadIdx.x & 31) == 0 && d > 0.f) atomicMax(out, __float_as_uint(d));
-}
 
 static const long tot = PP * (N + 2);
 static float *x, *y, *ref;
 static unsigned *dmax;
-static cudaEvent_t ea, eb;
 static double roof = 0;
 
-template <class F> static double timeit(F launch)
-{
-    for (int w = 0; w < 3; w++) launch();
-    std::vector<float> v;
-    for (int g = 0; g < 7; g++) {
-        cudaEventRecord(ea);
-        for (int r = 0; r < 10; r++) launch();
-        cudaEventRecord(eb);
-        cudaEventSynchronize(eb);
-        float ms;
-        cudaEventElapsedTime(&ms, ea, eb);
-        v.push_back(ms / 10);
-    }
-    std::sort(v.begin(), v.end());
-    return v[3];
-}
-static float maxdiff()
-{
-    CK(cudaMemset(dmax, 0, 4));
-    diffk<<<(tot + 255) / 256, 256>>>(y, ref, tot, dmax);
-    unsigned u;
-    CK(cudaMemcpy(&u, dmax, 4, cudaMemcpyDeviceToHost));
-    float d;
-    memcpy(&d, &u, 4);
-    return d;
-}
+template <class F> static double timeit(F launch) { return median_ms(launch, 7, 10); }
+static float maxdiff() { return max_abs_diff(y, ref, tot, dmax); }
 static double best = 0;
 template <class F> static void run(const char *name, F launch)
 {
@@ -229,8 +178,6 @@ template <int H, int TX, int TY> static void shapes()
 
 int main()
 {
-    cudaEventCreate(&ea);
-    cudaEventCreate(&eb);
     CK(cudaMalloc(&dmax, 4));
     CK(cudaMalloc(&x, tot * 4 + 64));
     CK(cudaMalloc(&y, tot * 4 + 64));

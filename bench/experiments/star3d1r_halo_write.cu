@@ -21,22 +21,8 @@
 // cyclic kernel (`tb=32x8x1,uf=8x1x1,cm=8x1x4`: a warp covers 32 adjacent x points, a thread 8 of
 // them 32 apart and 4 adjacent z planes, the z neighbours kept in registers), each with HW = 0
 // and 1, timed alternately over several rounds in one process.
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
+#include "harness.cuh"
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_) { printf("%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-
-#define W_C 0.25f
-#define W_ZM 0.1248f
-#define W_ZP 0.1249f
-#define W_YM 0.125f
-#define W_YP 0.1251f
-#define W_XM 0.1252f
-#define W_XP 0.1253f
 
 constexpr int N = 512;
 constexpr long P = N + 2, PP = P * (N + 2);
@@ -84,50 +70,13 @@ __global__ void __launch_bounds__(TX *TY) cyc(float *__restrict__ out, const flo
     }
 }
 
-__global__ void initk(float *x, long n)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (t < n) x[t] = (float)((t * 2654435761u) % 1000u) * 1e-3f;
-}
-__global__ void diffk(const float *__restrict__ a, const float *__restrict__ b, long n, unsigned *out)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    float d = t < n ? fabsf(a[t] - b[t]) : 0.f;
-    for (int s = 16; s; s >>= 1) d = fmaxf(d, __shfl_xor_sync(0xffffffffu, d, s));
-    if ((threadIdx.x & 31) == 0 && d > 0.f) atomicMax(out, __float_as_uint(d));
-}
 
 static const long tot = PP * (N + 2);
 static float *x, *y, *ref;
 static unsigned *dmax;
-static cudaEvent_t ea, eb;
 
-template <class F> static double timeit(F launch)
-{
-    for (int w = 0; w < 3; w++) launch();
-    std::vector<float> v;
-    for (int g = 0; g < 9; g++) {
-        cudaEventRecord(ea);
-        for (int r = 0; r < 20; r++) launch();
-        cudaEventRecord(eb);
-        cudaEventSynchronize(eb);
-        float ms;
-        cudaEventElapsedTime(&ms, ea, eb);
-        v.push_back(ms / 20);
-    }
-    std::sort(v.begin(), v.end());
-    return v[4];
-}
-static float maxdiff()
-{
-    CK(cudaMemset(dmax, 0, 4));
-    diffk<<<(tot + 255) / 256, 256>>>(y, ref, tot, dmax);
-    unsigned u;
-    CK(cudaMemcpy(&u, dmax, 4, cudaMemcpyDeviceToHost));
-    float d;
-    memcpy(&d, &u, 4);
-    return d;
-}
+template <class F> static double timeit(F launch) { return median_ms(launch, 9, 20); }
+static float maxdiff() { return max_abs_diff(y, ref, tot, dmax); }
 static double roof;
 template <class F> static void run(const char *name, F launch)
 {
@@ -154,8 +103,6 @@ template <int TX, int TY, int CX, int CZ> static void cyc_pair()
 
 int main()
 {
-    cudaEventCreate(&ea);
-    cudaEventCreate(&eb);
     CK(cudaMalloc(&dmax, 4));
     CK(cudaMalloc(&x, tot * 4));
     CK(cudaMalloc(&y, tot * 4));

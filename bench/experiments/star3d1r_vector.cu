@@ -6,21 +6,7 @@
 // Copies of 4, 8 and 16 bytes per access, then tile kernels whose threads own VX adjacent x
 // points loaded as one vector (stencilc's layout: pitch n+2, interior at column 1, so float2
 // pairs start at even padded columns; and an aligned layout for float4).
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-
-#define W_C 0.25f
-#define W_ZM 0.1248f
-#define W_ZP 0.1249f
-#define W_YM 0.125f
-#define W_YP 0.1251f
-#define W_XM 0.1252f
-#define W_XP 0.1253f
+#include "harness.cuh"
 
 // ---- copies ----
 template <class T>
@@ -203,51 +189,14 @@ __global__ void __launch_bounds__(512) tilek(float *__restrict__ out, const floa
     }
 }
 
-__global__ void initk(float *x, long n)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (t < n) x[t] = (float)((t * 2654435761u) % 1000u) * 1e-3f;
-}
-__global__ void diffk(const float *__restrict__ a, const float *__restrict__ b, long n, unsigned *out)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    float d = t < n ? fabsf(a[t] - b[t]) : 0.f;
-    for (int s = 16; s; s >>= 1) d = fmaxf(d, __shfl_xor_sync(0xffffffffu, d, s));
-    if ((threadIdx.x & 31) == 0 && d > 0.f) atomicMax(out, __float_as_uint(d));
-}
 
 static const int n = 512;
 static long P, PP, tot;
 static float *x, *y, *ref;
 static unsigned *dmax;
-static cudaEvent_t ea, eb;
 
-template <class F> static double timeit(F launch)
-{
-    for (int w = 0; w < 3; w++) launch();
-    std::vector<float> v;
-    for (int g = 0; g < 7; g++) {
-        cudaEventRecord(ea);
-        for (int r = 0; r < 10; r++) launch();
-        cudaEventRecord(eb);
-        cudaEventSynchronize(eb);
-        float ms;
-        cudaEventElapsedTime(&ms, ea, eb);
-        v.push_back(ms / 10);
-    }
-    std::sort(v.begin(), v.end());
-    return v[3];
-}
-static float maxdiff()
-{
-    CK(cudaMemset(dmax, 0, 4));
-    diffk<<<(tot + 255) / 256, 256>>>(y, ref, tot, dmax);
-    unsigned u;
-    CK(cudaMemcpy(&u, dmax, 4, cudaMemcpyDeviceToHost));
-    float d;
-    memcpy(&d, &u, 4);
-    return d;
-}
+template <class F> static double timeit(F launch) { return median_ms(launch, 7, 10); }
+static float maxdiff() { return max_abs_diff(y, ref, tot, dmax); }
 // the output buffer starts as a copy of the input (halo included), as stencilc's prologue makes it
 template <class F> static void run(const char *name, F launch)
 {
@@ -285,8 +234,6 @@ static void unlayout() { cudaFree(x); cudaFree(y); cudaFree(ref); }
 
 int main()
 {
-    cudaEventCreate(&ea);
-    cudaEventCreate(&eb);
     CK(cudaMalloc(&dmax, 4));
     layout(1, n + 2);
     copyrun("cudaMemcpy", [&] { cudaMemcpyAsync(y, x, tot * 4, cudaMemcpyDeviceToDevice); });

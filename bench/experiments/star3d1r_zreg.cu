@@ -5,21 +5,7 @@
 // L2 sees about (BM+2)/BM reads per point instead of the tile kernel's three planes; the z loop
 // is unrolled U times so that a thread has U planes' loads in flight; x neighbours from L1
 // (XS=0) or from warp shuffles (XS=1, the warp's edge lanes load theirs).
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-
-#define W_C 0.25f
-#define W_ZM 0.1248f
-#define W_ZP 0.1249f
-#define W_YM 0.125f
-#define W_YP 0.1251f
-#define W_XM 0.1252f
-#define W_XP 0.1253f
+#include "harness.cuh"
 
 __global__ void simple(float *__restrict__ out, const float *__restrict__ in, int n, long P, long PP)
 {
@@ -148,52 +134,15 @@ __global__ void copyk(float *__restrict__ o, const float *__restrict__ i, long n
     long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (t < n) o[t] = i[t];
 }
-__global__ void initk(float *x, long n)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (t < n) x[t] = (float)((t * 2654435761u) % 1000u) * 1e-3f;
-}
 
 static const int n = 512;
 static long P, PP, tot;
 static float *x, *y, *ref;
-static cudaEvent_t ea, eb;
 
-template <class F> static double timeit(F launch)
-{
-    for (int w = 0; w < 3; w++) launch();
-    std::vector<float> v;
-    for (int g = 0; g < 5; g++) {
-        cudaEventRecord(ea);
-        for (int r = 0; r < 10; r++) launch();
-        cudaEventRecord(eb);
-        cudaEventSynchronize(eb);
-        float ms;
-        cudaEventElapsedTime(&ms, ea, eb);
-        v.push_back(ms / 10);
-    }
-    std::sort(v.begin(), v.end());
-    return v[2];
-}
+template <class F> static double timeit(F launch) { return median_ms(launch, 5, 10); }
 
-__global__ void diffk(const float *__restrict__ a, const float *__restrict__ b, long n, unsigned *out)
-{
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    float d = t < n ? fabsf(a[t] - b[t]) : 0.f;
-    for (int s = 16; s; s >>= 1) d = fmaxf(d, __shfl_xor_sync(0xffffffffu, d, s));
-    if ((threadIdx.x & 31) == 0 && d > 0.f) atomicMax(out, __float_as_uint(d));
-}
 static unsigned *dmax;
-static float maxdiff()
-{
-    CK(cudaMemset(dmax, 0, 4));
-    diffk<<<(tot + 255) / 256, 256>>>(y, ref, tot, dmax);
-    unsigned u;
-    CK(cudaMemcpy(&u, dmax, 4, cudaMemcpyDeviceToHost));
-    float d;
-    memcpy(&d, &u, 4);
-    return d;
-}
+static float maxdiff() { return max_abs_diff(y, ref, tot, dmax); }
 
 template <class F> static void run(const char *name, F launch)
 {
@@ -236,8 +185,6 @@ int main(int argc, char **argv)
     P = n + 2;
     PP = P * (n + 2);
     tot = PP * (n + 2);
-    cudaEventCreate(&ea);
-    cudaEventCreate(&eb);
     CK(cudaMalloc(&x, tot * 4));
     CK(cudaMalloc(&y, tot * 4));
     CK(cudaMalloc(&ref, tot * 4));

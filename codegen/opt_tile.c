@@ -655,7 +655,6 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     ctx->stage = stage;
     emit_halo_columns(ctx, &g, args);
     sb_puts(o, "}\n\n");
-    ctx->stage = stage;
     for (int d = 0; d < 3; d++) {
         l->block[d] = g.tb[d];
         l->tile[d] = d < g.dims ? g.tile[d] : g.tb[d];

@@ -362,16 +362,22 @@ static void emit_slow(TileCtx *tc, int any_staged)
  * instead of one latency per row. */
 enum { TILE_STAGE_BATCH = 8 };
 
+/* Declares `name`, the thread's rank in its block (x fastest). */
+static void emit_thread_rank(StrBuf *o, const TileGeom *g, const char *indent, const char *name)
+{
+    sb_printf(o, "%sconst int %s = (int)threadIdx.x", indent, name);
+    if (g->tb[1] > 1 || g->tb[2] > 1)
+        sb_printf(o, " + %d * ((int)threadIdx.y + %d * (int)threadIdx.z)", g->tb[0], g->tb[1]);
+    sb_puts(o, ";\n");
+}
+
 static void emit_staging(TileCtx *tc)
 {
     const TileGeom *g = tc->g;
     const IrProgram *p = tc->base.prog;
     StrBuf *o = tc->base.src;
     int threads = g->tb[0] * g->tb[1] * g->tb[2];
-    sb_printf(o, "    const int tid = (int)threadIdx.x");
-    if (g->tb[1] > 1 || g->tb[2] > 1)
-        sb_printf(o, " + %d * ((int)threadIdx.y + %d * (int)threadIdx.z)", g->tb[0], g->tb[1]);
-    sb_puts(o, ";\n");
+    emit_thread_rank(o, g, "    ", "tid");
     for (int a = 0; a < g->narr; a++) {
         const TileArray *t = &g->arr[a];
         if (!t->staged)
@@ -517,7 +523,7 @@ static void emit_vector_check(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
  * star3d1r's cyclic kernel 327.7 -> 341.3 GStencil/s, star3d3r's and star3d4r's 2% slower, so it
  * is a parameter. Fields of other boundaries have their halo filled after the step
  * (tile_halo_column_field says which fields qualify). */
-static void emit_halo_columns(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
+static void emit_halo_columns(CgCtx *ctx, const TileGeom *g)
 {
     const IrProgram *p = ctx->prog;
     const IrStage *st = &p->stages[ctx->stage];
@@ -526,8 +532,8 @@ static void emit_halo_columns(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
     StrBuf body = {0};
     for (int w = 0; w < st->nwrites; w++) {
         int f = st->writes[w].field;
-        if (!tile_halo_column_field(p, ctx->stage, w) || cg_args_find(args, ARG_BUF, f, 0, 0) < 0)
-            continue;
+        if (!tile_halo_column_field(p, ctx->stage, w))
+            continue; /* it qualifies only when read at step t: its newest buffer is an argument */
         char out[160], in[160];
         cg_arg_name(p, &(PlanArg){ARG_BUF, f, 1, 0}, out, sizeof out);
         cg_arg_name(p, &(PlanArg){ARG_BUF, f, 0, 0}, in, sizeof in);
@@ -545,10 +551,7 @@ static void emit_halo_columns(CgCtx *ctx, const TileGeom *g, const CgArgs *args)
     sb_printf(o, "    /* the halo columns of the block's rows: whole sectors at the rows' ends */\n"
               "    const bool lo = o0 <= 0, hi = o0 <= n0 - 1 && o0 + %d > n0 - 1;\n"
               "    if (lo || hi) {\n", g->tile[0]);
-    sb_printf(o, "        const int htid = (int)threadIdx.x");
-    if (g->tb[1] > 1 || g->tb[2] > 1)
-        sb_printf(o, " + %d * ((int)threadIdx.y + %d * (int)threadIdx.z)", g->tb[0], g->tb[1]);
-    sb_puts(o, ";\n");
+    emit_thread_rank(o, g, "        ", "htid");
     sb_printf(o, "        for (int r = htid; r < %d; r += %d) {\n", rows, threads);
     sb_printf(o, "            const int j = o1 + r %% %d;\n", g->tile[1]);
     if (p->dims >= 3)
@@ -653,7 +656,7 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     }
     sb_puts(o, "    }\n");
     ctx->stage = stage;
-    emit_halo_columns(ctx, &g, args);
+    emit_halo_columns(ctx, &g);
     sb_puts(o, "}\n\n");
     for (int d = 0; d < 3; d++) {
         l->block[d] = g.tb[d];

@@ -56,12 +56,13 @@ static const Prior priors_3d[] = {
      * searches had chosen (H100, 2026-11-24, bench/RESULTS.md). Multi-step runs take it too:
      * beyond radius 1 a 3D star's temporal kernels lose to its one-step kernel run step by step
      * (star3d2r: 305.6 GStencil/s with this one against 265.9 for what a 100-step search chose
-     * without it, bench/RESULTS.md). */
-    /* The same with its rows' halo columns stored again (hcol, docs/config.md): the sectors at
-     * the rows' ends are then written whole. star3d1r 327.7 -> 341.3 GStencil/s in one run, but
-     * star3d3r 255.7 -> 250.8 and star3d4r's pair-cyclic kernel 267.0 -> 261.0 (H100,
-     * 2026-11-25, bench/logs/halo-columns-ab-h100-2026-11-25.txt.gz), so both go first. One
-     * step only: a multi-step run's four are the kernels below (star3d1r fuses 3 steps: 479). */
+     * without it, bench/RESULTS.md).
+     * A one-step run takes it first with its rows' halo columns stored again (hcol,
+     * docs/config.md), which writes the sectors at the rows' ends whole: star3d1r 327.7 -> 341.3
+     * GStencil/s in one run, but star3d3r 255.7 -> 250.8 and star3d4r's pair-cyclic kernel
+     * 267.0 -> 261.0 (H100, 2026-11-25, bench/logs/halo-columns-ab-h100-2026-11-25.txt.gz), so
+     * both forms go first. Multi-step runs take only the plain one: their four are it and the
+     * kernels below (star3d1r fuses 3 steps: 479). */
     {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on", FOR_STAR, 1},
     {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128", FOR_STAR, 0},
     /* One step of a star: merging 2x2 with the x pairs as float2/double2 loads and stores.

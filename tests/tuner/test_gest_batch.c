@@ -92,7 +92,7 @@ static void test_priors(void)
     /* with no program a star, one step: cyclic merging with and without the halo columns
      * stored, vector merging, cyclic merging of vectors, retimed streaming */
     config_format(&pri[0], text, sizeof text);
-    CHECK(strstr(text, "cm=8x1x4") && strstr(text, "hcol=on"));
+    CHECK(strstr(text, "cm=8x1x4") && strstr(text, "hcol=on") && strstr(text, "cmem=on"));
     config_format(&pri[1], text, sizeof text);
     CHECK(strstr(text, "cm=8x1x4") && !strstr(text, "hcol"));
     config_format(&pri[2], text, sizeof text);

@@ -62,9 +62,10 @@ static const Prior priors_3d[] = {
      * GStencil/s in one run, but star3d3r 255.7 -> 250.8 and star3d4r's pair-cyclic kernel
      * 267.0 -> 261.0 (H100, 2026-11-25, bench/logs/halo-columns-ab-h100-2026-11-25.txt.gz), so
      * both forms go first. The gain needs the coefficients in constant memory too: without
-     * cmem both forms ran at 327-328 (H100, 2026-11-25, two rounds; a 10 s search from the
-     * prior without cmem kept 326.7). Multi-step runs take only the plain one: their four are
-     * it and the kernels below (star3d1r fuses 3 steps: 479). */
+     * cmem the stores take the kernel from 79 to 86 registers, 2 blocks per SM instead of 3,
+     * and both forms ran at 327-328 (H100, 2026-11-25; docs/performance.md). Multi-step runs
+     * take only the plain one: their four are it and the kernels below (star3d1r fuses 3
+     * steps: 479). */
     {"tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on", FOR_STAR, 1},
     {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128", FOR_STAR, 0},
     /* One step of a star: merging 2x2 with the x pairs as float2/double2 loads and stores.

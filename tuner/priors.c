@@ -76,8 +76,11 @@ static const Prior priors_3d[] = {
      * star3d2r 321.3 GStencil/s against 305.9 for the scalar cyclic kernel above in one run,
      * star3d1r 286 against 327 (bench/logs/vec-cyclic-sweep-h100-2026-11-24.txt.gz); 10 s
      * searches then chose its family for star3d2r (325.0) and star3d4r (265.9, against 216.1
-     * per step for the 100-step search of the same run, which did not have this prior). */
-    {"tb=32x4x1,uf=8x1x1,bm=2x1x1,cm=4x1x4,vec=2,maxreg=128", FOR_STAR, 0},
+     * per step for the 100-step search of the same run, which did not have this prior).
+     * With 8 z planes and 8 rows: star3d2r's 20-minute best (323.9) and the family of
+     * star3d4r's (268.9; this one 267.0), where the 4-plane form above gave 242.6 to a 10 s
+     * search that stayed on it (H100, 2026-11-24/25, bench/RESULTS.md). */
+    {"tb=32x8x1,uf=8x1x1,bm=2x1x1,cm=4x1x8,vec=2,maxreg=128", FOR_STAR, 0},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retimed 2.5D streaming: boxes 1.7-3.6x */
     {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, 0},   /* streaming temporal blocking (star3d1r 481) */
     {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, 0},          /* merging along y (stars) */

@@ -98,7 +98,7 @@ static void test_priors(void)
     config_format(&pri[2], text, sizeof text);
     CHECK(strstr(text, "vec=2") && strstr(text, "bm=2x2x1"));
     config_format(&pri[3], text, sizeof text);
-    CHECK(strstr(text, "vec=2") && strstr(text, "cm=4x1x4"));
+    CHECK(strstr(text, "vec=2") && strstr(text, "cm=4x1x8"));
     CHECK(np >= 5);
     config_format(&pri[4], text, sizeof text);
     CHECK(strstr(text, "stream=z") && strstr(text, "retime=on"));

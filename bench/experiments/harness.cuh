@@ -19,6 +19,14 @@
 #define W_XM 0.1252f
 #define W_XP 0.1253f
 
+// The reference point: the star at c of a padded layout (row pitch P, plane pitch PP), in the order
+// every experiment's simple kernel and its checks assume.
+__device__ __forceinline__ float star_point(const float *__restrict__ in, long c, long P, long PP)
+{
+    return W_C * in[c] + W_ZM * in[c - PP] + W_ZP * in[c + PP] + W_YM * in[c - P] + W_YP * in[c + P] +
+           W_XM * in[c - 1] + W_XP * in[c + 1];
+}
+
 #define CK(x) do { cudaError_t e_ = (x); if (e_) { printf("%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 // A fixed pseudo-random fill in [0, 1).

@@ -127,8 +127,7 @@ __global__ void simple(float *__restrict__ out, const float *__restrict__ in)
     int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
     if (i >= N || j >= N) return;
     long c = (long)(k + 1) * PP + (long)(j + 1) * P + 1 + i;
-    out[c] = W_C * in[c] + W_ZM * in[c - PP] + W_ZP * in[c + PP] + W_YM * in[c - P] + W_YP * in[c + P] + W_XM * in[c - 1] +
-             W_XP * in[c + 1];
+    out[c] = star_point(in, c, P, PP);
 }
 
 static const long tot = PP * (N + 2);

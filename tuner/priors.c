@@ -16,37 +16,41 @@
  * 294 -> 488 GStencil/s, box3d1r 187 -> 302; on j2d9pt, a star, 729 -> 681). */
 typedef enum { FOR_ANY, FOR_STAR, FOR_BOX } PriorFor;
 
+/* Which runs a prior is for: any, only one step (a space without temporal blocking), or only
+ * several steps. */
+typedef enum { ANY_STEPS, ONE_STEP, MULTI_STEP } PriorSteps;
+
 typedef struct {
     const char *config;
     PriorFor when;
-    int one_step; /* only where the space has no temporal blocking (a one-step run) */
+    PriorSteps steps;
 } Prior;
 
 /* Most promising first: the search takes the first `max` valid ones that are for the program. */
 static const Prior priors_2d[] = {
-    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, 0},                 /* merging, register reuse (star2d1r: 95%) */
+    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, ANY_STEPS},                 /* merging, register reuse (star2d1r: 95%) */
     /* One step of a star: streaming with its planes in shared memory, 8 planes per block. The
      * family of star2d2r's best in a 12-minute search; in one run (H100, 2026-11-23, one step,
      * GStencil/s) 361 there against 320-350 for what 60 s searches chose, and within 2% of the
      * 120 s searches' bests or above them on all seven 2D stars (j2d9pt 357 against 346). Not
      * for a box: box2d1r -2%, box2d2r 238 against 329. */
-    {"tb=256x1,smem=on,stream=y,sb=8,uf=1x8", FOR_STAR, 1},
-    {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, 0},     /* streaming temporal blocking (AN5D's shape) */
+    {"tb=256x1,smem=on,stream=y,sb=8,uf=1x8", FOR_STAR, ONE_STEP},
+    {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, ANY_STEPS},     /* streaming temporal blocking (AN5D's shape) */
     /* the same fusing 12 steps: star2d1r 1410 and j2d5pt 1408 GStencil/s against 1291 and 1333
      * with 8 (H100, 2026-11-23); with 8, star2d2r 767 and j2d9pt 749 */
-    {"tb=256x1,stream=y,sb=256,tblock=12", FOR_STAR, 0},
-    {"tb=256x1,stream=y,sb=256,tblock=6,retime=on", FOR_BOX, 0}, /* the same, retimed (box2d2r 488) */
-    {"tb=256x1,stream=y,sb=128,retime=on,uf=1x4", FOR_ANY, 0}, /* retimed streaming (weighted sums) */
-    {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY, 0},                 /* merging along y (large radius) */
-    {"tb=256x1,stream=y,sb=128,tblock=4", FOR_ANY, 0},
-    {"tb=64x1,cmem=on,uf=2x1,cm=2x2", FOR_ANY, 0},
+    {"tb=256x1,stream=y,sb=256,tblock=12", FOR_STAR, ANY_STEPS},
+    {"tb=256x1,stream=y,sb=256,tblock=6,retime=on", FOR_BOX, ANY_STEPS}, /* the same, retimed (box2d2r 488) */
+    {"tb=256x1,stream=y,sb=128,retime=on,uf=1x4", FOR_ANY, ANY_STEPS}, /* retimed streaming (weighted sums) */
+    {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY, ANY_STEPS},                 /* merging along y (large radius) */
+    {"tb=256x1,stream=y,sb=128,tblock=4", FOR_ANY, ANY_STEPS},
+    {"tb=64x1,cmem=on,uf=2x1,cm=2x2", FOR_ANY, ANY_STEPS},
     /* Shared memory with 16 or 8 rows merged along y: 7 of the 12 2D winners of the 120 s
      * quality searches (bench/RESULTS.md) have this shape. Last, so that a one-step run (where
      * the tblock ones are invalid) reaches them at `priors=6`, not at the default 4, until they
      * are measured live (`bench/suite.py --strategies gest,gest-smem`); gradient2d, which has
      * no valid retimed prior (its sum is not linear), takes the first at 4. */
-    {"tb=256x1,smem=on,uf=1x16,bm=1x16", FOR_ANY, 0},
-    {"tb=256x1,smem=on,uf=2x4,bm=2x8", FOR_ANY, 0},
+    {"tb=256x1,smem=on,uf=1x16,bm=1x16", FOR_ANY, ANY_STEPS},
+    {"tb=256x1,smem=on,uf=2x4,bm=2x8", FOR_ANY, ANY_STEPS},
 };
 
 static const Prior priors_3d[] = {
@@ -66,12 +70,12 @@ static const Prior priors_3d[] = {
      * and both forms ran at 327-328 (H100, 2026-11-25; docs/performance.md). Multi-step runs
      * take only the plain one: their four are it and the kernels below (star3d1r fuses 3
      * steps: 479). */
-    {"tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on", FOR_STAR, 1},
-    {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128", FOR_STAR, 0},
+    {"tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on", FOR_STAR, ONE_STEP},
+    {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128", FOR_STAR, ANY_STEPS},
     /* One step of a star: merging 2x2 with the x pairs as float2/double2 loads and stores.
      * star3d1r 304 -> 319.5 GStencil/s against the merging kernel searches had chosen (one 4-byte
      * access per thread caps even a plain copy at 80% of cudaMemcpy's bandwidth; H100, 2026-11-24). */
-    {"tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2", FOR_STAR, 1},
+    {"tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2", FOR_STAR, ONE_STEP},
     /* A star's step: cyclic merging of float2 pairs (4 pairs 64 points apart, 4 z planes).
      * star3d2r 321.3 GStencil/s against 305.9 for the scalar cyclic kernel above in one run,
      * star3d1r 286 against 327 (bench/logs/vec-cyclic-sweep-h100-2026-11-24.txt.gz); 10 s
@@ -80,19 +84,26 @@ static const Prior priors_3d[] = {
      * With 8 z planes and 8 rows: star3d2r's 20-minute best (323.9) and the family of
      * star3d4r's (268.9; this one 267.0), where the 4-plane form above gave 242.6 to a 10 s
      * search that stayed on it (H100, 2026-11-24/25, bench/RESULTS.md). */
-    {"tb=32x8x1,uf=8x1x1,bm=2x1x1,cm=4x1x8,vec=2,maxreg=128", FOR_STAR, 0},
-    {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retimed 2.5D streaming: boxes 1.7-3.6x */
-    {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, 0},   /* streaming temporal blocking (star3d1r 481) */
-    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, 0},          /* merging along y (stars) */
-    {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on", FOR_BOX, 0}, /* the same, retimed (box3d1r 302) */
-    {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", FOR_ANY, 0}, /* retiming, larger tile (radius 3-4) */
+    {"tb=32x8x1,uf=8x1x1,bm=2x1x1,cm=4x1x8,vec=2,maxreg=128", FOR_STAR, ANY_STEPS},
+    /* One step of a box: retimed 2.5D streaming with prefetching, a 256x4 tile of 512 planes,
+     * 32 registers so that 1024-thread blocks run two to an SM. box3d1r's best in a 20-minute
+     * search, 291.3 GStencil/s re-timed against 262.5 for the prior below, which its 60 s part
+     * had chosen and not left (H100, 2026-11-25, bench/RESULTS.md). */
+    {"tb=256x4x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_BOX, ONE_STEP},
+    /* retimed 2.5D streaming: boxes 1.7-3.6x; a box's multi-step runs take it first */
+    {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_STAR, ANY_STEPS},
+    {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_BOX, MULTI_STEP},
+    {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, ANY_STEPS},   /* streaming temporal blocking (star3d1r 481) */
+    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, ANY_STEPS},          /* merging along y (stars) */
+    {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on", FOR_BOX, ANY_STEPS}, /* the same, retimed (box3d1r 302) */
+    {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", FOR_ANY, ANY_STEPS}, /* retiming, larger tile (radius 3-4) */
     /* box3d2r's best in a 120 s search (157 GStencil/s; 145 without prefetch and maxreg) */
-    {"tb=64x8x1,stream=z,sb=256,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_ANY, 0},
+    {"tb=64x8x1,stream=z,sb=256,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_ANY, ANY_STEPS},
     /* box3d3r's best in a 20-minute search, 4% faster than the one above there (71.1 against
      * 68.2 GStencil/s, same run): a 32x16 tile reads fewer halo points than 64x8 at radius 3,
      * 512 planes per block fewer halo planes */
-    {"tb=32x16x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=128", FOR_BOX, 0},
-    {"tb=512x1x1,bm=1x2x16", FOR_ANY, 0},
+    {"tb=32x16x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=128", FOR_BOX, ANY_STEPS},
+    {"tb=512x1x1,bm=1x2x16", FOR_ANY, ANY_STEPS},
 };
 
 /* A box reads a point off the streaming axis (the last one) in a plane other than its own: the
@@ -140,8 +151,9 @@ int tune_priors(const TuneProblem *pb, Config *out, int max)
         char why[256];
         if (list[i].when != FOR_ANY && list[i].when != shape)
             continue;
-        if (list[i].one_step && s->params[P_TB].nvalues > 1)
-            continue; /* a multi-step run: its own priors are the temporal kernels */
+        int multi = s->params[P_TB].nvalues > 1; /* temporal blocking: a multi-step run */
+        if ((list[i].steps == ONE_STEP && multi) || (list[i].steps == MULTI_STEP && !multi))
+            continue;
         if (config_parse(list[i].config, dims, &c, why, sizeof why) != 0 || !in_space(s, &c))
             continue;
         if (!pb->valid(pb->valid_ctx, &c, why, sizeof why))

@@ -28,14 +28,16 @@ typedef struct {
 
 /* Most promising first: the search takes the first `max` valid ones that are for the program. */
 static const Prior priors_2d[] = {
-    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, ANY_STEPS},                 /* merging, register reuse (star2d1r: 95%) */
+    /* merging, register reuse (star2d1r: 95%) */
+    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, ANY_STEPS},
     /* One step of a star: streaming with its planes in shared memory, 8 planes per block. The
      * family of star2d2r's best in a 12-minute search; in one run (H100, 2026-11-23, one step,
      * GStencil/s) 361 there against 320-350 for what 60 s searches chose, and within 2% of the
      * 120 s searches' bests or above them on all seven 2D stars (j2d9pt 357 against 346). Not
      * for a box: box2d1r -2%, box2d2r 238 against 329. */
     {"tb=256x1,smem=on,stream=y,sb=8,uf=1x8", FOR_STAR, ONE_STEP},
-    {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, ANY_STEPS},     /* streaming temporal blocking (AN5D's shape) */
+    /* streaming temporal blocking (AN5D's shape) */
+    {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, ANY_STEPS},
     /* the same fusing 12 steps: star2d1r 1410 and j2d5pt 1408 GStencil/s against 1291 and 1333
      * with 8 (H100, 2026-11-23); with 8, star2d2r 767 and j2d9pt 749 */
     {"tb=256x1,stream=y,sb=256,tblock=12", FOR_STAR, ANY_STEPS},
@@ -88,15 +90,20 @@ static const Prior priors_3d[] = {
     /* One step of a box: retimed 2.5D streaming with prefetching, a 256x4 tile of 512 planes,
      * 32 registers so that 1024-thread blocks run two to an SM. box3d1r's best in a 20-minute
      * search, 291.3 GStencil/s re-timed against 262.5 for the prior below, which its 60 s part
-     * had chosen and not left (H100, 2026-11-25, bench/RESULTS.md). */
+     * had chosen and not left (H100, 2026-11-25, bench/RESULTS.md). Beyond radius 1 it is slow
+     * (box3d2r 1.14 ms against 0.86 for the best prior), a measurement those runs spend: their
+     * 60 s runs still chose their references' kernels or faster (docs/autotune.md). */
     {"tb=256x4x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_BOX, ONE_STEP},
     /* retimed 2.5D streaming: boxes 1.7-3.6x; a box's multi-step runs take it first */
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_STAR, ANY_STEPS},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_BOX, MULTI_STEP},
-    {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, ANY_STEPS},   /* streaming temporal blocking (star3d1r 481) */
+    /* streaming temporal blocking (star3d1r 481) */
+    {"tb=32x32x1,stream=z,sb=128,tblock=3", FOR_STAR, ANY_STEPS},
     {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, ANY_STEPS},          /* merging along y (stars) */
-    {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on", FOR_BOX, ANY_STEPS}, /* the same, retimed (box3d1r 302) */
-    {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", FOR_ANY, ANY_STEPS}, /* retiming, larger tile (radius 3-4) */
+    /* the same, retimed (box3d1r 302) */
+    {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on", FOR_BOX, ANY_STEPS},
+    /* retiming, larger tile (radius 3-4) */
+    {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2", FOR_ANY, ANY_STEPS},
     /* box3d2r's best in a 120 s search (157 GStencil/s; 145 without prefetch and maxreg) */
     {"tb=64x8x1,stream=z,sb=256,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_ANY, ANY_STEPS},
     /* box3d3r's best in a 20-minute search, 4% faster than the one above there (71.1 against

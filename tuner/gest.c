@@ -151,6 +151,7 @@ static int propose_random(Gest *g, const TuneHistory *h, Config *out, int n)
 static void form_groups(Gest *g)
 {
     g->ng = gest_group(g->pb->space, g->data, g->ndata, g->k.groups, g->k.grouping_front,
+                       g->k.grouping_balanced,
                        g->groups);
     double sum = 0;
     for (int i = 0; i < g->ng; i++) {

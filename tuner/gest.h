@@ -22,9 +22,10 @@ double gest_cv_directed(const TuneSample *data, int n, int a, int b);
 double gest_cv_pair(const TuneSample *data, int n, int a, int b);
 /* Groups the free parameters of s into at most ngroups groups: preset groups of the thread-
  * block dims and of the merging factors, then the paper's Algorithm 1 over the pairs ordered
- * by CV (front_variant: grow from the low-CV end instead). Returns the number of groups. */
+ * by CV (front_variant: grow from the low-CV end instead). balanced: no group but a preset one
+ * takes in more than ceil(free parameters / ngroups) members. Returns the number of groups. */
 int gest_group(const Space *s, const TuneSample *data, int n, int ngroups, int front_variant,
-               GestGroup *out);
+               int balanced, GestGroup *out);
 /* The reward update after a round: groups not in up lose ar (not below lr); the groups in up
  * share what is left evenly; with none in up, the ratios are renormalized to sum to 1. */
 void gest_update_ratios(double *sr, const int *up, int n, double ar, double lr);

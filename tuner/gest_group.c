@@ -77,8 +77,16 @@ static int pair_cmp(const void *x, const void *y)
 typedef struct {
     GestGroup *g;
     int ng, max;
+    int cap;         /* balanced grouping: most members a group takes in (0: no limit) */
     int of[P_COUNT]; /* group of each parameter, -1 */
 } Grouping;
+
+/* Whether group gi takes no more members (balanced grouping only; a preset group may already
+ * hold more than the cap). */
+static int group_full(const Grouping *G, int gi)
+{
+    return G->cap > 0 && G->g[gi].n >= G->cap;
+}
 
 static void group_add(Grouping *G, int gi, int p)
 {
@@ -110,7 +118,7 @@ static int leftover_home(const Grouping *G, const Pair *pairs, int np, int p)
     int home = -1;
     for (int i = 0; i < np; i++) {
         int other = pairs[i].a == p ? pairs[i].b : pairs[i].b == p ? pairs[i].a : -1;
-        if (other < 0 || G->of[other] < 0 || !(pairs[i].cv < best))
+        if (other < 0 || G->of[other] < 0 || !(pairs[i].cv < best) || group_full(G, G->of[other]))
             continue;
         best = pairs[i].cv;
         home = G->of[other];
@@ -124,7 +132,7 @@ static int leftover_home(const Grouping *G, const Pair *pairs, int np, int p)
 }
 
 int gest_group(const Space *s, const TuneSample *data, int n, int ngroups, int front_variant,
-               GestGroup *out)
+               int balanced, GestGroup *out)
 {
     int freep[P_COUNT], nfree = 0;
     for (int p = 0; p < P_COUNT; p++)
@@ -136,7 +144,7 @@ int gest_group(const Space *s, const TuneSample *data, int n, int ngroups, int f
         ngroups = nfree;
     if (ngroups < 1)
         return 0;
-    Grouping G = {.g = out, .max = ngroups};
+    Grouping G = {.g = out, .max = ngroups, .cap = balanced ? (nfree + ngroups - 1) / ngroups : 0};
     for (int p = 0; p < P_COUNT; p++)
         G.of[p] = -1;
     if (ngroups == 1) {
@@ -186,9 +194,9 @@ int gest_group(const Space *s, const TuneSample *data, int n, int ngroups, int f
         /* ...then the most related pairs (front) pull their partners in. */
         while (lo < hi) {
             Pair q = pairs[lo++];
-            if (G.of[q.a] >= 0 && G.of[q.b] < 0)
+            if (G.of[q.a] >= 0 && G.of[q.b] < 0 && !group_full(&G, G.of[q.a]))
                 group_add(&G, G.of[q.a], q.b);
-            else if (G.of[q.b] >= 0 && G.of[q.a] < 0)
+            else if (G.of[q.b] >= 0 && G.of[q.a] < 0 && !group_full(&G, G.of[q.b]))
                 group_add(&G, G.of[q.b], q.a);
         }
     } else {
@@ -211,8 +219,10 @@ int gest_group(const Space *s, const TuneSample *data, int n, int ngroups, int f
             int p = ga < 0 ? q.a : q.b;
             if (room > 0 && ungrouped <= room)
                 group_new(&G, p);
-            else
+            else if (!group_full(&G, ga >= 0 ? ga : gb))
                 group_add(&G, ga >= 0 ? ga : gb, p);
+            else
+                continue; /* balanced: its partner's group is full; a later pair places it */
             ungrouped--;
         }
     }

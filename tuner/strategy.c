@@ -38,7 +38,8 @@ int tune_knobs_parse(TuneKnobs *k, const char *text, char *err, int errlen)
         int integer;
     } keys[] = {{"dataset", 1, 10000, 1}, {"groups", 1, GEST_KNOB_MAX_GROUPS, 1}, {"ar", 0, 1, 0},
                 {"lr", 0, 1, 0},         {"quota", 1, 10000, 1},                {"priors", 0, 16, 1},
-                {"front", 0, 1, 1},      {"by_size", 0, 1, 1},                  {"fill", 0, 1, 1}};
+                {"front", 0, 1, 1},      {"by_size", 0, 1, 1},                  {"fill", 0, 1, 1},
+                {"balance", 0, 1, 1}};
     const char *p = text ? text : "";
     while (*p) {
         const char *end = strchr(p, ',');
@@ -62,7 +63,7 @@ int tune_knobs_parse(TuneKnobs *k, const char *text, char *err, int errlen)
                 which = i;
         if (which < 0) {
             snprintf(err, (size_t)errlen, "unknown GeST knob '%s' (dataset, groups, ar, lr, quota, priors, "
-                     "front, by_size, fill)", item);
+                     "front, by_size, fill, balance)", item);
             return -1;
         }
         char *stop;
@@ -82,7 +83,8 @@ int tune_knobs_parse(TuneKnobs *k, const char *text, char *err, int errlen)
         case 5: k->priors = (int)v; break;
         case 6: k->grouping_front = (int)v; break;
         case 7: k->ratio_by_size = (int)v; break;
-        default: k->fill = (int)v; break;
+        case 8: k->fill = (int)v; break;
+        default: k->grouping_balanced = (int)v; break;
         }
         p = end ? end + 1 : p + len;
     }

@@ -69,6 +69,10 @@ typedef struct {
                             * best, then at random; 0 (default): the paper's round only */
     int ratio_by_size;     /* 1: initial ratios by group combinations (paper); 0: equal */
     int grouping_front;    /* 1: grow groups from the low-CV end (brief variant); 0: paper */
+    int grouping_balanced; /* 1: no group but the presets beyond ceil(free parameters / groups)
+                            * members (with 16 samples most pairs' CVs are 0 or undefined, and
+                            * the paper's grouping can put 14 of 23 parameters with the
+                            * thread-block dims); 0 (default): paper */
     int priors;            /* the dataset starts with up to this many prior configurations
                             * (tuner/priors.c; 0: a purely random dataset, as in the paper);
                             * default 4 */
@@ -84,7 +88,8 @@ typedef struct {
 
 void tune_knobs_default(TuneKnobs *k);
 /* Applies "key=value,..." (--gest): dataset, groups, ar, lr, quota, priors, front (grouping
- * from the low-CV end, 0/1), by_size (initial ratios by group size, 0/1). 0, or -1 with a
+ * from the low-CV end, 0/1), by_size (initial ratios by group size, 0/1), fill (0/1), balance
+ * (balanced groups, 0/1). 0, or -1 with a
  * message naming the key in err. */
 int tune_knobs_parse(TuneKnobs *k, const char *text, char *err, int errlen);
 

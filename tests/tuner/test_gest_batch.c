@@ -151,6 +151,9 @@ static void test_knobs(void)
     CHECK(tune_knobs_parse(&k, "", err, sizeof err) == 0);
     CHECK(tune_knobs_parse(&k, "speed=3", err, sizeof err) == -1 && strstr(err, "unknown GeST knob 'speed'"));
     CHECK(k.fill == 0 && tune_knobs_parse(&k, "fill=1", err, sizeof err) == 0 && k.fill == 1);
+    CHECK(k.grouping_balanced == 0 && tune_knobs_parse(&k, "balance=1", err, sizeof err) == 0 &&
+          k.grouping_balanced == 1 && k.fill == 1);
+    CHECK(tune_knobs_parse(&k, "balance=3", err, sizeof err) == -1 && strstr(err, "'balance'"));
     CHECK(tune_knobs_parse(&k, "fill=2", err, sizeof err) == -1 && strstr(err, "'fill'"));
     CHECK(tune_knobs_parse(&k, "ar=1.5", err, sizeof err) == -1 && strstr(err, "'ar'"));
     CHECK(tune_knobs_parse(&k, "dataset=2.5", err, sizeof err) == -1 && strstr(err, "whole number"));

@@ -54,10 +54,15 @@ static int group_of(const GestGroup *g, int ng, int p)
     return found;
 }
 
-static void check_grouping(const Space *s, const TuneSample *d, int n, int want, int front)
+static int is_preset(int p)
+{
+    return p == P_TBX || p == P_TBY || p == P_TBZ || (p >= P_CMX && p <= P_BMZ);
+}
+
+static void check_grouping(const Space *s, const TuneSample *d, int n, int want, int front, int balanced)
 {
     GestGroup g[GEST_MAX_GROUPS];
-    int ng = gest_group(s, d, n, want, front, g);
+    int ng = gest_group(s, d, n, want, front, balanced, g);
     CHECK(ng == want);
     for (int i = 0; i < ng; i++)
         CHECK(g[i].n > 0);
@@ -71,6 +76,16 @@ static void check_grouping(const Space *s, const TuneSample *d, int n, int want,
     for (int i = 0; i < ng; i++)
         sum += g[i].n;
     CHECK(sum == total);
+    if (balanced && want >= 2) {
+        /* no group takes in more than ceil(total / want) members; a preset may start larger */
+        int cap = (total + want - 1) / want;
+        for (int i = 0; i < ng; i++) {
+            int preset = 0;
+            for (int j = 0; j < g[i].n; j++)
+                preset += is_preset(g[i].params[j]);
+            CHECK(g[i].n <= (preset > cap ? preset : cap));
+        }
+    }
     if (want >= 2) {
         CHECK(group_of(g, ng, P_TBX) == group_of(g, ng, P_TBY));
         CHECK(group_of(g, ng, P_TBX) == group_of(g, ng, P_TBZ));
@@ -97,18 +112,20 @@ static void test_grouping(void)
         int bad = fake_eval(NULL, &c, &ms, why, sizeof why);
         tune_history_add(&h, &c, !bad, ms, why, 0);
     }
-    for (int front = 0; front < 2; front++)
-        for (int want = 1; want <= 6; want++)
-            check_grouping(&s, h.items, h.n, want, front);
+    for (int balanced = 0; balanced < 2; balanced++)
+        for (int front = 0; front < 2; front++)
+            for (int want = 1; want <= 6; want++)
+                check_grouping(&s, h.items, h.n, want, front, balanced);
     /* no data at all still groups (every CV unknown) */
-    check_grouping(&s, NULL, 0, 5, 0);
+    check_grouping(&s, NULL, 0, 5, 0, 0);
+    check_grouping(&s, NULL, 0, 5, 0, 1);
     tune_history_free(&h);
 
     /* With room for the two presets only, every other parameter joins one of them. */
     GestGroup g[GEST_MAX_GROUPS];
     Space t;
     fake_space(&t);
-    int ng = gest_group(&t, NULL, 0, 2, 0, g);
+    int ng = gest_group(&t, NULL, 0, 2, 0, 0, g);
     CHECK(ng == 2); /* only the presets, everything else joins them */
 }
 

@@ -25,7 +25,10 @@ ELEM_BYTES = {"float": 4, "double": 8}
 STRATEGY_ARGS = {"gest-nopriors": ["--strategy", "gest", "--gest", "priors=0"],
                  "gest-fill": ["--strategy", "gest", "--gest", "fill=1"],
                  # the two 2D shared-memory priors after the default four (tuner/priors.c)
-                 "gest-smem": ["--strategy", "gest", "--gest", "priors=6"]}
+                 "gest-smem": ["--strategy", "gest", "--gest", "priors=6"],
+                 # balanced groups (knob balance=1, docs/autotune.md), with and without the priors
+                 "gest-balance": ["--strategy", "gest", "--gest", "balance=1"],
+                 "gest-nopriors-balance": ["--strategy", "gest", "--gest", "priors=0,balance=1"]}
 
 
 def strategy_args(name):

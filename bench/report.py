@@ -346,7 +346,9 @@ def convergence_stats(c):
 # GeST with a knob changed (benchlib.STRATEGY_ARGS): GeST too, not a baseline.
 GEST_VARIANTS = {"gest-nopriors": "Without its prior configurations (gest-nopriors)",
                  "gest-fill": "With its rounds filled to the evaluator's batch (gest-fill)",
-                 "gest-smem": "With the two 2D shared-memory priors (gest-smem, priors=6)"}
+                 "gest-smem": "With the two 2D shared-memory priors (gest-smem, priors=6)",
+                 "gest-balance": "With balanced groups (gest-balance, balance=1)",
+                 "gest-nopriors-balance": "Without its priors, with balanced groups (gest-nopriors-balance)"}
 
 
 def convergence_overview(conv):

@@ -584,7 +584,8 @@ def main():
                     help="tunings per strategy and stencil, --seed 1..N (default 1)")
     ap.add_argument("--strategies", default=",".join(STRATEGIES),
                     help="strategies of --convergence (default gest,random,genetic; also gest-nopriors: "
-                         "GeST without its prior configurations; gest-fill: GeST with fill=1)")
+                         "GeST without its prior configurations; gest-fill: GeST with fill=1; gest-smem: priors=6; "
+                         "gest-balance, gest-nopriors-balance: balanced groups, balance=1)")
     ap.add_argument("--steps", dest="bench_steps", type=int, default=1,
                     help="--steps of the one-step table's benchmark stencils, convergence and quality (default 1: "
                          "no temporal blocking)")

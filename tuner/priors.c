@@ -152,13 +152,13 @@ int tune_priors(const TuneProblem *pb, Config *out, int max)
     PriorFor shape = stencil_shape(s->prog);
     int n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
           : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;
+    int multi = s->params[P_TB].nvalues > 1; /* temporal blocking: a multi-step run */
     int got = 0;
     for (int i = 0; i < n && got < max; i++) {
         Config c;
         char why[256];
         if (list[i].when != FOR_ANY && list[i].when != shape)
             continue;
-        int multi = s->params[P_TB].nvalues > 1; /* temporal blocking: a multi-step run */
         if ((list[i].steps == ONE_STEP && multi) || (list[i].steps == MULTI_STEP && !multi))
             continue;
         if (config_parse(list[i].config, dims, &c, why, sizeof why) != 0 || !in_space(s, &c))

@@ -89,8 +89,7 @@ typedef struct {
 void tune_knobs_default(TuneKnobs *k);
 /* Applies "key=value,..." (--gest): dataset, groups, ar, lr, quota, priors, front (grouping
  * from the low-CV end, 0/1), by_size (initial ratios by group size, 0/1), fill (0/1), balance
- * (balanced groups, 0/1). 0, or -1 with a
- * message naming the key in err. */
+ * (balanced groups, 0/1). 0, or -1 with a message naming the key in err. */
 int tune_knobs_parse(TuneKnobs *k, const char *text, char *err, int errlen);
 
 typedef struct TuneStrategy TuneStrategy;

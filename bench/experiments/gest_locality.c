@@ -3,15 +3,13 @@
  * (bench/work/ls/NAME/leg*.jsonl joined, or a reference's log tarball in bench/logs), 2 ms
  * where the log has no measurement of it. Prints how many proposals the log answered, how many
  * after the dataset keep streaming along z with retiming (box3d1r's best family), and the best.
- * No GPU. docs/autotune.md ("Balanced groups") has what it showed. From the repository root,
- * after `ninja -C build-dev`:
+ * No GPU. docs/autotune.md ("Balanced groups") has what it showed. The build makes it
+ * (tests/driver/meson.build); from the repository root:
  *
- *   gcc -std=c11 -O1 -I. -Ibuild-dev -o /tmp/gest_locality bench/experiments/gest_locality.c \
- *       tests/driver/load_program.c build-dev/tuner/libstc_tuner.a build-dev/codegen/libstc_codegen.a \
- *       build-dev/ir/libstc_ir.a build-dev/frontend/libstc_frontend.a build-dev/libstc_util.a -lm -lpthread
+ *   ninja -C build-dev tests/driver/gest_locality
  *   cat bench/work/ls/box3d1r/leg*.jsonl > /tmp/box3d1r.jsonl
  *   GEST=priors=0,balance=1 SHOW_GROUPS=1 STC_SOURCE_ROOT=$PWD \
- *       /tmp/gest_locality examples/bench/box3d1r.st /tmp/box3d1r.jsonl 333 SEED
+ *       build-dev/tests/driver/gest_locality examples/bench/box3d1r.st /tmp/box3d1r.jsonl 333 SEED
  *
  * GEST: GeST's knobs (--gest); SHOW_GROUPS: also print the groups formed from the dataset; SHOW=N:
  * print the first N proposals. */

@@ -17,7 +17,6 @@ proposes than of what another setting proposes: the comparison leans towards the
 """
 import argparse
 import glob
-import io
 import json
 import math
 import os

@@ -147,7 +147,7 @@ int options_parse(int argc, char **argv, Options *o)
             fputs(usage_text, stdout);
             return 1;
         } else if (!strcmp(a, "--version")) {
-            printf("stencilc %s\n", STC_VERSION);
+            puts(STC_GENERATOR_NAME);
             return 1;
         } else if (!strcmp(a, "-o")) {
             NEED_ARG();

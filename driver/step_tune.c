@@ -451,8 +451,8 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
         fprintf(rec, "#stencilc-replay\tprogram=%s\tgrid=", p->name);
         for (int d = 0; d < p->dims; d++)
             fprintf(rec, "%s%ld", d ? "x" : "", job->grid[d]);
-        fprintf(rec, "\ttype=%s\tgpu=%s\tcuda=%s\tgenerator=stencilc %s\tdate=%s\n", elem_name(p),
-                dev->name, cuda, STC_VERSION, day);
+        fprintf(rec, "\ttype=%s\tgpu=%s\tcuda=%s\tgenerator=%s\tdate=%s\n", elem_name(p),
+                dev->name, cuda, STC_GENERATOR_NAME, day);
         fprintf(rec, "# stencilc --tune-record (%s): CONFIG<TAB>ms per step, or fail<TAB>reason; "
                      "cost = compile s / compile threads + GPU s\n", mode->strategy);
         recorder.out = rec;
@@ -603,8 +603,8 @@ int step_autotune(Job *job)
     /* The step count shapes the space (tblock <= steps): a one-step tuning is not the answer
      * for a run that may fuse steps, so the largest tblock the space allows is part of the key. */
     const SpaceParam *tbp = &job->space.params[P_TB];
-    char generator[64];
-    snprintf(generator, sizeof generator, "stencilc %s; tblock<=%d", STC_VERSION,
+    char generator[96];
+    snprintf(generator, sizeof generator, "%s; tblock<=%d", STC_GENERATOR_NAME,
              tbp->values[tbp->nvalues - 1]);
     TuneDbKey key = {program ? program : p->name, {job->grid[0], job->grid[1], job->grid[2]},
                      elem_name(p), "", "", generator};

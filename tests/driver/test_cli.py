@@ -187,6 +187,19 @@ with tempfile.TemporaryDirectory() as tmp:
         code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", db)
         check("no GPU: newest record used", code == 0 and "NVIDIA Newer GPU" in se
               and "tb=128x2x2" in first_line(cu), se + first_line(cu))
+        # a record made by another generator with the same version number (the key's generator
+        # carries a digest of ir/ and codegen/) is not used
+        same_number = version.split(" (")[0] + "; tblock<=16"
+        check("--version names the generator's digest", version != version.split(" (")[0]
+              and "(generator " in version, version)
+        for name, other in [("no digest", same_number),
+                            ("another digest", same_number.replace("; ", " (generator 000000000000); "))]:
+            olddb = os.path.join(tmp, "olddb-" + name.replace(" ", "-"))
+            tunedb_record(olddb, ir_text, (256, 256, 256), "float", "NVIDIA Test GPU", "13.0", other,
+                          "tb=64x4x2", 0.123, "2026-01-02T03:04:05Z")
+            code, _, se = run(HEAT, "--autotune", "-o", cu, "--tune-db", olddb)
+            check("no GPU: record of another generator ignored (" + name + ")",
+                  code == 0 and "not tuned" in se, se)
         code, _, se = run(HEAT, "--tune-record", os.path.join(tmp, "rec.tsv"), "-o", cu)
         check("--tune-record without GPU fails", code == 1 and "needs a GPU" in se, se)
     else:

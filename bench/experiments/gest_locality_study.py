@@ -63,7 +63,11 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--settings", default=DEFAULT_SETTINGS)
     ap.add_argument("--only", default="", help="comma-separated stencil names")
+    ap.add_argument("--check", type=float, default=0,
+                    help="exit 1 unless every seed of every setting finds a configuration within "
+                         "this factor of the log's best (e.g. 1.05); a test of the priors and GeST")
     a = ap.parse_args()
+    misses = []
     settings = [s.split("=", 1) for s in a.settings.split(";") if s]
     names = [s[0] for s in settings]
     print("| stencil | proposals (its first 60 s) | " + " | ".join(names) + " |")
@@ -82,6 +86,8 @@ def main():
             got = [run(a.tool, os.path.join(ROOT, "examples/bench", name + ".st"), f.name, in60,
                        seed, knobs) for seed in range(1, a.seeds + 1)]
             r = [g[1] / best for g in got]
+            if a.check:
+                misses += [f"{name} {label} seed {i + 1}: {x:.3f}" for i, x in enumerate(r) if x > a.check]
             gm = math.exp(sum(map(math.log, r)) / len(r))
             ratios[label].append(gm)
             answered = sum(g[0] for g in got) / (len(got) * in60)
@@ -100,6 +106,10 @@ def main():
                 worse = sum(y > x + 1e-9 for x, y in zip(ratios[label], ratios[other]))
                 print(f"\n{other} against {label}: better on {better}, worse on {worse} "
                       f"of {len(ratios[label])}")
+    if a.check:
+        print(f"\n{len(misses)} runs beyond {a.check} of their reference's best" +
+              "".join("\n  " + m for m in misses))
+        return 1 if misses else 0
     return 0
 
 

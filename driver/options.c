@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stc_config.h"
+#include "stc_generator.h"
 #include "../tuner/tune.h"
 
 static const char usage_text[] =
@@ -119,6 +120,11 @@ void options_tuning(const Options *o, TuneKnobs *knobs, TuneBudget *budget)
     budget->count = o->budget_count;
 }
 
+const char *options_generator_name(void)
+{
+    return "stencilc " STC_VERSION " (generator " STC_GENERATOR_ID ")";
+}
+
 int options_parse(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
@@ -147,7 +153,7 @@ int options_parse(int argc, char **argv, Options *o)
             fputs(usage_text, stdout);
             return 1;
         } else if (!strcmp(a, "--version")) {
-            puts(STC_GENERATOR_NAME);
+            puts(options_generator_name());
             return 1;
         } else if (!strcmp(a, "-o")) {
             NEED_ARG();

@@ -3,14 +3,6 @@
 #define STC_OPTIONS_H
 
 #include "../tuner/tune.h"
-#include "stc_config.h"
-#include "stc_generator.h"
-
-/* What --version prints, and the generator field of the tuning database's key and of a
- * --tune-record file: the version and a digest of the sources that decide the emitted code
- * (scripts/generator_id.py), so that a record made by another generator misses the cache even
- * where the version number stayed the same. */
-#define STC_GENERATOR_NAME "stencilc " STC_VERSION " (generator " STC_GENERATOR_ID ")"
 
 typedef enum {
     CMD_COMPILE, /* stencilc FILE.st -o OUT.cu */
@@ -45,6 +37,12 @@ typedef struct {
                                  on the GPU and write it in the replay format (implies
                                  --autotune) */
 } Options;
+
+/* What --version prints, and the generator field of the tuning database's key and of a
+ * --tune-record file: the version and a digest of the sources that decide the emitted code
+ * (scripts/generator_id.py), so that a record made by another generator misses the cache even
+ * where the version number stayed the same. */
+const char *options_generator_name(void);
 
 /* Parses argv. Returns 0 to go on, 1 when --help/--version was printed (exit 0), 2 on a usage
  * error (message printed). */

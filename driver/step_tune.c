@@ -21,7 +21,6 @@
 #include "../runtime/rt.h"
 #include "../tuner/gpu_eval.h"
 #include "../tuner/tune.h"
-#include "stc_config.h"
 #include "steps.h"
 
 #define RETIME_TOP 4           /* candidates re-timed carefully at the end */
@@ -452,7 +451,7 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
         for (int d = 0; d < p->dims; d++)
             fprintf(rec, "%s%ld", d ? "x" : "", job->grid[d]);
         fprintf(rec, "\ttype=%s\tgpu=%s\tcuda=%s\tgenerator=%s\tdate=%s\n", elem_name(p),
-                dev->name, cuda, STC_GENERATOR_NAME, day);
+                dev->name, cuda, options_generator_name(), day);
         fprintf(rec, "# stencilc --tune-record (%s): CONFIG<TAB>ms per step, or fail<TAB>reason; "
                      "cost = compile s / compile threads + GPU s\n", mode->strategy);
         recorder.out = rec;
@@ -604,7 +603,7 @@ int step_autotune(Job *job)
      * for a run that may fuse steps, so the largest tblock the space allows is part of the key. */
     const SpaceParam *tbp = &job->space.params[P_TB];
     char generator[96];
-    snprintf(generator, sizeof generator, "%s; tblock<=%d", STC_GENERATOR_NAME,
+    snprintf(generator, sizeof generator, "%s; tblock<=%d", options_generator_name(),
              tbp->values[tbp->nvalues - 1]);
     TuneDbKey key = {program ? program : p->name, {job->grid[0], job->grid[1], job->grid[2]},
                      elem_name(p), "", "", generator};

@@ -17,7 +17,6 @@ proposes than of what another setting proposes: the comparison leans towards the
 """
 import argparse
 import glob
-import json
 import math
 import os
 import re
@@ -27,12 +26,15 @@ import tarfile
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import benchlib as bl  # noqa: E402
 DEFAULT_SETTINGS = ("default=;balance=balance=1;"
                     "nopriors=priors=0;nopriors-balance=priors=0,balance=1")
 
 
-def reference_log(tarball):
-    """The ok rows of a reference's legs, in order, and how many its first 60 s measured."""
+def reference_log(tarball, path):
+    """Writes a reference's legs, joined in order, to path (the tune log gest_locality reads);
+    returns the log's best ms and how many variants the search measured in its first 60 s."""
     with tarfile.open(tarball) as t:
         members = [m for m in t.getmembers() if m.isfile()]
         legs = sorted((m for m in members if re.search(r"/leg\d+\.jsonl$", m.name)),
@@ -41,10 +43,14 @@ def reference_log(tarball):
             legs = sorted((m for m in members if re.search(r"/l\d+\.jsonl$", m.name)),
                           key=lambda m: m.name)
         texts = [t.extractfile(m).read().decode() for m in legs]
-    rows = [json.loads(line) for text in texts for line in text.splitlines() if line.strip()]
-    first = [json.loads(line) for line in texts[0].splitlines() if line.strip()]
-    in60 = sum(1 for r in first if r.get("elapsed_s", 1e9) <= 60)
-    return [r for r in rows if r.get("status") == "ok"], in60
+    with open(path, "w") as f:
+        f.write("".join(text if text.endswith("\n") else text + "\n" for text in texts))
+    with open(path + ".leg1", "w") as f:
+        f.write(texts[0])
+    in60 = sum(1 for r in bl.parse_tune_log_rows(path + ".leg1")
+               if isinstance(r.get("elapsed_s"), (int, float)) and r["elapsed_s"] <= 60)
+    os.unlink(path + ".leg1")
+    return bl.best_by(bl.parse_tune_log_rows(path))[0], in60
 
 
 def run(tool, stencil, logpath, n, seed, knobs):
@@ -77,10 +83,8 @@ def main():
         name = re.match(r"longsearch-(.+)-h100-", os.path.basename(tarball)).group(1)
         if a.only and name not in a.only.split(","):
             continue
-        rows, in60 = reference_log(tarball)
-        best = min(r["ms"] for r in rows)
-        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-            f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+        with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as f:
+            best, in60 = reference_log(tarball, f.name)
         cells = []
         for label, knobs in settings:
             got = [run(a.tool, os.path.join(ROOT, "examples/bench", name + ".st"), f.name, in60,
@@ -99,8 +103,8 @@ def main():
     print("| geometric mean | | " + " | ".join(f"{g:.3f}" for g in gms) + " |")
     # Pairs of settings that differ only in balance=1 (default/balance, nopriors/...-balance):
     # on how many stencils the second found a better mean best, and a worse one.
-    for i, (label, knobs) in enumerate(settings):
-        for j, (other, oknobs) in enumerate(settings):
+    for label, knobs in settings:
+        for other, oknobs in settings:
             if oknobs.replace("balance=1", "").strip(",") == knobs and oknobs != knobs:
                 better = sum(y < x - 1e-9 for x, y in zip(ratios[label], ratios[other]))
                 worse = sum(y > x + 1e-9 for x, y in zip(ratios[label], ratios[other]))

@@ -27,7 +27,7 @@ struct GpuEval {
     GpuEvalStats stats;
     GpuEvalResult last[MAX_BATCH];
     int nlast;
-    double deadline;      /* now_s() by which a batch must end (0: none; gpu_eval_set_deadline) */
+    double deadline;      /* wire_now_s() by which a batch must end (0: none; gpu_eval_set_deadline) */
     struct sigaction old_pipe;
 };
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # One leg of a 20-minute reference search on the GPU machine (docs/benchmarks.md), from the
 # repository root:   sh bench/longsearch-leg.sh NAME BUDGET [STENCILC]
+# BUDGET `rest`: what is left of the search's $LS_TOTAL (default 1200s) after its legs so far.
 # The search's work folder lives in $LS_TMP/NAME (default /tmp/ls), which a machine keeps only
 # while it stays warm; when it is missing (a fresh machine), it is copied from $LS_STATE/NAME
 # (default bench/work/ls, ignored by git): the last call's $OUT/ls.tgz unpacked here and carried.
@@ -12,6 +13,10 @@ export STC_SOURCE_ROOT="${STC_SOURCE_ROOT:-$PWD}"
 mkdir -p "$tmp"
 if [ ! -d "$tmp/$name" ] && [ -d "$state/$name" ]; then
     cp -r "$state/$name" "$tmp/" && echo "state of $name from $state"
+fi
+if [ "$budget" = rest ]; then
+    budget=$(python3 "$(dirname "$0")/longsearch.py" rest --work "$tmp/$name" --total "${LS_TOTAL:-1200s}") || exit 1
+    echo "last leg of $name: $budget"
 fi
 timeout $(( ${budget%s} + 45 )) python3 "$(dirname "$0")/longsearch.py" leg --stencilc "$stencilc" \
     --name "$name" --work "$tmp/$name" --budget "$budget"

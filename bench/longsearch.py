@@ -7,6 +7,7 @@ minutes), in legs, since a device call may run only 10 minutes.
     python3 bench/longsearch.py finish --stencilc S --name star2d1r --work DIR [--short 60s]
                                        [--rounds 3] [--merge bench/results.json]
     python3 bench/longsearch.py merge  --work DIR --merge bench/results.json
+    python3 bench/longsearch.py rest   --work DIR [--total 1200s]       (prints e.g. 135s)
 
 `leg` runs one GeST search (`stencilc FILE --autotune --budget B --seed 1 --tune-db DIR/db
 --tune-log DIR/legN.jsonl`). The first leg starts from an empty database; a later one deletes the
@@ -21,7 +22,8 @@ seconds are what a search with that budget does (same seed, same proposals), as 
 many short noisy measurements; with `--short-run`, also what a separate run with the short
 budget emits (its own search and re-timing of its best few, from an empty database). It writes DIR/summary.json and, with --merge, stores it in the
 results file as the stencil's quality entry's `reference` (bench/report.py shows it); `merge`
-does only that, for a summary brought back from the GPU machine.
+does only that, for a summary brought back from the GPU machine. `rest` prints the search time
+left of `--total` after the legs run so far (their `search_s`), the last leg's budget.
 """
 import argparse
 import glob
@@ -160,9 +162,16 @@ def cmd_merge(a):
     return 0
 
 
+def cmd_rest(a):
+    """The last leg's budget: --total less the legs' search time so far, in whole seconds."""
+    done = sum(info.get("search_s") or 0.0 for _, _, info in legs_of(a.work))
+    print(f"{max(0, int(bl.budget_seconds(a.total) - done))}s")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("leg", "finish", "merge"))
+    ap.add_argument("what", choices=("leg", "finish", "merge", "rest"))
     ap.add_argument("--stencilc", help="leg, finish: the stencilc to run")
     ap.add_argument("--name", help="leg, finish: a benchmark stencil (examples/bench)")
     ap.add_argument("--work", required=True, help="the folder of the legs, the database and the summary")
@@ -177,10 +186,11 @@ def main():
                     help="finish: also run a separate search with the short budget (`stencilc bench --autotune`, "
                          "empty database) and re-time what it emits with the two bests")
     ap.add_argument("--merge", default=None, help="finish, merge: results.json to store the summary in")
+    ap.add_argument("--total", default="1200s", help="rest: the whole search's budget")
     a = ap.parse_args()
-    if a.what != "merge" and not (a.stencilc and a.name):
+    if a.what not in ("merge", "rest") and not (a.stencilc and a.name):
         ap.error(f"{a.what} needs --stencilc and --name")
-    return {"leg": cmd_leg, "finish": cmd_finish, "merge": cmd_merge}[a.what](a)
+    return {"leg": cmd_leg, "finish": cmd_finish, "merge": cmd_merge, "rest": cmd_rest}[a.what](a)
 
 
 if __name__ == "__main__":

@@ -465,8 +465,9 @@ def longsearch_leg_script():
     subprocess.run(["tar", "xzf", os.path.join(env["OUT"], "ls.tgz"), "-C", tmp], check=True)
     os.rename(os.path.join(tmp, "ls", "star2d1r"), os.path.join(env["LS_STATE"], "star2d1r"))
     shutil.rmtree(os.path.join(tmp, "machine"))
-    out = run(cmd, env)
-    check("state of star2d1r from" in out and "leg 2:" in out, "second leg resumes from the state: " + out)
+    out = run(cmd[:-2] + ["rest", fake], dict(env, LS_TOTAL="3s"))
+    check("state of star2d1r from" in out and "leg 2:" in out and "last leg of star2d1r: 2s" in out,
+          "second leg resumes from the state, with the rest of 3 s: " + out)
     legs = sorted(f for f in os.listdir(os.path.join(env["LS_TMP"], "star2d1r")) if f.endswith(".jsonl"))
     check(legs == ["leg1.jsonl", "leg2.jsonl"], f"both legs' logs on the machine: {legs}")
     shutil.rmtree(tmp)
@@ -482,6 +483,8 @@ def longsearch():
     for budget in ("20s", "10s"):
         out = run(ls + ["leg"] + common + ["--budget", budget], dict(os.environ))
         check("variants in" in out, f"leg output: {out}")
+    rest = run(ls + ["rest", "--work", os.path.join(tmp, "w"), "--total", "45s"], dict(os.environ)).strip()
+    check(rest == "15s", f"rest of 45 s after legs of 20 and 10: {rest}")
     legs = [json.load(open(os.path.join(tmp, "w", f"leg{i}.json"))) for i in (1, 2)]
     check([l["leg"] for l in legs] == [1, 2] and [l["variants"] for l in legs] == [40, 40], f"two legs: {legs}")
     res = {"quality": {}}

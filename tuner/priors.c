@@ -36,6 +36,16 @@ static const Prior priors_2d[] = {
      * 120 s searches' bests or above them on all seven 2D stars (j2d9pt 357 against 346). Not
      * for a box: box2d1r -2%, box2d2r 238 against 329. */
     {"tb=256x1,smem=on,stream=y,sb=8,uf=1x8", FOR_STAR, ONE_STEP},
+    /* One step of a star of large radius: merging 4x2 outputs per thread, the x quadruples as
+     * float4/double4 loads and stores, coefficients in constant memory. star2d4r's best in a
+     * 20-minute search, found at 1172 s: 355.6 GStencil/s re-timed against 321.9 for the
+     * streaming prior above, which its 60 s part had chosen and not left (H100, 2026-11-25,
+     * bench/RESULTS.md). With it a separate 60 s run chose the same with 32x8 threads and the
+     * halo columns stored: 360.2 GStencil/s, ratio 0.990 to the reference. It fits where rows
+     * start on a float4 boundary (an even halo on 8192 columns: star2d2r, star2d4r, j2d9pt),
+     * and there takes the place of `bm=1x8` in the default four: offline on their references'
+     * logs (bench/experiments/gest_locality_study.py) star2d2r 1.002, j2d9pt 1.003, as before. */
+    {"tb=32x16,cmem=on,uf=4x1,bm=4x2,vec=4", FOR_STAR, ONE_STEP},
     /* streaming temporal blocking (AN5D's shape) */
     {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, ANY_STEPS},
     /* the same fusing 12 steps: star2d1r 1410 and j2d5pt 1408 GStencil/s against 1291 and 1333
@@ -48,7 +58,8 @@ static const Prior priors_2d[] = {
     {"tb=64x1,cmem=on,uf=2x1,cm=2x2", FOR_ANY, ANY_STEPS},
     /* Shared memory with 16 or 8 rows merged along y: 7 of the 12 2D winners of the 120 s
      * quality searches (bench/RESULTS.md) have this shape. Last, so that a one-step run (where
-     * the tblock ones are invalid) reaches them at `priors=6`, not at the default 4, until they
+     * the tblock ones are invalid) reaches them at `priors=6` (7 where the float4 prior above
+     * fits: an even halo), not at the default 4, until they
      * are measured live (`bench/suite.py --strategies gest,gest-smem`); gradient2d, which has
      * no valid retimed prior (its sum is not linear), takes the first at 4. */
     {"tb=256x1,smem=on,uf=1x16,bm=1x16", FOR_ANY, ANY_STEPS},

@@ -100,7 +100,7 @@ static const Prior priors_3d[] = {
     {"tb=32x8x1,uf=8x1x1,bm=2x1x1,cm=4x1x8,vec=2,maxreg=128", FOR_STAR, ANY_STEPS},
     /* One step of a box: retimed 2.5D streaming with prefetching, a 256x4 tile of 512 planes,
      * 32 registers so that 1024-thread blocks run two to an SM. box3d1r's best in a 20-minute
-     * search, 291.3 GStencil/s re-timed against 262.5 for the prior below, which its 60 s part
+     * search, 291.8 GStencil/s re-timed against 262.9 for the prior below, which its 60 s part
      * had chosen and not left (H100, 2026-11-25, bench/RESULTS.md). Beyond radius 1 it is slow
      * (box3d2r 1.14 ms against 0.86 for the best prior), a measurement those runs spend: their
      * 60 s runs still chose their references' kernels or faster (docs/autotune.md). */

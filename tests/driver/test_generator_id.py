@@ -35,6 +35,8 @@ with tempfile.TemporaryDirectory() as tmp:
         deps = f.read()
     check("the depfile names the codegen and ir sources, headers too",
           deps.startswith(out + ": ") and "/codegen/config.h" in deps and "/ir/lower.c" in deps, deps[:300])
+    check("the depfile names the folders, so that a new source remakes the header",
+          all(os.path.join(tree, d) in deps.split() for d in ("ir", "codegen")), deps[:300])
     check("same sources as the build's", first == make(root, os.path.join(tmp, "root.h")))
     os.utime(out, (1, 1))
     check("unchanged sources: same text", make(tree, out) == first)

@@ -18,8 +18,13 @@ if [ "$budget" = rest ]; then
     budget=$(python3 "$(dirname "$0")/longsearch.py" rest --work "$tmp/$name" --total "${LS_TOTAL:-1200s}") || exit 1
     echo "last leg of $name: $budget"
 fi
-timeout $(( ${budget%s} + 45 )) python3 "$(dirname "$0")/longsearch.py" leg --stencilc "$stencilc" \
-    --name "$name" --work "$tmp/$name" --budget "$budget"
-rc=$?
+rc=0
+if [ "${budget%s}" -gt 0 ]; then
+    timeout $(( ${budget%s} + 45 )) python3 "$(dirname "$0")/longsearch.py" leg --stencilc "$stencilc" \
+        --name "$name" --work "$tmp/$name" --budget "$budget"
+    rc=$?
+else
+    echo "no search time left for $name: no leg"  # a budget of 0 would mean stencilc's default
+fi
 if [ -n "${OUT:-}" ]; then tar czf "$OUT/ls.tgz" -C "$(dirname "$tmp")" "$(basename "$tmp")"; fi
 exit $rc

@@ -470,6 +470,10 @@ def longsearch_leg_script():
           "second leg resumes from the state, with the rest of 3 s: " + out)
     legs = sorted(f for f in os.listdir(os.path.join(env["LS_TMP"], "star2d1r")) if f.endswith(".jsonl"))
     check(legs == ["leg1.jsonl", "leg2.jsonl"], f"both legs' logs on the machine: {legs}")
+    out = run(cmd[:-2] + ["rest", fake], dict(env, LS_TOTAL="3s"))
+    legs = sorted(f for f in os.listdir(os.path.join(env["LS_TMP"], "star2d1r")) if f.endswith(".jsonl"))
+    check("no search time left" in out and legs == ["leg1.jsonl", "leg2.jsonl"],
+          f"nothing left of 3 s: no third leg ({legs}): " + out)
     shutil.rmtree(tmp)
 
 

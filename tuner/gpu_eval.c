@@ -27,7 +27,7 @@ struct GpuEval {
     GpuEvalStats stats;
     GpuEvalResult last[MAX_BATCH];
     int nlast;
-    double deadline;      /* wire_now_s() by which a batch must end (0: none; gpu_eval_set_deadline) */
+    double deadline;      /* tune_now_s() by which a batch must end (0: none; gpu_eval_set_deadline) */
     struct sigaction old_pipe;
 };
 
@@ -47,9 +47,9 @@ static void kill_worker(GpuEval *g)
  * error. */
 static int recv_msg(GpuEval *g, Msg *m, double timeout_s)
 {
-    double deadline = wire_now_s() + timeout_s;
+    double deadline = tune_now_s() + timeout_s;
     for (;;) {
-        double left = deadline - wire_now_s();
+        double left = deadline - tune_now_s();
         if (left <= 0)
             return -1;
         struct pollfd pfd = {.fd = g->from_worker, .events = POLLIN};
@@ -189,8 +189,8 @@ void gpu_eval_stop(GpuEval *g)
         g->to_worker = -1;
         char buf[64];
         struct pollfd pfd = {.fd = g->from_worker, .events = POLLIN};
-        double deadline = wire_now_s() + 5;
-        while (wire_now_s() < deadline) {
+        double deadline = tune_now_s() + 5;
+        while (tune_now_s() < deadline) {
             int r = poll(&pfd, 1, 100);
             if (r > 0 && read(g->from_worker, buf, sizeof buf) <= 0)
                 break;
@@ -241,19 +241,19 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
         compiling[k] = 0;
     for (;;) {
         Msg m;
-        double wait = g->opt.hang_s, left = g->deadline > 0 ? g->deadline - wire_now_s() : wait;
+        double wait = g->opt.hang_s, left = g->deadline > 0 ? g->deadline - tune_now_s() : wait;
         /* While no kernel runs, the worker waits for compiles: wake at the first one's limit. */
         int slow = 0;
         if (current < 0)
             for (int k = 0; k < rq->n; k++)
-                if (compiling[k] > 0 && compiling[k] + g->opt.compile_s - wire_now_s() < wait) {
-                    wait = compiling[k] + g->opt.compile_s - wire_now_s();
+                if (compiling[k] > 0 && compiling[k] + g->opt.compile_s - tune_now_s() < wait) {
+                    wait = compiling[k] + g->opt.compile_s - tune_now_s();
                     if (wait < 0)
                         wait = 0;
                     slow = 1;
                 }
         int r = left > 0 ? recv_msg(g, &m, left < wait ? left : wait) : -1;
-        if (r == -1 && g->deadline > 0 && wire_now_s() >= g->deadline) {
+        if (r == -1 && g->deadline > 0 && tune_now_s() >= g->deadline) {
             /* The tuning budget ran out in the middle of the batch: what was measured counts,
              * the rest is not measured at all (ok -1), and the worker, still compiling or
              * timing, is stopped; the next request starts a new one. */
@@ -273,7 +273,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             kill_worker(g);
             g->stats.restarts++;
             for (int k = 0; k < rq->n; k++)
-                if (compiling[k] > 0 && wire_now_s() - compiling[k] >= g->opt.compile_s - 0.05
+                if (compiling[k] > 0 && tune_now_s() - compiling[k] >= g->opt.compile_s - 0.05
                     && pending[map[k]]) {
                     char text[200];
                     snprintf(text, sizeof text, "compiling took longer than %g s: abandoned; GPU "
@@ -314,7 +314,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
         if (m.index < 0 || m.index >= rq->n)
             continue;
         if (m.type == MSG_COMPILING) {
-            compiling[m.index] = wire_now_s();
+            compiling[m.index] = tune_now_s();
         } else if (m.type == MSG_BEGIN) {
             compiling[m.index] = 0;
             current = m.index;
@@ -443,7 +443,7 @@ static int eval_one(void *ctx, const Config *c, double *ms, char *why, int whyle
 
 void gpu_eval_set_deadline(GpuEval *g, double seconds)
 {
-    g->deadline = seconds > 0 ? wire_now_s() + seconds : 0;
+    g->deadline = seconds > 0 ? tune_now_s() + seconds : 0;
 }
 
 static void eval_deadline(void *ctx, double seconds)

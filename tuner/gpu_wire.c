@@ -2,15 +2,7 @@
 #include "gpu_wire.h"
 
 #include <errno.h>
-#include <time.h>
 #include <unistd.h>
-
-double wire_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void wire_one_line(char *dst, int len, const char *src)
 {

@@ -34,8 +34,6 @@ typedef struct {
     char why[400];
 } Msg;
 
-/* Seconds on a monotonic clock. */
-double wire_now_s(void);
 /* One line, no tabs (the replay format is tab-separated), at most len-1 characters. */
 void wire_one_line(char *dst, int len, const char *src);
 /* All n bytes to fd: 0, or -1 on error. */

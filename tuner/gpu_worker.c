@@ -66,12 +66,12 @@ static void *compile_thread(void *arg)
         Msg compiling = {.type = MSG_COMPILING, .index = i};
         send_msg(p->w, &compiling);
         Unit *u = &p->units[i];
-        double t0 = wire_now_s();
+        double t0 = tune_now_s();
         char name[96];
         snprintf(name, sizeof name, "%s_variant%d.cu", p->w->prog->name ? p->w->prog->name : "plan", i);
         u->ok = rt_nvrtc_compile(p->w->rc, u->plan->source, name, &u->cubin, &u->size, u->log,
                                  (int)sizeof u->log) == 0;
-        u->compile_s = wire_now_s() - t0;
+        u->compile_s = tune_now_s() - t0;
         pthread_mutex_lock(&p->mu);
         p->done[p->ndone++] = i;
         pthread_cond_signal(&p->cv);
@@ -229,9 +229,9 @@ static void worker_measure(Worker *w, const Req *rq, const Config *cs)
         } else {
             Msg begin = {.type = MSG_BEGIN, .index = i};
             send_msg(w, &begin);
-            double t0 = wire_now_s();
+            double t0 = tune_now_s();
             gpu_stage(w, rq, u, &m);
-            m.gpu_s = wire_now_s() - t0;
+            m.gpu_s = tune_now_s() - t0;
         }
         free(u->cubin);
         u->cubin = NULL;

@@ -7,7 +7,7 @@
 
 #include "tune_int.h"
 
-static double wall_now(void)
+double tune_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -16,14 +16,14 @@ static double wall_now(void)
 
 static double run_clock(const TuneEvaluator *ev)
 {
-    return ev->clock ? ev->clock(ev->clock_ctx) : wall_now();
+    return ev->clock ? ev->clock(ev->clock_ctx) : tune_now_s();
 }
 
 void tune_progress_stderr(void *ctx, const TuneProgress *p)
 {
     static double last_print = -1e9;
     int tty = isatty(fileno(stderr));
-    double now = wall_now();
+    double now = tune_now_s();
     if (!p->done && now - last_print < (tty ? 0.1 : 5.0))
         return;
     last_print = now;

@@ -129,6 +129,9 @@ typedef struct {
     int done;              /* 1 on the last call */
 } TuneProgress;
 
+/* Seconds on a monotonic clock: the wall clock of budgets, progress and the GPU pipeline. */
+double tune_now_s(void);
+
 typedef void (*TuneProgressFn)(void *ctx, const TuneProgress *p);
 /* The default progress line on stderr: '\r'-updated when stderr is a tty, otherwise a line
  * every 5 seconds of wall time (and one at the end). ctx is unused. */

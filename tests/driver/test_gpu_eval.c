@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../frontend/ast.h"
@@ -42,13 +41,6 @@ static int fake(const Config *c, double *ms, char *why, int whylen)
 
 /* Compiling takes 30 s for blocks 4 deep along z, a moment for the others. */
 static double slow_compile(const Config *c) { return c->v[P_TBZ] == 4 ? 30 : 0.01; }
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static Config cfg(const IrProgram *p, const char *text)
 {
@@ -121,9 +113,9 @@ int main(void)
     Config late[3] = {cfg(p, "tb=32x4x2"), cfg(p, "tb=512x2x1"), cfg(p, "tb=32x8x2")};
     GpuEvalResult lr[3];
     gpu_eval_set_deadline(g, 0.6);
-    double t0 = now_s();
+    double t0 = tune_now_s();
     gpu_eval_measure(g, late, 3, 0, 0, lr);
-    double took = now_s() - t0;
+    double took = tune_now_s() - t0;
     printf("deadline 0.6 s: %d %d %d in %.2f s (%s)\n", lr[0].ok, lr[1].ok, lr[2].ok, took, lr[1].why);
     assert(lr[0].ok == 1 && lr[1].ok == -1 && lr[2].ok == -1 && strstr(lr[1].why, "budget"));
     assert(took >= 0.55 && took < 1.3);
@@ -160,9 +152,9 @@ int main(void)
         strat = tune_strategy_new("random", &pb, &k, why, sizeof why);
         tune_history_init(&h);
         TuneRunOptions timed = {.budget = {1.0, 0}, .quiet = 1};
-        t0 = now_s();
+        t0 = tune_now_s();
         tune_run(&pb, strat, &ev, &h, &timed, &tr);
-        took = now_s() - t0;
+        took = tune_now_s() - t0;
         int hung = 0;
         for (int i = 0; i < h.n; i++) {
             assert(h.items[i].ok == 0 || h.items[i].ok == 1);
@@ -184,9 +176,9 @@ int main(void)
     assert(g);
     Config sc[3] = {cfg(p, "tb=32x4x2"), cfg(p, "tb=32x4x4"), cfg(p, "tb=32x8x2")};
     GpuEvalResult sr[3];
-    t0 = now_s();
+    t0 = tune_now_s();
     gpu_eval_measure(g, sc, 3, 0, 0, sr);
-    took = now_s() - t0;
+    took = tune_now_s() - t0;
     printf("compile limit 0.5 s: %d %d %d in %.2f s (%s)\n", sr[0].ok, sr[1].ok, sr[2].ok, took, sr[1].why);
     assert(sr[0].ok == 1 && sr[1].ok == 0 && sr[2].ok == 1);
     assert(strstr(sr[1].why, "compiling took longer than 0.5 s"));

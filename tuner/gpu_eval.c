@@ -31,16 +31,30 @@ struct GpuEval {
     struct sigaction old_pipe;
 };
 
-static void kill_worker(GpuEval *g)
+/* Closes the pipes (those still open), kills the worker when kill_it, and waits for it: its
+ * wait status in *status, waitpid's result returned. */
+static pid_t reap_worker(GpuEval *g, int kill_it, int *status)
 {
-    if (g->pid <= 0)
-        return;
-    close(g->to_worker);
+    int st = 0;
+    pid_t r;
+    if (g->to_worker >= 0)
+        close(g->to_worker);
     close(g->from_worker);
-    kill(g->pid, SIGKILL);
-    while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
+    g->to_worker = g->from_worker = -1;
+    if (kill_it)
+        kill(g->pid, SIGKILL);
+    while ((r = waitpid(g->pid, &st, 0)) < 0 && errno == EINTR)
         ;
     g->pid = 0;
+    if (status)
+        *status = st;
+    return r;
+}
+
+static void kill_worker(GpuEval *g)
+{
+    if (g->pid > 0)
+        reap_worker(g, 1, NULL);
 }
 
 /* Waits up to timeout_s for a message: 1 got one, 0 end of file (the worker died), -1 timeout or
@@ -68,12 +82,7 @@ static int recv_msg(GpuEval *g, Msg *m, double timeout_s)
 static void death_reason(GpuEval *g, char *buf, int len)
 {
     int status = 0;
-    close(g->to_worker);
-    close(g->from_worker);
-    pid_t r;
-    while ((r = waitpid(g->pid, &status, 0)) < 0 && errno == EINTR)
-        ;
-    g->pid = 0;
+    pid_t r = reap_worker(g, 0, &status);
     if (r > 0 && WIFSIGNALED(status))
         snprintf(buf, (size_t)len, "the worker was killed by signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
@@ -195,10 +204,7 @@ void gpu_eval_stop(GpuEval *g)
             if (r > 0 && read(g->from_worker, buf, sizeof buf) <= 0)
                 break;
         }
-        close(g->from_worker);
-        kill(g->pid, SIGKILL);
-        while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+        reap_worker(g, 1, NULL);
     }
     sigaction(SIGPIPE, &g->old_pipe, NULL);
     free(g);

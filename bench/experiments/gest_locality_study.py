@@ -83,20 +83,21 @@ def main():
         name = re.match(r"longsearch-(.+)-h100-", os.path.basename(tarball)).group(1)
         if a.only and name not in a.only.split(","):
             continue
-        with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as f:
-            best, in60 = reference_log(tarball, f.name)
-        cells = []
-        for label, knobs in settings:
-            got = [run(a.tool, os.path.join(ROOT, "examples/bench", name + ".st"), f.name, in60,
-                       seed, knobs) for seed in range(1, a.seeds + 1)]
-            r = [g[1] / best for g in got]
-            if a.check:
-                misses += [f"{name} {label} seed {i + 1}: {x:.3f}" for i, x in enumerate(r) if x > a.check]
-            gm = math.exp(sum(map(math.log, r)) / len(r))
-            ratios[label].append(gm)
-            answered = sum(g[0] for g in got) / (len(got) * in60)
-            cells.append(f"{gm:.3f} ({sum(x <= 1.05 for x in r)}/{len(r)}; {answered:.0%})")
-        os.unlink(f.name)
+        with tempfile.TemporaryDirectory() as tmp:  # removed whatever fails inside
+            logpath = os.path.join(tmp, name + ".jsonl")
+            best, in60 = reference_log(tarball, logpath)
+            cells = []
+            for label, knobs in settings:
+                got = [run(a.tool, os.path.join(ROOT, "examples/bench", name + ".st"), logpath, in60,
+                           seed, knobs) for seed in range(1, a.seeds + 1)]
+                r = [g[1] / best for g in got]
+                if a.check:
+                    misses += [f"{name} {label} seed {i + 1}: {x:.3f}"
+                               for i, x in enumerate(r) if x > a.check]
+                gm = math.exp(sum(map(math.log, r)) / len(r))
+                ratios[label].append(gm)
+                answered = sum(g[0] for g in got) / (len(got) * in60)
+                cells.append(f"{gm:.3f} ({sum(x <= 1.05 for x in r)}/{len(r)}; {answered:.0%})")
         print(f"| {name} | {in60} | " + " | ".join(cells) + " |")
         sys.stdout.flush()
     gms = [math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan") for v in ratios.values()]

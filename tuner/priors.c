@@ -36,7 +36,7 @@ static const Prior priors_2d[] = {
      * 120 s searches' bests or above them on all seven 2D stars (j2d9pt 357 against 346). Not
      * for a box: box2d1r -2%, box2d2r 238 against 329. */
     {"tb=256x1,smem=on,stream=y,sb=8,uf=1x8", FOR_STAR, ONE_STEP},
-    /* One step of a star of large radius: merging 4x2 outputs per thread, the x quadruples as
+    /* One step of a star whose rows fit float4: merging 4x2 outputs per thread, the x quadruples as
      * float4/double4 loads and stores, coefficients in constant memory. star2d4r's best in a
      * 20-minute search, found at 1172 s: 355.6 GStencil/s re-timed against 321.9 for the
      * streaming prior above, which its 60 s part had chosen and not left (H100, 2026-11-25,

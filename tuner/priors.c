@@ -55,6 +55,15 @@ static const Prior priors_2d[] = {
      * seeds had stopped at 1.101), box2d1r 1.008 -> 1.004, j2d9pt-gol 1.009 -> 1.005. The
      * smem merging priors at the end of this list have its shape but come after the four. */
     {"tb=256x1,smem=on,uf=1x8,bm=1x16,hcol=on", FOR_BOX, ONE_STEP},
+    /* One step of a box: merging 2x8 outputs per thread, the x pairs as float2/double2 loads
+     * and stores, 64 registers. box2d3r's best in a 20-minute search, found at 1116 s: 320.7
+     * GStencil/s re-timed against 268.5 for the retimed streaming kernel its 60 s part had chosen
+     * at 2 s and not left (H100, 2026-11-25, bench/RESULTS.md); its family (uf=2x8,bm=2x8,vec=2)
+     * holds the log's 24 fastest kernels, with any of 7 block shapes. It takes the place of
+     * `bm=1x8` in a 2D box's default four; offline on the references' logs
+     * (bench/experiments/gest_locality_study.py, 5 seeds of 60 s) box2d3r 1.206 -> 1.000, the other
+     * 2D boxes as before (box2d1r 1.004, box2d2r 1.000, j2d9pt-gol 1.005). */
+    {"tb=64x4,uf=2x8,bm=2x8,vec=2,maxreg=64", FOR_BOX, ONE_STEP},
     /* streaming temporal blocking (AN5D's shape) */
     {"tb=256x1,stream=y,sb=256,tblock=8", FOR_STAR, ANY_STEPS},
     /* the same fusing 12 steps: star2d1r 1410 and j2d5pt 1408 GStencil/s against 1291 and 1333
@@ -68,9 +77,9 @@ static const Prior priors_2d[] = {
     /* Shared memory with 16 or 8 rows merged along y: 7 of the 12 2D winners of the 120 s
      * quality searches (bench/RESULTS.md) have this shape. Last, so that a one-step run (where
      * the tblock ones are invalid) reaches them at `priors=6` (7 where the float4 prior above
-     * fits: an even halo; a 2D box the second at 7, after box2d2r's), not at the default 4,
-     * until they are measured live (`bench/suite.py --strategies gest,gest-smem`); gradient2d,
-     * which has no valid retimed prior (its sum is not linear), takes the first at 4. */
+     * fits: an even halo; a 2D box's first at 7, after box2d2r's and box2d3r's), not at the
+     * default 4, until they are measured live (`bench/suite.py --strategies gest,gest-smem`);
+     * gradient2d, which has no valid retimed prior (its sum is not linear), takes the first at 4. */
     {"tb=256x1,smem=on,uf=1x16,bm=1x16", FOR_ANY, ANY_STEPS},
     {"tb=256x1,smem=on,uf=2x4,bm=2x8", FOR_ANY, ANY_STEPS},
 };

@@ -108,6 +108,10 @@ with tempfile.TemporaryDirectory() as tmp:
     cu = os.path.join(tmp, "heat.cu")
     expect("compile", [HEAT, "-o", cu], 0)
     check("compile writes .cu and .h", os.path.exists(cu) and os.path.exists(os.path.join(tmp, "heat.h")))
+    with open(cu) as f, open(os.path.join(tmp, "heat.h")) as g:
+        heads = f.read(300), g.read(300)
+    # the generator that wrote them, digest included (--version prints the same words)
+    check("the .cu and .h name their generator", all(f"written by {version} */" in t for t in heads), heads)
     expect("--config", [HEAT, "-o", cu, "--config", "tb=64x4x2"], 0)
     check("--config noted in the .cu", "--config" in first_line(cu), first_line(cu))
 

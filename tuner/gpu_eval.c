@@ -232,6 +232,13 @@ static void set_fail(GpuEvalResult *r, const char *text)
     wire_one_line(r->why, (int)sizeof r->why, text);
 }
 
+/* Variant k of a request (out[map[k]]) failed for the reason text: no longer pending. */
+static void fail_variant(GpuEvalResult *out, int *pending, const int *map, int k, const char *text)
+{
+    set_fail(&out[map[k]], text);
+    pending[map[k]] = 0;
+}
+
 /* Sends one request and reads its answers into out (indexes through map). Returns 0 when the
  * worker answered DONE, 1 when it ended (culprit, if known, has its result), -1 when it could
  * not be asked. */
@@ -284,8 +291,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
                     char text[200];
                     snprintf(text, sizeof text, "compiling took longer than %g s: abandoned; GPU "
                              "worker restarted", g->opt.compile_s);
-                    set_fail(&out[map[k]], text);
-                    pending[map[k]] = 0;
+                    fail_variant(out, pending, map, k, text);
                 }
             return 1;
         }
@@ -298,8 +304,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
                 char text[200];
                 snprintf(text, sizeof text, "the kernel hung (%s): worker killed; GPU worker "
                          "restarted", hung);
-                set_fail(&out[map[current]], text);
-                pending[map[current]] = 0;
+                fail_variant(out, pending, map, current, text);
             }
             return 1;
         }
@@ -310,8 +315,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             if (current >= 0) {
                 char text[400];
                 snprintf(text, sizeof text, "the kernel faulted: %s; GPU worker restarted", d);
-                set_fail(&out[map[current]], text);
-                pending[map[current]] = 0;
+                fail_variant(out, pending, map, current, text);
             }
             return 1;
         }
@@ -401,8 +405,7 @@ static void run_requests(GpuEval *g, Req base, const Config *cs, int n, GpuEvalR
         if (r < 0 || after == before) {
             /* Died without blaming anyone (or could not be asked): try once more, then give up
              * on the rest rather than loop. */
-            if (g->pid > 0)
-                kill_worker(g);
+            kill_worker(g);
             if (++blameless_deaths >= 2) {
                 for (int i = 0; i < n; i++)
                     if (pending[i])

@@ -350,9 +350,8 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             if (last_result)
                 *last_result = m;
             current = -1;
-            if (m.sticky) {
-                char d[200];
-                death_reason(g, d, (int)sizeof d);
+            if (m.sticky) { /* the worker exits after a poisoned context: wait for it */
+                reap_worker(g, 0, NULL);
                 g->stats.restarts++;
                 return 1;
             }

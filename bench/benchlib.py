@@ -173,6 +173,18 @@ def _log_locked(log, r):
     log.flush()
 
 
+def run_to_the_end(job):
+    """Runs a benchmark job (suite.py's Suite, scaling.py's Scaling): job.run(), and on Ctrl-C a
+    note in job.stopped; job.finish() writes what was measured either way."""
+    try:
+        job.run()
+    except KeyboardInterrupt:
+        job.stopped = "interrupted (Ctrl-C)"
+        job.say("interrupted: writing what was measured")
+    finally:
+        job.finish()
+
+
 def gpu_query(log=None):
     """(name, sm) of the first GPU from nvidia-smi, or (None, None) when it does not answer."""
     r = run(["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader"], 30, log)

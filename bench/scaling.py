@@ -503,14 +503,7 @@ def main():
     ap.add_argument("--arch", default="90", help="sm_XX when nvidia-smi does not say (default 90)")
     a = ap.parse_args()
     a.stencilc = os.path.abspath(a.stencilc) if os.sep in a.stencilc else a.stencilc
-    s = Scaling(a)
-    try:
-        s.run()
-    except KeyboardInterrupt:
-        s.stopped = "interrupted (Ctrl-C)"
-        s.say("interrupted: writing what was measured")
-    finally:
-        s.finish()
+    bl.run_to_the_end(Scaling(a))
 
 
 if __name__ == "__main__":

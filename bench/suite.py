@@ -631,14 +631,7 @@ def main():
     bad = [t for t in a.types.split(",") if t not in bl.ELEM_BYTES]
     if bad:
         ap.error(f"--types: unknown type {bad[0]} (float, double)")
-    s = Suite(a)
-    try:
-        s.run()
-    except KeyboardInterrupt:
-        s.stopped = "interrupted (Ctrl-C)"
-        s.say("interrupted: writing what was measured")
-    finally:
-        s.finish()
+    bl.run_to_the_end(Suite(a))
 
 
 if __name__ == "__main__":

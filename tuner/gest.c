@@ -119,20 +119,27 @@ static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *
     return 0;
 }
 
+/* The prior configurations (knob `priors`) that h lacks, at most n, once a run. */
+static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
+{
+    int got = 0;
+    if (g->priors_done)
+        return 0;
+    g->priors_done = 1;
+    Config pri[16];
+    int np = tune_priors(g->pb, pri, g->k.priors < 16 ? g->k.priors : 16);
+    for (int i = 0; i < np && got < n; i++)
+        if (tune_fresh(g->pb, h, batch, &pri[i])) {
+            out[got++] = pri[i];
+            tune_seen_add(batch, &pri[i]);
+        }
+    return got;
+}
+
 static int propose_random(Gest *g, const TuneHistory *h, Config *out, int n)
 {
     TuneSeen *batch = tune_seen_new();
-    int got = 0;
-    if (!g->priors_done) { /* the dataset opens with the prior configurations */
-        g->priors_done = 1;
-        Config pri[16];
-        int np = tune_priors(g->pb, pri, g->k.priors < 16 ? g->k.priors : 16);
-        for (int i = 0; i < np && got < n; i++)
-            if (tune_fresh(g->pb, h, batch, &pri[i])) {
-                out[got++] = pri[i];
-                tune_seen_add(batch, &pri[i]);
-            }
-    }
+    int got = take_priors(g, h, batch, out, n); /* the dataset opens with the priors */
     while (got < n && tune_sample(g->pb, h, batch, &g->rng, NULL, NULL, 0, 256, &out[got])) {
         tune_seen_add(batch, &out[got]);
         got++;
@@ -225,6 +232,21 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
     if (g->proposed < g->k.dataset) {
         int n = g->k.dataset - g->proposed;
         return propose_random(g, h, out, n < max ? n : max);
+    }
+    if (!g->priors_done) {
+        /* Resumed from a journal past its dataset: the priors it lacks go first. A search that
+         * stopped before priors were added (a newer stencilc; priors are not part of the
+         * generator digest) would otherwise never measure them: box2d4r's 20-minute reference,
+         * resumed three times, never proposed the float2 prior its 60 s run then chose
+         * (H100, 2026-11-25: 283 GStencil/s against the search's best 238). */
+        TuneSeen *batch = tune_seen_new();
+        int got = take_priors(g, h, batch, out, max);
+        tune_seen_free(batch);
+        for (int i = 0; i < got; i++)
+            pending_add(g, &out[i], -1);
+        g->proposed += got;
+        if (got > 0)
+            return got;
     }
     if (!g->have_best) /* nothing ran yet: keep sampling at random */
         return propose_random(g, h, out, g->k.quota < max ? g->k.quota : max);

@@ -1,6 +1,6 @@
 /* GeST's batches and knobs: a round's samples of every group go out together (parallel
- * compiles), the dataset opens with the prior configurations, and --gest's knob text is read
- * with clear errors. */
+ * compiles), the dataset opens with the prior configurations (a resumed run measures those its
+ * journal lacks first), and --gest's knob text is read with clear errors. */
 #include <string.h>
 
 #include "fake_space.h"
@@ -117,6 +117,38 @@ static void test_priors(void)
         for (int i = 0; i < 3; i++)
             same += tune_config_equal(&out[i], &pri[i]);
         CHECK(same == (with ? 3 : 0));
+        tune_history_free(&h);
+        tune_strategy_free(st);
+    }
+    /* A run resumed from a journal past its dataset (made without priors, as by a stencilc
+     * older than them) measures the priors first; one whose journal has them goes on. */
+    for (int journal_has_priors = 0; journal_has_priors <= 1; journal_has_priors++) {
+        TuneKnobs k;
+        tune_knobs_default(&k);
+        k.seed = 5;
+        TuneHistory h;
+        tune_history_init(&h);
+        Config out[16];
+        k.priors = journal_has_priors ? 3 : 0;
+        TuneStrategy *first = tune_strategy_new("gest", &pb, &k, NULL, 0);
+        int n = first->propose(first, &h, out, 16);
+        CHECK(n == 16);
+        for (int i = 0; i < n; i++)
+            CHECK(tune_history_add(&h, &out[i], 1, 1.0 + i, "", 0.1 * i) >= 0);
+        tune_strategy_free(first);
+        k.priors = 3;
+        TuneStrategy *st = tune_strategy_new("gest", &pb, &k, NULL, 0);
+        for (int i = 0; i < h.n; i++) /* as tune_run does with a journal */
+            st->observe(st, &h.items[i]);
+        n = st->propose(st, &h, out, 16);
+        int priors = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < 3; j++)
+                priors += tune_config_equal(&out[i], &pri[j]);
+        if (journal_has_priors)
+            CHECK(n > 0 && priors == 0);
+        else
+            CHECK(n == 3 && priors == 3);
         tune_history_free(&h);
         tune_strategy_free(st);
     }

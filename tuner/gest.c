@@ -136,6 +136,15 @@ static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *o
     return got;
 }
 
+/* out[0..got) go out drawn by no group (random or prior), part of the dataset's count. */
+static int hand_out(Gest *g, const Config *out, int got)
+{
+    for (int i = 0; i < got; i++)
+        pending_add(g, &out[i], -1);
+    g->proposed += got;
+    return got;
+}
+
 static int propose_random(Gest *g, const TuneHistory *h, Config *out, int n)
 {
     TuneSeen *batch = tune_seen_new();
@@ -149,10 +158,7 @@ static int propose_random(Gest *g, const TuneHistory *h, Config *out, int n)
         got++;
     }
     tune_seen_free(batch);
-    for (int i = 0; i < got; i++)
-        pending_add(g, &out[i], -1);
-    g->proposed += got;
-    return got;
+    return hand_out(g, out, got);
 }
 
 static void form_groups(Gest *g)
@@ -240,11 +246,8 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
          * resumed three times, never proposed the float2 prior its 60 s run then chose
          * (H100, 2026-11-25: 283 GStencil/s against the search's best 238). */
         TuneSeen *batch = tune_seen_new();
-        int got = take_priors(g, h, batch, out, max);
+        int got = hand_out(g, out, take_priors(g, h, batch, out, max));
         tune_seen_free(batch);
-        for (int i = 0; i < got; i++)
-            pending_add(g, &out[i], -1);
-        g->proposed += got;
         if (got > 0)
             return got;
     }

@@ -38,6 +38,7 @@ static void show_line(Diag *d, Loc loc)
     fputc('\n', d->out);
 }
 
+__attribute__((format(printf, 5, 0)))
 static void report(Diag *d, const char *kind, Loc loc, int code, const char *fmt, va_list ap)
 {
     const char *name = d->src && d->src->name ? d->src->name : "stencilc";

@@ -43,13 +43,13 @@ def reference_log(tarball, path):
         if not legs:  # star2d2r's 12-minute search names its legs l1, l2
             legs = sorted((m for m in members if re.search(r"/l\d+\.jsonl$", m.name)),
                           key=lambda m: m.name)
+        if not legs:
+            sys.exit(f"gest_locality_study: {os.path.basename(tarball)} holds no leg logs (NAME/legN.jsonl)")
         # The separate short run's log after the legs: a kernel it measured that the search never
         # tried (box2d4r's float2 prior, newer than its first leg) is part of the reference's best.
         # gest_locality answers a configuration from its first line, so the legs' times come first.
         legs += [m for m in members if m.name.endswith("/short-run.jsonl")]
         texts = [t.extractfile(m).read().decode() for m in legs]
-    if not texts:
-        sys.exit(f"gest_locality_study: {os.path.basename(tarball)} holds no leg logs (NAME/legN.jsonl)")
     with open(path, "w") as f:
         f.write("".join(text if text.endswith("\n") else text + "\n" for text in texts))
     with open(path + ".leg1", "w") as f:

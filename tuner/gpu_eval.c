@@ -314,7 +314,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             g->stats.restarts++;
             if (current >= 0) {
                 char text[400];
-                snprintf(text, sizeof text, "the kernel faulted: %s; GPU worker restarted", d);
+                snprintf(text, sizeof text, "the kernel faulted (GPU worker restarted): %s", d);
                 fail_variant(out, pending, map, current, text);
             }
             return 1;
@@ -336,7 +336,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             res->cost_s = m.compile_s / g->opt.threads + m.gpu_s;
             if (m.sticky) {
                 char text[600];
-                snprintf(text, sizeof text, "the kernel faulted: %s; GPU worker restarted", m.why);
+                snprintf(text, sizeof text, "the kernel faulted (GPU worker restarted): %s", m.why);
                 set_fail(res, text);
             }
             else if (!m.ok)

@@ -22,6 +22,10 @@
 typedef int (*GpuEvalFakeFn)(const Config *c, double *ms, char *why, int whylen);
 /* Tests only: seconds the fake worker spends compiling c (0: none), before its GPU work. */
 typedef double (*GpuEvalFakeCompileFn)(const Config *c);
+/* Tests only: rewrites c's device source before the real worker compiles it, so that a test can
+ * make a real kernel fault, hang, compute wrongly or fail to compile on the GPU. Returns a malloc'd
+ * text (the worker frees it), or NULL to compile the source as it is. */
+typedef char *(*GpuEvalRewriteFn)(const Config *c, const char *source);
 
 typedef struct {
     double target_ms; /* measured time per variant while searching (0: 25 ms) */
@@ -32,6 +36,7 @@ typedef struct {
                          longer than ...", and the worker is restarted for the others (0: 30 s) */
     GpuEvalFakeFn fake; /* NULL: the GPU */
     GpuEvalFakeCompileFn fake_compile; /* with fake: how long each compile takes (NULL: none) */
+    GpuEvalRewriteFn rewrite;          /* without fake: tests' rewrite of sources (NULL: none) */
 } GpuEvalOptions;
 
 typedef struct {

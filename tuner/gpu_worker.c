@@ -27,11 +27,13 @@ typedef struct {
     int grid_used;      /* variants ran on it since it was filled */
     GpuEvalFakeFn fake;
     GpuEvalFakeCompileFn fake_compile;
+    GpuEvalRewriteFn rewrite;
     pthread_mutex_t send_mu; /* the compile threads send COMPILING while the main thread sends */
 } Worker;
 
 typedef struct {
     const Plan *plan;
+    char *source; /* the tests' rewrite of plan->source, else NULL */
     void *cubin;
     size_t size;
     int ok;
@@ -69,7 +71,8 @@ static void *compile_thread(void *arg)
         double t0 = tune_now_s();
         char name[96];
         snprintf(name, sizeof name, "%s_variant%d.cu", p->w->prog->name ? p->w->prog->name : "plan", i);
-        u->ok = rt_nvrtc_compile(p->w->rc, u->plan->source, name, &u->cubin, &u->size, u->log,
+        const char *src = u->source ? u->source : u->plan->source;
+        u->ok = rt_nvrtc_compile(p->w->rc, src, name, &u->cubin, &u->size, u->log,
                                  (int)sizeof u->log) == 0;
         u->compile_s = tune_now_s() - t0;
         pthread_mutex_lock(&p->mu);
@@ -181,6 +184,8 @@ static void worker_measure(Worker *w, const Req *rq, const Config *cs)
             send_msg(w, &m);
             continue;
         }
+        if (w->rewrite && !w->fake)
+            units[i].source = w->rewrite(&cs[i], units[i].plan->source);
         todo[ntodo++] = i;
     }
     if (w->grid)
@@ -235,6 +240,8 @@ static void worker_measure(Worker *w, const Req *rq, const Config *cs)
         }
         free(u->cubin);
         u->cubin = NULL;
+        free(u->source);
+        u->source = NULL;
         send_msg(w, &m);
         if (m.sticky)
             _exit(3); /* the context is poisoned: the parent starts a new worker */
@@ -320,7 +327,8 @@ void gpu_worker_main(const IrProgram *prog, const Space *space, const long grid[
     if (getppid() != parent)
         _exit(0);
     Worker w = {.prog = prog, .space = space, .threads = opt->threads, .out = out,
-                .fake = opt->fake, .fake_compile = opt->fake_compile};
+                .fake = opt->fake, .fake_compile = opt->fake_compile,
+                .rewrite = opt->rewrite};
     pthread_mutex_init(&w.send_mu, NULL);
     for (int d = 0; d < 3; d++)
         w.n[d] = d < prog->dims ? (int)grid[d] : 1;

@@ -284,6 +284,34 @@ double space_random(const Space *s, unsigned long long *state, Config *out)
     return prob;
 }
 
+int space_random_valid(const Space *s, unsigned long long *state, int tries, Config *out)
+{
+    for (int t = 0; t < tries; t++) {
+        space_random(s, state, out);
+        if (space_check(s, out, NULL, 0))
+            return 1;
+        /* Repair: parameters back to their first value (1, the padded form: inactive) one at a
+         * time in a random order, which is how most constraints are met. */
+        int order[P_COUNT];
+        for (int p = 0; p < P_COUNT; p++)
+            order[p] = p;
+        for (int i = P_COUNT - 1; i > 0; i--) {
+            int j = (int)(space_rand(state) % (unsigned)(i + 1)), x = order[i];
+            order[i] = order[j];
+            order[j] = x;
+        }
+        for (int i = 0; i < P_COUNT; i++) {
+            const SpaceParam *sp = &s->params[order[i]];
+            if (sp->nvalues == 0 || out->v[order[i]] == sp->values[0])
+                continue;
+            out->v[order[i]] = sp->values[0];
+            if (space_check(s, out, NULL, 0))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 double space_valid_count(const Space *s, int *exact)
 {
     double total = space_total(s);

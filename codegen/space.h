@@ -37,6 +37,11 @@ double space_valid_count(const Space *s, int *exact);
  * exclude each other), so uniform draws almost never hit one; these do. Returns the
  * probability of the drawn configuration. *state is the generator's state (any non-zero). */
 double space_random(const Space *s, unsigned long long *state, Config *out);
+/* A valid configuration drawn with space_random; an invalid draw is repaired by putting its
+ * parameters back to their first value (the padded form) one at a time in a random order, and
+ * redrawn when that fails, at most `tries` draws. 1 with it in *out, else 0 (*out invalid).
+ * Valid draws are rare (a few in 10 000 on a 2D grid): most passes exclude each other. */
+int space_random_valid(const Space *s, unsigned long long *state, int tries, Config *out);
 /* Prints the parameters, their values and the size of the valid space (--list-space). */
 void space_print(FILE *out, const Space *s);
 

@@ -73,6 +73,19 @@ int main(void)
     long len = ftell(out);
     assert(len > 100);
     fclose(out);
+
+    /* Random valid draws: each one passes space_check, and they are not all the same. */
+    const long wide[3] = {1024, 1024, 1};
+    space_init(&s, p2, wide);
+    unsigned long long state = 12345;
+    Config first, c;
+    int differ = 0;
+    assert(space_random_valid(&s, &state, 1000, &first));
+    for (int i = 0; i < 50; i++) {
+        assert(space_random_valid(&s, &state, 1000, &c) && space_check(&s, &c, NULL, 0));
+        differ += memcmp(&c, &first, sizeof c) != 0;
+    }
+    assert(differ > 0);
     arena_free(a);
     puts("space: ok");
     return 0;

@@ -51,13 +51,8 @@ static void run_later_passes(const AstFile *file, Arena *arena, Diag *diag, cons
         for (size_t k = 0; k < size; k++)
             state = (state ^ data[k]) * 0x100000001b3ull;
         state |= 1;
-        for (int tries = 0; tries < 64; tries++) {
-            space_random(&space, &state, &c);
-            if (space_check(&space, &c, NULL, 0)) {
-                emit_variant(prog, &c, arena);
-                break;
-            }
-        }
+        if (space_random_valid(&space, &state, 64, &c))
+            emit_variant(prog, &c, arena);
     }
 }
 

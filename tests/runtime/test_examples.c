@@ -72,7 +72,7 @@ typedef struct {
 } Work;
 
 /* --random N: instead of the list above, the default and N random configurations per program
- * that the space accepts on the program's own grid (its `size`), drawn by space_random. */
+ * that the space accepts on the program's own grid (its `size`), drawn by space_random_valid. */
 static int random_count;
 static unsigned long long random_state = 88172645463325252ull;
 
@@ -88,8 +88,7 @@ static int random_configs(const IrProgram *prog, Arena *arena, const char ***out
     names[count++] = "default";
     for (int attempt = 0; attempt < random_count * 500 && count <= random_count; attempt++) {
         Config c;
-        space_random(&space, &random_state, &c);
-        if (!space_check(&space, &c, NULL, 0))
+        if (!space_random_valid(&space, &random_state, 1, &c))
             continue;
         char text[512];
         config_format(&c, text, (int)sizeof text);

@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "stc_config.h"
+#include "stc_generator.h"
 
-const char *cg_version(void) { return STC_VERSION; }
+const char *cg_version(void) { return STC_VERSION " (generator " STC_GENERATOR_ID ")"; }
 
 /* ---- names ---- */
 

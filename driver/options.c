@@ -122,7 +122,7 @@ void options_tuning(const Options *o, TuneKnobs *knobs, TuneBudget *budget)
 
 const char *options_generator_name(void)
 {
-    return "stencilc " STC_VERSION " (generator " STC_GENERATOR_ID ")";
+    return "stencilc " STC_VERSION " (generator " STC_GENERATOR_ID ")"; /* as cg_version */
 }
 
 int options_parse(int argc, char **argv, Options *o)

@@ -19,16 +19,15 @@ static char *strip_cu(Arena *a, const char *cu)
     return arena_strdup(a, cu);
 }
 
-/* Puts the note (how the configuration was chosen, where it was not the default) and the
- * generator that wrote it (version and digest of ir/ and codegen/, the tuning database's key) at
- * the top of a generated file. */
+/* Puts the note (how the configuration was chosen, where it was not the default) at the top of a
+ * generated file, above codegen's line naming the generator (version and digest of ir/ and
+ * codegen/, the tuning database's key). */
 static void prepend_note(StrBuf *sb, const char *note)
 {
+    if (!note || !*note)
+        return; /* the generator and its digest are on codegen's first line */
     StrBuf t = {0};
-    if (note && *note)
-        sb_printf(&t, "/* %s\n * written by %s */\n", note, options_generator_name());
-    else
-        sb_printf(&t, "/* written by %s */\n", options_generator_name());
+    sb_printf(&t, "/* %s */\n", note);
     sb_putn(&t, sb->data, sb->len);
     sb_free(sb);
     *sb = t;

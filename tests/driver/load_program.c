@@ -1,6 +1,7 @@
 #include "load_program.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 IrProgram *load_program(const char *path, Arena *arena)
 {
@@ -14,4 +15,15 @@ IrProgram *load_program(const char *path, Arena *arena)
     if (parse_source(&src, arena, &diag, &file) != 0 || file.nstencils < 1)
         return NULL;
     return ir_lower(&file.stencils[0], arena, &diag);
+}
+
+Config load_config(const IrProgram *p, const char *text)
+{
+    Config c;
+    char err[256];
+    if (config_parse(text, p->dims, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", text, err);
+        abort();
+    }
+    return c;
 }

@@ -42,17 +42,6 @@ static int fake(const Config *c, double *ms, char *why, int whylen)
 /* Compiling takes 30 s for blocks 4 deep along z, a moment for the others. */
 static double slow_compile(const Config *c) { return c->v[P_TBZ] == 4 ? 30 : 0.01; }
 
-static Config cfg(const IrProgram *p, const char *text)
-{
-    Config c;
-    char err[256];
-    int r = config_parse(text, p->dims, &c, err, sizeof err);
-    if (r != 0)
-        fprintf(stderr, "%s: %s\n", text, err);
-    assert(r == 0);
-    return c;
-}
-
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -78,7 +67,7 @@ int main(void)
     enum { N = sizeof texts / sizeof *texts };
     Config cs[N];
     for (int i = 0; i < N; i++)
-        cs[i] = cfg(p, texts[i]);
+        cs[i] = load_config(p, texts[i]);
     GpuEvalResult res[N];
     gpu_eval_measure(g, cs, N, 0, 0, res);
     for (int i = 0; i < N; i++)
@@ -110,7 +99,8 @@ int main(void)
      * rest is not measured (ok -1), and the batch ends at the deadline, not at the hang limit
      * (1.5 s) of the 512-wide kernel, which sleeps for 30; without a deadline the next batch
      * runs on a new worker. */
-    Config late[3] = {cfg(p, "tb=32x4x2"), cfg(p, "tb=512x2x1"), cfg(p, "tb=32x8x2")};
+    Config late[3] = {load_config(p, "tb=32x4x2"), load_config(p, "tb=512x2x1"),
+                      load_config(p, "tb=32x8x2")};
     GpuEvalResult lr[3];
     gpu_eval_set_deadline(g, 0.6);
     double t0 = tune_now_s();
@@ -174,7 +164,8 @@ int main(void)
     GpuEvalOptions slow = {.fake = fake, .fake_compile = slow_compile, .compile_s = 0.5, .hang_s = 1.5};
     g = gpu_eval_start(p, &space, grid, &slow, why, sizeof why);
     assert(g);
-    Config sc[3] = {cfg(p, "tb=32x4x2"), cfg(p, "tb=32x4x4"), cfg(p, "tb=32x8x2")};
+    Config sc[3] = {load_config(p, "tb=32x4x2"), load_config(p, "tb=32x4x4"),
+                    load_config(p, "tb=32x8x2")};
     GpuEvalResult sr[3];
     t0 = tune_now_s();
     gpu_eval_measure(g, sc, 3, 0, 0, sr);

@@ -57,22 +57,12 @@ static char *rewrite(const Config *c, const char *source)
         return into_kernels(source, "\n    if (threadIdx.x == 0)\n        *(volatile float *)"
                             "(0x7f0000000000ull + 4096ull * blockIdx.x) = 1.0f;\n");
     case 256:
-        return into_kernels(source, "\n    for (long long t0 = clock64(); clock64() - t0 < (1ll << 62);)\n        ;\n");
+        return into_kernels(source, "\n    for (long long t0 = clock64(); clock64() - t0 < (1ll << 62);)"
+                                    "\n        ;\n");
     case 16:
         return into_kernels(source, "\n    this is not C;\n");
     }
     return NULL;
-}
-
-static Config cfg(const IrProgram *p, const char *text)
-{
-    Config c;
-    char err[256];
-    int r = config_parse(text, p->dims, &c, err, sizeof err);
-    if (r != 0)
-        fprintf(stderr, "%s: %s\n", text, err);
-    assert(r == 0);
-    return c;
 }
 
 int main(void)
@@ -105,7 +95,7 @@ int main(void)
     enum { N = sizeof texts / sizeof *texts };
     Config cs[N];
     for (int i = 0; i < N; i++)
-        cs[i] = cfg(p, texts[i]);
+        cs[i] = load_config(p, texts[i]);
     GpuEvalResult res[N];
     gpu_eval_measure(g, cs, N, 0, 0, res);
     for (int i = 0; i < N; i++)

@@ -8,7 +8,8 @@
  * kernels (of points and of float2 pairs); a 3D star's one step also the cyclic kernel with its
  * halo columns stored (hcol); a 2D star's one step of even radius also star2d4r's merging kernel
  * with float4 accesses; a 2D box's one step, second, box2d2r's shared-memory merging kernel with
- * its halo columns stored, third, box2d3r's merging kernel with float2 accesses. No GPU needed. */
+ * its halo columns stored, third, box2d3r's merging kernel with float2 accesses; a 3D box's one
+ * step in double, the 128x4 tile first. No GPU needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,22 @@ int main(void)
                           four[0].v[P_MAXREG] == 32 && four[0].v[P_SB] == 512;
                 int small = four[0].v[P_TBX] == 128 && four[0].v[P_TBY] == 4 && four[0].v[P_SB] == 64;
                 CHECK(steps == 1 ? big : small);
+            }
+            if (p->dims == 3 && is_box_name(names[i]) && steps == 1) {
+                /* in double, a 3D box's one step starts from the 128x4 tile instead: with the
+                 * 256x4 one first, 10 s searches chose 64x8 tiles at 140 GStencil/s for box3d1r
+                 * and j3d27pt, against 158 for the 128x4 tile (H100) */
+                IrProgram *pd = load_program(path, arena);
+                ir_set_type(pd, ELEM_DOUBLE);
+                Space sd;
+                space_init(&sd, pd, grid);
+                space_set_steps(&sd, 1);
+                TuneProblem pbd = {&sd, tune_space_valid, &sd};
+                Config d4[4];
+                int nd = tune_priors(&pbd, d4, 4);
+                CHECK(nd == 4 && d4[0].v[P_TBX] == 128 && d4[0].v[P_TBY] == 4 && d4[0].v[P_SB] == 64);
+                for (int k = 0; k < nd; k++)
+                    CHECK(!(d4[k].v[P_TBX] == 256 && d4[k].v[P_MAXREG] == 32));
             }
             if (!strcmp(names[i], "star3d1r") && steps == 100) {
                 int found = 0; /* fusing 3 steps: 481 GStencil/s against 412 with 2 */

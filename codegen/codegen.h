@@ -15,4 +15,9 @@ int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h);
 /* The stencil's name as a C identifier (what cg_emit uses as the prefix), in arena. */
 const char *cg_c_identifier(Arena *arena, const char *name);
 
+/* The generator: its version and the digest of ir/ and codegen/, "0.1.0 (generator
+ * 9eb52dfcbf07)", on the emitted files' first lines, in `stencilc --version` and in the tuning
+ * database's key. */
+const char *cg_version(void);
+
 #endif

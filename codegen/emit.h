@@ -7,6 +7,7 @@
 #define STC_CG_EMIT_H
 #include "../util/arena.h"
 #include "../util/strbuf.h"
+#include "codegen.h" /* cg_version */
 #include "plan.h"
 
 typedef struct CgCtx CgCtx;
@@ -88,9 +89,6 @@ int cg_writing_stage(const IrProgram *p, int f);
 const char *cg_c_identifier(Arena *arena, const char *name);
 /* A field or param name as a C identifier that is not a C or C++ keyword. */
 const char *cg_member_name(Arena *arena, const char *name);
-/* Generator version and the digest of ir/ and codegen/, "0.1.0 (generator 9eb52dfcbf07)", for
- * the emitted files' first lines (what `stencilc --version` prints after "stencilc "). */
-const char *cg_version(void);
 /* In float programs, stage `stage` as the optimized kernels emit it (codegen/fast_arith.c):
  * every division by a constant replaced by a multiplication by the constant's float
  * reciprocal; with prog->fast_math, a / sqrt(x) as a * rsqrt(x) and the copy marked fast_ops

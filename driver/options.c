@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stc_config.h"
-#include "stc_generator.h"
+#include "../codegen/codegen.h"
 #include "../tuner/tune.h"
 
 static const char usage_text[] =
@@ -122,7 +121,10 @@ void options_tuning(const Options *o, TuneKnobs *knobs, TuneBudget *budget)
 
 const char *options_generator_name(void)
 {
-    return "stencilc " STC_VERSION " (generator " STC_GENERATOR_ID ")"; /* as cg_version */
+    static char name[96];
+    if (!name[0])
+        snprintf(name, sizeof name, "stencilc %s", cg_version());
+    return name;
 }
 
 int options_parse(int argc, char **argv, Options *o)

@@ -1,0 +1,58 @@
+#!/bin/sh
+# The tests that need a GPU, run for real on a machine that has one (CI has none, so there they
+# exit 77). Run from the repository root with a build folder made by meson (e.g. carried to the
+# GPU machine):
+#
+#   sh scripts/gpu_tests.sh [BUILD] [--random N --seed S] [--no-fixed]
+#
+# Runs test_codegen_gpu, test_rt_handplan, test_gpu_eval, test_gpu_faults, then test_rt_examples
+# on its fixed list (unless --no-fixed) and, with --random, on N random valid configurations per
+# program. Prints each test's output under a "## name" line and its exit status, and ends with
+# "N passed, N failed, N skipped". A skip (77) on a machine meant to have a GPU is a failure of
+# the set-up, not a pass: the script exits 1 if anything failed or was skipped.
+set -u
+build=build-dev
+random=""
+fixed=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --random) random="--random $2"; shift 2 ;;
+        --seed) random="$random --seed $2"; shift 2 ;;
+        --no-fixed) fixed=0; shift ;;
+        *) build="$1"; shift ;;
+    esac
+done
+STC_SOURCE_ROOT=$(pwd)
+export STC_SOURCE_ROOT
+passed=0 failed=0 skipped=0
+
+run() {
+    name="$1"; shift
+    echo "## $name $*"
+    start=$(date +%s)
+    "$@"
+    rc=$?
+    echo "rc=$rc ($(( $(date +%s) - start )) s)"
+    case $rc in
+        0) passed=$((passed + 1)) ;;
+        77) skipped=$((skipped + 1)) ;;
+        *) failed=$((failed + 1)) ;;
+    esac
+}
+
+git log -1 --format='# at %h %s' 2>/dev/null || true
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/# GPU: /'
+date -u '+# %Y-%m-%d %H:%M UTC'
+run test_codegen_gpu "$build/tests/codegen/test_codegen_gpu"
+run test_rt_handplan "$build/tests/runtime/test_rt_handplan"
+run test_gpu_eval "$build/tests/driver/test_gpu_eval"
+run test_gpu_faults "$build/tests/driver/test_gpu_faults"
+if [ $fixed = 1 ]; then
+    run test_rt_examples "$build/tests/runtime/test_rt_examples" .
+fi
+if [ -n "$random" ]; then
+    # shellcheck disable=SC2086  # $random is the option words
+    run test_rt_examples "$build/tests/runtime/test_rt_examples" . $random
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ] && [ $skipped = 0 ]

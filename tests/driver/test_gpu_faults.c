@@ -11,6 +11,7 @@
 
 #include "../../frontend/ast.h"
 #include "load_program.h"
+#include "measure_texts.h"
 #include "../../tuner/gpu_eval.h"
 
 /* source with `statement` put first in the body of every kernel */
@@ -94,12 +95,8 @@ int main(void)
                            "tb=256x2x1", "tb=32x4x1", "tb=16x16x1", "tb=32x2x2"};
     enum { N = sizeof texts / sizeof *texts };
     Config cs[N];
-    for (int i = 0; i < N; i++)
-        cs[i] = load_config(p, texts[i]);
     GpuEvalResult res[N];
-    gpu_eval_measure(g, cs, N, 0, 0, res);
-    for (int i = 0; i < N; i++)
-        printf("%-12s %s %.4f %s\n", texts[i], res[i].ok ? "ok  " : "FAIL", res[i].ms, res[i].why);
+    measure_texts(g, p, texts, N, cs, res);
     int expect_ok[N] = {1, 0, 1, 0, 1, 0, 1, 0, 1};
     for (int i = 0; i < N; i++) {
         assert(res[i].ok == expect_ok[i]);

@@ -185,11 +185,13 @@ static void test_bad_files(void)
 }
 
 /* GeST's prior configurations in replay, where the space has no program: the recording's grid
- * says the dimension, so a 2D recording gets the 2D priors (it got the 3D ones, all invalid). */
+ * says the dimension, so a 2D recording gets the 2D priors (it got the 3D ones, all invalid).
+ * Without the program a recording counts as a star's, so a star's recording is the one whose
+ * GeST run measured the same priors (a box's run measured the box priors instead). */
 static void test_priors_2d(void)
 {
     char err[300];
-    Replay *rp = replay_load(data("replay_box2d1r_h100.tsv"), err, sizeof err);
+    Replay *rp = replay_load(data("replay_star2d1r_h100.tsv"), err, sizeof err);
     CHECK(rp != NULL);
     if (!rp)
         return;

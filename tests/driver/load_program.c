@@ -17,6 +17,14 @@ IrProgram *load_program(const char *path, Arena *arena)
     return ir_lower(&file.stencils[0], arena, &diag);
 }
 
+IrProgram *load_example(const char *rel, Arena *arena)
+{
+    const char *root = getenv("STC_SOURCE_ROOT");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/%s", root ? root : ".", rel);
+    return load_program(path, arena);
+}
+
 Config load_config(const IrProgram *p, const char *text)
 {
     Config c;

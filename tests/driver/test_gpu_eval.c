@@ -46,11 +46,8 @@ static double slow_compile(const Config *c) { return c->v[P_TBZ] == 4 ? 30 : 0.0
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
-    const char *root = getenv("STC_SOURCE_ROOT");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/examples/heat.st", root ? root : ".");
     Arena *arena = arena_new();
-    IrProgram *p = load_program(path, arena);
+    IrProgram *p = load_example("heat.st", arena);
     assert(p && p->dims == 3);
     long grid[3] = {2048, 256, 256}; /* wide enough for 1024-thread rows */
     Space space;

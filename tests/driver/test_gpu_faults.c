@@ -74,11 +74,8 @@ int main(void)
         printf("skipped: %s\n", why);
         return 77;
     }
-    const char *root = getenv("STC_SOURCE_ROOT");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/examples/heat.st", root ? root : ".");
     Arena *arena = arena_new();
-    IrProgram *p = load_program(path, arena);
+    IrProgram *p = load_example("heat.st", arena);
     assert(p && p->dims == 3);
     long grid[3] = {256, 256, 256};
     Space space;

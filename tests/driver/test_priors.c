@@ -40,16 +40,15 @@ static int is_box_name(const char *name)
 
 int main(void)
 {
-    const char *root = getenv("STC_SOURCE_ROOT");
     static const char *const names[] = {
         "star2d1r", "star2d2r", "star2d3r", "star2d4r", "box2d1r",  "box2d2r",  "box2d3r",
         "box2d4r",  "j2d5pt",   "j2d9pt",   "j2d9pt-gol", "gradient2d", "star3d1r", "star3d2r",
         "star3d3r", "star3d4r", "box3d1r",  "box3d2r",  "box3d3r",  "box3d4r",  "j3d27pt"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/examples/bench/%s.st", root ? root : "../..", names[i]);
+        char rel[64];
+        snprintf(rel, sizeof rel, "bench/%s.st", names[i]);
         Arena *arena = arena_new();
-        IrProgram *p = load_program(path, arena);
+        IrProgram *p = load_example(rel, arena);
         CHECK(p != NULL);
         if (!p) {
             arena_free(arena);
@@ -104,7 +103,7 @@ int main(void)
                 /* in double, a 3D box's one step starts from the 128x4 tile instead: with the
                  * 256x4 one first, 10 s searches chose 64x8 tiles at 140 GStencil/s for box3d1r
                  * and j3d27pt, against 158 for the 128x4 tile (H100) */
-                IrProgram *pd = load_program(path, arena);
+                IrProgram *pd = load_example(rel, arena);
                 ir_set_type(pd, ELEM_DOUBLE);
                 Space sd;
                 space_init(&sd, pd, grid);

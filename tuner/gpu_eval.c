@@ -16,6 +16,9 @@
 
 #include "gpu_wire.h"
 
+/* A variant whose fault cost the worker, its reason first so that a cut keeps the restart. */
+#define FAULTED_FMT "the kernel faulted (GPU worker restarted): %s"
+
 struct GpuEval {
     const IrProgram *prog;
     const Space *space;
@@ -314,7 +317,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             g->stats.restarts++;
             if (current >= 0) {
                 char text[400];
-                snprintf(text, sizeof text, "the kernel faulted (GPU worker restarted): %s", d);
+                snprintf(text, sizeof text, FAULTED_FMT, d);
                 fail_variant(out, pending, map, current, text);
             }
             return 1;
@@ -336,7 +339,7 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
             res->cost_s = m.compile_s / g->opt.threads + m.gpu_s;
             if (m.sticky) {
                 char text[600];
-                snprintf(text, sizeof text, "the kernel faulted (GPU worker restarted): %s", m.why);
+                snprintf(text, sizeof text, FAULTED_FMT, m.why);
                 set_fail(res, text);
             }
             else if (!m.ok)

@@ -20,8 +20,8 @@ typedef enum { FOR_ANY, FOR_STAR, FOR_BOX } PriorFor;
  * several steps. */
 typedef enum { ANY_STEPS, ONE_STEP, MULTI_STEP } PriorSteps;
 
-/* Which element type a prior is for (left out: both). A replay's recording, with no program,
- * counts as float (tests/data holds float recordings). */
+/* Which element type a prior is for: both, float or double. A replay's recording, with no
+ * program, counts as float (tests/data holds float recordings). */
 typedef enum { ANY_TYPE, FLOAT_ONLY, DOUBLE_ONLY } PriorType;
 
 typedef struct {

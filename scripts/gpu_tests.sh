@@ -40,7 +40,7 @@ run() {
     esac
 }
 
-git log -1 --format='# at %h %s' 2>/dev/null || true
+# (no commit line here: the GPU machine's copy of the tree may carry an older .git)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/# GPU: /'
 date -u '+# %Y-%m-%d %H:%M UTC'
 run test_codegen_gpu "$build/tests/codegen/test_codegen_gpu"

@@ -11,6 +11,9 @@
  * extension (a directory part is ignored); the C prefix is the stencil's name sanitized
  * (j2d9pt-gol -> j2d9pt_gol). Returns 0, or -1 on bad arguments. docs/c-api.md. */
 int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h);
+/* cg_emit, and with distributed set also the distributed API of docs/distributed.md (NCCL halo
+ * exchange over a Cartesian process grid; the header then includes <nccl.h>). */
+int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu, StrBuf *h);
 
 /* The stencil's name as a C identifier (what cg_emit uses as the prefix), in arena. */
 const char *cg_c_identifier(Arena *arena, const char *name);

@@ -3,19 +3,11 @@
  * sequence with <<<>>>). docs/c-api.md describes the result. */
 #include "codegen.h"
 #include "emit.h"
+#include "emit_api.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-    const Plan *plan;
-    const IrProgram *prog;
-    Arena *arena;
-    const char *pfx;   /* C prefix: heat */
-    const char *T;     /* element type */
-    const char **member; /* per field: its member name in NAME_fields */
-    const char **pmember; /* per param */
-} Api;
 
 static const char *bc_text(Arena *a, const IrField *f, ElemType t)
 {
@@ -41,15 +33,15 @@ static const char *role_text(FieldRole r)
     return r == ROLE_STATE ? "state" : r == ROLE_COEF ? "coef" : "temp";
 }
 
-static int temp_has_buffer(const IrProgram *p, int f)
+int api_temp_has_buffer(const IrProgram *p, int f)
 {
     return p->fields[f].role == ROLE_TEMP && cg_field_stored(p, f);
 }
 
 /* A coef is const in the API unless the prologue writes its halo (a non-fixed boundary). */
-static const char *coef_const(const IrField *f) { return f->bc == BC_FIXED ? "const " : ""; }
+const char *api_coef_const(const IrField *f) { return f->bc == BC_FIXED ? "const " : ""; }
 
-static int coef_needed(const IrProgram *p, int f)
+int api_coef_needed(const IrProgram *p, int f)
 {
     if (p->fields[f].role != ROLE_COEF)
         return 0;
@@ -62,7 +54,7 @@ static int coef_needed(const IrProgram *p, int f)
 
 /* ------------------------------------------------------------------ header */
 
-static void emit_header(const Api *api, const char *base, StrBuf *h)
+static void emit_header(const Api *api, const char *base, int dist, StrBuf *h)
 {
     const IrProgram *p = api->prog;
     const char *x = api->pfx;
@@ -109,7 +101,9 @@ static void emit_header(const Api *api, const char *base, StrBuf *h)
               " * All calls are asynchronous on `stream`; errors are returned, never printed. */\n",
               x, x, x);
     sb_printf(h, "#ifndef %s_STENCIL_H\n#define %s_STENCIL_H\n\n", guard.data, guard.data);
-    sb_puts(h, "#include <stddef.h>\n#include <cuda_runtime_api.h>\n\n"
+    sb_puts(h, dist ? "#include <stddef.h>\n#include <cuda_runtime_api.h>\n#include <nccl.h>\n\n"
+                    : "#include <stddef.h>\n#include <cuda_runtime_api.h>\n\n");
+    sb_puts(h, ""
            "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     sb_printf(h, "#define %s_DIMS %d\n", guard.data, p->dims);
     for (int d = 0; d < 3; d++)
@@ -126,9 +120,9 @@ static void emit_header(const Api *api, const char *base, StrBuf *h)
             sb_puts(h, fl->levels > 2 ? ", [2] t-2 (overwritten by the step) */\n" : " */\n");
             members++;
         } else if (fl->role == ROLE_COEF) {
-            sb_printf(h, "    %s%s *%s; /* coef: %s%s */\n", coef_const(fl), api->T, api->member[f],
+            sb_printf(h, "    %s%s *%s; /* coef: %s%s */\n", api_coef_const(fl), api->T, api->member[f],
                       fl->bc == BC_FIXED ? "read only" : "read only, but its halo is filled at the start",
-                      coef_needed(p, f) ? "" : "; unused, may be NULL");
+                      api_coef_needed(p, f) ? "" : "; unused, may be NULL");
             members++;
         }
     }
@@ -166,13 +160,15 @@ static void emit_header(const Api *api, const char *base, StrBuf *h)
               " * the first launch or allocation error. */\n"
               "cudaError_t %s_run(%s_fields *f, const %s_params *p, int nx, int ny, int nz, int steps,\n"
               "    void *workspace, cudaStream_t stream);\n\n", x, x, x);
+    if (dist)
+        api_emit_dist_header(api, h);
     sb_printf(h, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s_STENCIL_H */\n", guard.data);
     sb_free(&guard);
 }
 
 /* ------------------------------------------------------------------ host code */
 
-static void emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
+void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
 {
     const IrProgram *p = api->prog;
     switch (a->kind) {
@@ -192,10 +188,20 @@ static void emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     case ARG_DIM:
         sb_printf(o, "n[%d]", a->index);
         return;
+    case ARG_SIDE: { /* a periodic field's faces are all exchanged, never filled */
+        int axis = a->index / 2;
+        if (p->fields[a->field].bc == BC_PERIODIC)
+            sb_puts(o, "0");
+        else if (a->index % 2)
+            sb_printf(o, "dd->coords[%d] == dd->procs[%d] - 1", axis, axis);
+        else
+            sb_printf(o, "dd->coords[%d] == 0", axis);
+        return;
+    }
     }
 }
 
-static void emit_rotation(const Api *api, StrBuf *o)
+static void api_emit_rotation(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
     for (int f = 0; f < p->nfields; f++) {
@@ -211,7 +217,7 @@ static void emit_rotation(const Api *api, StrBuf *o)
     }
 }
 
-static void emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
+void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
 {
     sb_printf(o, "    if (!%s_grid_(&grid, n, %d, %d, %d, %d, %d, %d, %d, %d, %d))\n"
               "        return cudaErrorInvalidConfiguration;\n",
@@ -225,22 +231,95 @@ static void emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
     for (int i = 0; i < l->nargs; i++) {
         if (i)
             sb_puts(o, ", ");
-        emit_arg(api, &l->args[i], o);
+        api_emit_arg(api, &l->args[i], o);
     }
     sb_puts(o, ");\n    err = cudaGetLastError();\n    if (err != cudaSuccess)\n        return err;\n");
     if (l->rotate_after)
-        emit_rotation(api, o);
+        api_emit_rotation(api, o);
 }
 
-static void emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, StrBuf *o)
+void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, int dist, StrBuf *o)
 {
     sb_printf(o, "static cudaError_t %s_%s_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
-              "    cudaStream_t stream)\n{\n", api->pfx, name, api->pfx, api->pfx);
+              "    cudaStream_t stream%s)\n{\n", api->pfx, name, api->pfx, api->pfx,
+              dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : "");
     sb_puts(o, "    dim3 grid;\n    cudaError_t err = cudaSuccess;\n");
     sb_puts(o, "    (void)p;\n    (void)stream;\n");
-    for (int i = 0; i < n; i++)
-        emit_launch(api, &ls[i], o);
+    if (dist)
+        sb_puts(o, "    (void)dd;\n");
+    for (int i = 0; i < n; i++) {
+        PlanLaunch l = ls[i];
+        if (dist && l.fill) {
+            PlanArg *args = arena_alloc(api->arena, sizeof *args * (size_t)(l.nargs + 2));
+            memcpy(args, l.args, sizeof *args * (size_t)l.nargs);
+            args[l.nargs] = (PlanArg){ARG_SIDE, l.args[0].field, 0, 2 * l.fill_axis};
+            args[l.nargs + 1] = (PlanArg){ARG_SIDE, l.args[0].field, 0, 2 * l.fill_axis + 1};
+            l.args = args;
+            l.nargs += 2;
+            l.kernel = api_sided_fill_name(api, &ls[i]);
+        }
+        api_emit_launch(api, &l, o);
+    }
     sb_puts(o, "    (void)b;\n    (void)n;\n    return err;\n}\n\n");
+}
+
+/* The run's buffer set b from *f (NULL checks) and the temps' workspace (allocated when NULL);
+ * declares err. Expects nx, ny, nz, f, workspace and stream in scope. */
+void api_emit_bind(const Api *api, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    const char *x = api->pfx;
+    int ntemps = 0;
+    for (int f = 0; f < p->nfields; f++)
+        ntemps += api_temp_has_buffer(p, f);
+    sb_printf(o, "    %s_bufs_ b;\n    memset(&b, 0, sizeof b);\n", x);
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        const char *m = api->member[f];
+        if (fl->role == ROLE_STATE) {
+            for (int l = 0; l < fl->levels; l++)
+                sb_printf(o, "    if (!f->%s[%d])\n        return cudaErrorInvalidValue;\n"
+                          "    b.%s[%d] = f->%s[%d];\n", m, l, m, l, m, l);
+        } else if (fl->role == ROLE_COEF) {
+            if (api_coef_needed(p, f))
+                sb_printf(o, "    if (!f->%s)\n        return cudaErrorInvalidValue;\n", m);
+            sb_printf(o, "    b.%s = f->%s;\n", m, m);
+        }
+    }
+    sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
+    if (ntemps) {
+        sb_puts(o, "    char *ws = (char *)workspace;\n");
+        sb_printf(o, "    const size_t temp_bytes = %s_temp_bytes_(nx, ny, nz);\n", x);
+        sb_printf(o, "    if (!ws) {\n"
+                  "        err = cudaMallocAsync((void **)&ws, %s_workspace_bytes(nx, ny, nz), stream);\n"
+                  "        if (err != cudaSuccess)\n            return err;\n    }\n", x);
+        int t = 0;
+        for (int f = 0; f < p->nfields; f++)
+            if (api_temp_has_buffer(p, f))
+                sb_printf(o, "    b.%s = (%s *)(ws + %d * temp_bytes);\n", api->member[f], api->T, t++);
+    }
+}
+
+/* Hands the rotated pointers back to *f (even after an error: *f then names the same buffers)
+ * and frees a workspace that api_emit_bind allocated. */
+void api_emit_unbind(const Api *api, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    int ntemps = 0;
+    for (int f = 0; f < p->nfields; f++)
+        ntemps += api_temp_has_buffer(p, f);
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_STATE)
+            for (int l = 0; l < fl->levels; l++)
+                sb_printf(o, "    f->%s[%d] = b.%s[%d];\n", api->member[f], l, api->member[f], l);
+    }
+    if (ntemps) {
+        sb_puts(o, "    if (!workspace) {\n        const cudaError_t freed = cudaFreeAsync(ws, stream);\n"
+               "        if (err == cudaSuccess)\n            err = freed;\n    }\n");
+    } else {
+        sb_puts(o, "    (void)workspace;\n");
+    }
 }
 
 static void emit_host(const Api *api, const char *base, StrBuf *o)
@@ -275,7 +354,7 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
 
     int ntemps = 0;
     for (int f = 0; f < p->nfields; f++)
-        ntemps += temp_has_buffer(p, f);
+        ntemps += api_temp_has_buffer(p, f);
     sb_printf(o, "/* Each temp's buffer, rounded up to 256 bytes. */\n"
               "static size_t %s_temp_bytes_(int nx, int ny, int nz)\n{\n"
               "    return (%s_buffer_elems(nx, ny, nz) * %d + 255) / 256 * 256;\n}\n\n", x, x, esize);
@@ -290,8 +369,8 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
         if (fl->role == ROLE_STATE)
             sb_printf(o, "    %s *%s[%d];\n", api->T, api->member[f], fl->levels), members++;
         else if (fl->role == ROLE_COEF)
-            sb_printf(o, "    %s%s *%s;\n", coef_const(fl), api->T, api->member[f]), members++;
-        else if (temp_has_buffer(p, f))
+            sb_printf(o, "    %s%s *%s;\n", api_coef_const(fl), api->T, api->member[f]), members++;
+        else if (api_temp_has_buffer(p, f))
             sb_printf(o, "    %s *%s;\n", api->T, api->member[f]), members++;
     }
     if (!members)
@@ -312,11 +391,11 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
               "    *g = dim3((unsigned)blocks[0], (unsigned)blocks[1], (unsigned)blocks[2]);\n"
               "    return 1;\n}\n\n", x);
 
-    emit_group(api, "prologue", plan->prologue, plan->nprologue, o);
-    emit_group(api, "step", plan->step, plan->nstep, o);
+    api_emit_group(api, "prologue", plan->prologue, plan->nprologue, 0, o);
+    api_emit_group(api, "step", plan->step, plan->nstep, 0, o);
     int separate_single = plan->single != plan->step && plan->nsingle > 0;
     if (separate_single)
-        emit_group(api, "single", plan->single, plan->nsingle, o);
+        api_emit_group(api, "single", plan->single, plan->nsingle, 0, o);
 
     sb_printf(o, "extern \"C\" cudaError_t %s_run(%s_fields *f, const %s_params *p, int nx, int ny, int nz,\n"
               "    int steps, void *workspace, cudaStream_t stream)\n{\n", x, x, x);
@@ -327,32 +406,7 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
         sb_puts(o, "    (void)ny;\n");
     if (p->dims < 3)
         sb_puts(o, "    (void)nz;\n");
-    sb_printf(o, "    %s_bufs_ b;\n    memset(&b, 0, sizeof b);\n", x);
-    for (int f = 0; f < p->nfields; f++) {
-        const IrField *fl = &p->fields[f];
-        const char *m = api->member[f];
-        if (fl->role == ROLE_STATE) {
-            for (int l = 0; l < fl->levels; l++)
-                sb_printf(o, "    if (!f->%s[%d])\n        return cudaErrorInvalidValue;\n"
-                          "    b.%s[%d] = f->%s[%d];\n", m, l, m, l, m, l);
-        } else if (fl->role == ROLE_COEF) {
-            if (coef_needed(p, f))
-                sb_printf(o, "    if (!f->%s)\n        return cudaErrorInvalidValue;\n", m);
-            sb_printf(o, "    b.%s = f->%s;\n", m, m);
-        }
-    }
-    sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
-    if (ntemps) {
-        sb_puts(o, "    char *ws = (char *)workspace;\n");
-        sb_printf(o, "    const size_t temp_bytes = %s_temp_bytes_(nx, ny, nz);\n", x);
-        sb_printf(o, "    if (!ws) {\n"
-                  "        err = cudaMallocAsync((void **)&ws, %s_workspace_bytes(nx, ny, nz), stream);\n"
-                  "        if (err != cudaSuccess)\n            return err;\n    }\n", x);
-        int t = 0;
-        for (int f = 0; f < p->nfields; f++)
-            if (temp_has_buffer(p, f))
-                sb_printf(o, "    b.%s = (%s *)(ws + %d * temp_bytes);\n", api->member[f], api->T, t++);
-    }
+    api_emit_bind(api, o);
     sb_printf(o, "    err = %s_prologue_(&b, p, n, stream);\n", x);
     if (plan->step_count > 1) {
         sb_printf(o, "    int left = steps;\n"
@@ -364,19 +418,7 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
         sb_printf(o, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n"
                   "        err = %s_step_(&b, p, n, stream);\n", x);
     }
-    /* hand the rotated pointers back (even after an error: *f then names the same buffers) */
-    for (int f = 0; f < p->nfields; f++) {
-        const IrField *fl = &p->fields[f];
-        if (fl->role == ROLE_STATE)
-            for (int l = 0; l < fl->levels; l++)
-                sb_printf(o, "    f->%s[%d] = b.%s[%d];\n", api->member[f], l, api->member[f], l);
-    }
-    if (ntemps) {
-        sb_puts(o, "    if (!workspace) {\n        const cudaError_t freed = cudaFreeAsync(ws, stream);\n"
-               "        if (err == cudaSuccess)\n            err = freed;\n    }\n");
-    } else {
-        sb_puts(o, "    (void)workspace;\n");
-    }
+    api_emit_unbind(api, o);
     sb_puts(o, "    return err;\n}\n");
     (void)base;
 }
@@ -388,6 +430,11 @@ static const char *base_name(const char *base)
 }
 
 int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h)
+{
+    return cg_emit_opts(plan, base, 0, cu, h);
+}
+
+int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu, StrBuf *h)
 {
     if (!plan || !plan->prog || !cu || !h)
         return -1;
@@ -407,7 +454,7 @@ int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h)
         api.pmember[i] = cg_member_name(arena, p->params[i].name);
     const char *b = base_name(base && *base ? base : api.pfx);
 
-    emit_header(&api, b, h);
+    emit_header(&api, b, distributed, h);
 
     char cfg[256];
     config_format(&plan->config, cfg, sizeof cfg);
@@ -417,6 +464,8 @@ int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h)
     sb_printf(cu, "#include <string.h>\n#include <cuda_runtime.h>\n#include \"%s.h\"\n\n", b);
     sb_puts(cu, plan->source);
     emit_host(&api, b, cu);
+    if (distributed)
+        api_emit_dist_source(&api, cu);
     arena_free(arena);
     return 0;
 }

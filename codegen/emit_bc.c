@@ -79,11 +79,15 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     sb_puts(o, ";\n");
     int h = p->halo[axis];
     const char *sa = stride_name[axis];
+    /* the distributed code's variant fills only the sides that are faces of the global grid */
+    int sided = cg_args_find(args, ARG_SIDE, 0, 0, 2 * axis) >= 0;
+    const char *if_lo = sided ? "if (side_lo)\n            " : "";
+    const char *if_hi = sided ? "if (side_hi)\n            " : "";
     sb_printf(o, "    for (int h = 1; h <= %d; h++) {\n", h);
     if (f->bc == BC_CONSTANT) {
-        sb_printf(o, "        %s[base + (long long)(%d - h) * %s] = ", buf, h, sa);
+        sb_printf(o, "        %s%s[base + (long long)(%d - h) * %s] = ", if_lo, buf, h, sa);
         cg_emit_const(o, f->bc_value, p->type);
-        sb_printf(o, ";\n        %s[base + (long long)(n%d + %d - 1 + h) * %s] = ", buf, axis, h, sa);
+        sb_printf(o, ";\n        %s%s[base + (long long)(n%d + %d - 1 + h) * %s] = ", if_hi, buf, axis, h, sa);
         cg_emit_const(o, f->bc_value, p->type);
         sb_puts(o, ";\n");
     } else {
@@ -95,10 +99,10 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
             sb_printf(o, "        const int period = 2 * n%d - 2;\n", axis);
         emit_source_coord(o, f->bc, "lo", nname);
         emit_source_coord(o, f->bc, "hi", nname);
-        sb_printf(o, "        %s[base + (long long)(lo + %d) * %s] = %s[base + (long long)(src_lo + %d) * %s];\n",
-                  buf, h, sa, buf, h, sa);
-        sb_printf(o, "        %s[base + (long long)(hi + %d) * %s] = %s[base + (long long)(src_hi + %d) * %s];\n",
-                  buf, h, sa, buf, h, sa);
+        sb_printf(o, "        %s%s[base + (long long)(lo + %d) * %s] = %s[base + (long long)(src_lo + %d) * %s];\n",
+                  if_lo, buf, h, sa, buf, h, sa);
+        sb_printf(o, "        %s%s[base + (long long)(hi + %d) * %s] = %s[base + (long long)(src_hi + %d) * %s];\n",
+                  if_hi, buf, h, sa, buf, h, sa);
     }
     sb_puts(o, "    }\n}\n\n");
 }

@@ -89,6 +89,8 @@ static void add_fills(Builder *b, int field, int level)
             cg_emit_fill(&b->ctx, field, axis, name, &args);
         int block[3] = {CG_UTIL_BLOCK, 1, 1};
         PlanLaunch *l = add_launch(b, name, block, &launch_args);
+        l->fill = 1;
+        l->fill_axis = axis;
         /* threads over the other two axes (padded), x first */
         int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
         l->tile[0] = CG_UTIL_BLOCK;

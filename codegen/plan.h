@@ -10,6 +10,8 @@ typedef enum {
     ARG_BUF,    /* a field's buffer: field, level (0 = step t, -1 = t-1, +1 = the one written) */
     ARG_PARAM,  /* a runtime parameter, passed as the element type: index */
     ARG_DIM,    /* the interior size on axis `index`, as int */
+    ARG_SIDE,   /* distributed code only (codegen/emit_dist.c): whether a halo fill writes the
+                   low (index 2*axis) or high (2*axis + 1) side, as int; never in a Plan */
 } ArgKind;
 
 typedef struct {
@@ -30,6 +32,9 @@ typedef struct {
     int nargs;
     int steps;            /* time steps this launch advances (temporal blocking) */
     int rotate_after;     /* after this launch, the state fields' buffers rotate once */
+    int fill;             /* a halo fill by boundary condition along fill_axis (args[0] is the
+                             buffer): the distributed code fills only the global faces */
+    int fill_axis;
 } PlanLaunch;
 
 typedef struct {

@@ -28,6 +28,8 @@ static const char usage_text[] =
     "  --dump-ast          print the parsed program back as source\n"
     "  --dump-ir           print the IR and its analyses\n"
     "  --validate          also parse the emitted CUDA with libclang and report its diagnostics\n"
+    "  --distributed       also emit the multi-GPU API: NCCL halo exchange over a process grid\n"
+    "                      (docs/distributed.md; the header then includes <nccl.h>)\n"
     "  --fast-math         float: let the optimized kernels use approximate division, rsqrt,\n"
     "                      exp, log, sin, cos and pow (as nvcc --use_fast_math), verified at a\n"
     "                      relative tolerance of 1e-3 instead of 1e-5 (docs/config.md)\n"
@@ -192,6 +194,8 @@ int options_parse(int argc, char **argv, Options *o)
             o->validate = 1;
         } else if (!strcmp(a, "--fast-math")) {
             o->fast_math = 1;
+        } else if (!strcmp(a, "--distributed")) {
+            o->distributed = 1;
         } else if (!strcmp(a, "--autotune")) {
             o->autotune = 1;
         } else if (!strcmp(a, "--budget")) {

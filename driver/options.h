@@ -22,6 +22,7 @@ typedef struct {
     long steps;               /* --steps; 0 = from the file */
     const char *config;       /* --config */
     int list_space, dump_ast, dump_ir, validate;
+    int distributed;          /* --distributed: also the NCCL multi-GPU API (codegen/emit_dist.c) */
     int fast_math;            /* --fast-math: approximate float arithmetic in the optimized
                                  kernels, verified at a looser tolerance */
     int autotune, quiet;

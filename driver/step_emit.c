@@ -68,7 +68,7 @@ int step_emit(Job *job)
     const char *h_path = arena_printf(job->arena, "%s.h", base);
     StrBuf cu = {0}, h = {0};
     int rc = -1;
-    if (cg_emit(job->plan, base, &cu, &h) != 0) {
+    if (cg_emit_opts(job->plan, base, job->opt->distributed, &cu, &h) != 0) {
         fprintf(stderr, "stencilc: error: code generation failed for '%s'\n", job->prog->name);
         goto out;
     }

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Weak and strong scaling of the distributed API against the hand-written MPI + NCCL Jacobi
+# (../shared/peers/mgpu_jacobi.cu), in one run on one machine of 2 or 4 GPUs. Prints one line per
+# measurement (BENCH ... for stencilc, 'ranks ...' for the peer); bench/RESULTS.md keeps the
+# figures with the date and the GPU.
+#   bench/dist_scaling.sh [BUILD_DIR] [PEERS_DIR] [STEPS]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+peers=${2:-../shared/peers}
+steps=${3:-100}
+export NCCL_NVLS_ENABLE=0
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$ngpu" -ge 1 ] || { echo "no GPU"; exit 77; }
+mpi_inc=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
+mpi_lib=${MPI_LIB:-/usr/lib/x86_64-linux-gnu/openmpi/lib}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mpi() { timeout 300 mpirun --allow-run-as-root -np "$1" -x NCCL_NVLS_ENABLE=0 "${@:2}" 2>&1 | grep -E "^BENCH|^ranks|dist_|rror"; }
+
+# build ID FILE STENCIL CONFIG: the harness over the emitted code of one configuration
+build() {
+  mkdir -p "$work/$1"
+  "$build/driver/stencilc" "$2" --stencil "$3" --distributed --config "$4" -o "$work/$1/$3.cu" || return 1
+  ( cd "$work/$1" && nvcc -O3 -arch=sm_90 -std=c++17 -DSTC_P="$3" -DSTC_U="${3^^}" -DSTC_HEADER="$3.h" -DOMPI_SKIP_MPICXX=1 \
+      -I. -I"$mpi_inc" -o run "$OLDPWD/tests/dist/dist_check.cu" "$3.cu" -L"$mpi_lib" -lmpi -lnccl )
+}
+build s3 examples/bench/star3d1r.st star3d1r "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,hcol=on,maxreg=128" &
+build b3 examples/bench/box3d1r.st box3d1r "tb=128x4x1,stream=z,sb=64,uf=1x1x2,retime=on" &
+build s2 examples/bench/star2d1r.st star2d1r "tb=512x1x1,smem=on,stream=y,sb=8,uf=1x8x1,maxreg=32" &
+build s2t examples/bench/star2d1r.st star2d1r "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &
+build s3t examples/bench/star3d1r.st star3d1r "tb=32x32x1,stream=z,sb=128,tblock=3" &
+nvcc -O3 -arch=sm_90 -o "$work/peer" "$peers/mgpu_jacobi.cu" -I"$mpi_inc" -L"$mpi_lib" -lmpi -lnccl &
+wait
+
+echo "== weak scaling, $steps steps, float (stencilc: tuned one-step kernels; depth 1)"
+for np in 1 2 4; do
+  [ "$np" -le "$ngpu" ] || continue
+  mpi $np "$work/s3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
+  mpi $np "$work/b3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
+  mpi $np "$work/s2/run" bench 16384 $((16384 * np)) 1 1 $np 1 "$steps" 1
+  mpi $np "$work/peer" 512 512 512 "$steps" naive
+  mpi $np "$work/peer" 512 512 512 "$steps" overlap
+done
+if [ "$ngpu" -ge 4 ]; then
+  echo "== pencils and blocks (4 GPUs), weak"
+  mpi 4 "$work/s3/run" bench 512 1024 1024 1 2 2 "$steps" 1
+  mpi 4 "$work/s3/run" bench 1024 1024 512 2 2 1 "$steps" 1
+  mpi 4 "$work/b3/run" bench 512 1024 1024 1 2 2 "$steps" 1
+  echo "== strong scaling, star3d1r 1024^3"
+  mpi 1 "$work/s3/run" bench 1024 1024 1024 1 1 1 "$steps" 1
+  mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
+  mpi 4 "$work/peer" 1024 1024 256 "$steps" naive
+  mpi 4 "$work/peer" 1024 1024 256 "$steps" overlap
+  echo "== deep halos: multi-step kernels, depth = the fused steps"
+  mpi 1 "$work/s2t/run" bench 16384 16384 1 1 1 1 1200 12
+  mpi 4 "$work/s2t/run" bench 16384 65536 1 1 4 1 1200 12
+  mpi 4 "$work/s2t/run" bench 16384 65536 1 1 4 1 1200 24
+  mpi 1 "$work/s3t/run" bench 512 512 512 1 1 1 300 3
+  mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 3
+  mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 6
+fi

@@ -1,0 +1,44 @@
+/* Internal to codegen: what the one-GPU host API (emit_api.c) and the distributed one
+ * (emit_dist.c) share: the names of the emitted API and the printing of a Plan's launches. */
+#ifndef STC_CG_EMIT_API_H
+#define STC_CG_EMIT_API_H
+#include "emit.h"
+
+typedef struct {
+    const Plan *plan;
+    const IrProgram *prog;
+    Arena *arena;
+    const char *pfx;      /* C prefix: heat */
+    const char *T;        /* element type */
+    const char **member;  /* per field: its member name in NAME_fields */
+    const char **pmember; /* per param */
+} Api;
+
+/* Whether temp f has a buffer in the workspace. */
+int api_temp_has_buffer(const IrProgram *p, int f);
+/* "const " for a coef whose halo nobody writes, else "". */
+const char *api_coef_const(const IrField *f);
+/* Whether the run needs coef f's buffer (read by a stage, or its halo filled). */
+int api_coef_needed(const IrProgram *p, int f);
+/* One argument of a launch as the host code names it (b->u[1], p->alpha, n[0]). */
+void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o);
+/* A launch: its grid from n, the <<<>>> call, the error check, the rotation after it. */
+void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o);
+/* static cudaError_t NAME_<name>_(bufs, params, n, stream[, dist]): the launches in order. In the
+ * distributed form (dist set) a halo fill becomes its sided kernel (emit_dist.c), which fills
+ * only the faces of the global grid. */
+void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, int dist, StrBuf *o);
+
+/* Inside a run function: the buffer set b from *f and the workspace; declares err. */
+void api_emit_bind(const Api *api, StrBuf *o);
+/* Hands the rotated pointers back to *f and frees a workspace that api_emit_bind allocated. */
+void api_emit_unbind(const Api *api, StrBuf *o);
+
+/* The distributed API (emit_dist.c): declarations into the header, device and host code into
+ * the .cu (after the one-GPU host code, whose groups it calls). */
+void api_emit_dist_header(const Api *api, StrBuf *h);
+void api_emit_dist_source(const Api *api, StrBuf *cu);
+/* Name of the sided fill kernel of a fill launch. */
+const char *api_sided_fill_name(const Api *api, const PlanLaunch *l);
+
+#endif

@@ -1,0 +1,818 @@
+/* The distributed API (stencilc --distributed, docs/distributed.md): the one-GPU launch sequence
+ * run on each rank's sub-domain of a Cartesian process grid, with NCCL halo exchanges.
+ *
+ * Deep halos. With exchange depth K, a rank's buffers hold its owned points plus W = K * S
+ * layers on every face that is exchanged (S: how far one step reads, the sum of its stages'
+ * radii). The one-GPU kernels, unchanged, run on a "virtual" interior of the owned points plus
+ * W - halo of those layers: step j of K leaves the points at least j * S inside the exchanged
+ * layers correct, so after K steps the owned points are, and the next exchange refreshes the
+ * rest. Any kernel family, fused steps (tblock) included, runs as it does on one GPU; a
+ * two-stage step needs no exchange between its stages. Faces of the global grid keep their
+ * boundary condition through the sided fill kernels (the one-GPU fills, restricted to the
+ * global faces); a periodic field's global faces are exchanged with the rank at the other end
+ * (with itself when the axis is not split).
+ *
+ * The exchange goes axis by axis, x then y then z, each over the full padded extent of the
+ * other axes, as the one-GPU fills do: edges and corners (box stencils) come from the diagonal
+ * neighbours through the axis exchanged before. Every collective check that decides an error
+ * (sizes, process grid, a rank's bad arguments) is agreed on by all ranks, so every rank
+ * returns the same error and none waits for a peer that gave up.
+ *
+ * Most of the host code is the same for every program: it is printed from DIST_TEMPLATE with
+ * '@' replaced by the prefix; what depends on the program is printed around it. */
+#include "emit_api.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Layers one step reads beyond a point, per axis: the sum of the stages' radii. */
+static int step_reach(const IrProgram *p, int axis)
+{
+    int s = 0;
+    for (int i = 0; i < p->nstages; i++)
+        s += p->stages[i].radius[axis];
+    return s;
+}
+
+static int field_read_at(const IrProgram *p, int f, int level, int offset_only)
+{
+    for (int s = 0; s < p->nstages; s++)
+        for (int i = 0; i < p->stages[s].nnodes; i++) {
+            const IrNode *n = &p->stages[s].nodes[i];
+            if (n->op != N_READ || n->field != f || n->level != level)
+                continue;
+            if (!offset_only || n->off[0] || n->off[1] || n->off[2])
+                return 1;
+        }
+    return 0;
+}
+
+/* Whether the program mixes periodic fields with fields whose global faces are filled. */
+static int mixed_periodic(const IrProgram *p)
+{
+    int per = 0, other = 0;
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_TEMP && !cg_field_stored(p, f))
+            continue;
+        if (fl->role == ROLE_COEF && !api_coef_needed(p, f))
+            continue;
+        if (fl->bc == BC_PERIODIC)
+            per = 1;
+        else
+            other = 1;
+    }
+    return per && other;
+}
+
+static int any_periodic(const IrProgram *p)
+{
+    for (int f = 0; f < p->nfields; f++)
+        if (p->fields[f].bc == BC_PERIODIC)
+            return 1;
+    return 0;
+}
+
+/* Prints the parts of a template with each '@' replaced by the prefix. */
+static void put_template(const Api *api, const char *const *parts, StrBuf *o)
+{
+    for (; *parts; parts++)
+        for (const char *t = *parts; *t; t++) {
+            if (*t == '@')
+                sb_puts(o, api->pfx);
+            else
+                sb_putn(o, t, 1);
+        }
+}
+
+/* ------------------------------------------------------------------ header */
+
+static const char *const DIST_HEADER[] = {
+    "/* ---- Distributed runs over NCCL (docs/distributed.md) ---------------------------------\n"
+    " * Rank r of a px x py x pz process grid has coordinates (r % px, r / px % py, r / (px py)).\n"
+    " * Axis d of the global interior (N points) is cut into p pieces of N / p points, the first\n"
+    " * N % p one point longer. A rank's buffers are padded buffers of interior @_dist.local (its\n"
+    " * owned points plus the exchanged layers of the faces it shares): @_buffer_elems(local[0],\n"
+    " * local[1], local[2]) elements each; owned point (i, j, k) is at @_index(i + ext_lo[0], j +\n"
+    " * ext_lo[1], k + ext_lo[2], local[0], local[1]) and is global point offset + (i, j, k). */\n"
+    "\n"
+    "typedef enum {\n"
+    "    @_DIST_OK = 0,\n"
+    "    @_DIST_INVALID,   /* a bad argument (message says which) */\n"
+    "    @_DIST_MISMATCH,  /* ranks disagree (sizes, process grid, depth, steps, program), or the\n"
+    "                         process grid does not match the communicator */\n"
+    "    @_DIST_TOO_THIN,  /* a sub-domain is thinner than the layers it must send */\n"
+    "    @_DIST_CUDA,      /* a CUDA error on this rank (cuda_error) */\n"
+    "    @_DIST_NCCL,      /* an NCCL error on this rank (nccl_error) */\n"
+    "    @_DIST_PEER       /* another rank failed; this one stopped with it */\n"
+    "} @_dist_status;\n"
+    "\n"
+    "/* A rank's part of a distributed run. Set by @_dist_init; read only for the caller. */\n"
+    "typedef struct {\n"
+    "    int global[3], procs[3], coords[3]; /* global interior, process grid, this rank */\n"
+    "    int rank, nranks, depth;    /* depth: steps between exchanges (deep halos) */\n"
+    "    int n[3], offset[3];        /* owned interior points and the global index of the first */\n"
+    "    int local[3];               /* interior size of the local buffers */\n"
+    "    int ext_lo[3], ext_hi[3];   /* layers of the local interior beyond the owned points */\n"
+    "    int width[3];               /* layers exchanged per face, per axis (0: none) */\n"
+    "    int peer_lo[3], peer_hi[3]; /* neighbour ranks; -1 at a global face not exchanged */\n"
+    "    cudaError_t cuda_error;     /* with @_DIST_CUDA */\n"
+    "    ncclResult_t nccl_error;    /* with @_DIST_NCCL */\n"
+    "    char message[192];          /* what went wrong, for a person */\n"
+    "    ncclComm_t comm;\n"
+    "    void *xbuf_;                /* exchange buffers (device), owned */\n"
+    "    size_t xcount_;             /* elements of one of its four parts */\n"
+    "    int *agree_;                /* device scratch of the collective checks */\n"
+    "} @_dist;\n"
+    "\n",
+    "/* Splits the global interior over the process grid for this rank (coords must be its\n"
+    " * coordinates in the order above), checks on every rank that all agree, and allocates\n"
+    " * the exchange buffers. depth >= 1: steps between halo exchanges (layers exchanged:\n"
+    " * depth times the step's reach). Collective: every rank of comm calls it. */\n"
+    "int @_dist_init(@_dist *d, const int global[3], const int procs[3], const int coords[3],\n"
+    "    int depth, ncclComm_t comm, cudaStream_t stream);\n"
+    "/* Frees what @_dist_init allocated (not collective). */\n"
+    "void @_dist_free(@_dist *d);\n"
+    "/* Elements of one local buffer. */\n"
+    "size_t @_dist_buffer_elems(const @_dist *d);\n"
+    "/* Advances the fields `steps` steps: the local buffers (owned points and their halos, as\n"
+    " * @_dist_scatter leaves them) with exchanges between ranks. Collective; synchronizes the\n"
+    " * stream at its start and end. Returns @_DIST_OK or the status every rank agrees on. */\n"
+    "int @_dist_run(@_dist *d, @_fields *f, const @_params *p, int steps, void *workspace,\n"
+    "    cudaStream_t stream);\n"
+    "/* Copies the part of a global padded host array (the one-GPU layout for d->global) that\n"
+    " * lies in each rank's local buffer from rank root to the ranks. global: on root only. */\n"
+    "int @_dist_scatter(@_dist *d, const @_real *global, @_real *local, int root,\n"
+    "    cudaStream_t stream);\n"
+    "/* Copies every rank's owned points (and the halo of global faces) into the global padded\n"
+    " * host array on rank root. global: on root only. Collective; synchronous. */\n"
+    "int @_dist_gather(@_dist *d, const @_real *local, @_real *global, int root,\n"
+    "    cudaStream_t stream);\n"
+    "/* A status as text. */\n"
+    "const char *@_dist_status_string(int status);\n\n",
+    NULL};
+
+void api_emit_dist_header(const Api *api, StrBuf *h)
+{
+    const IrProgram *p = api->prog;
+    StrBuf guard = {0};
+    for (const char *c = api->pfx; *c; c++)
+        sb_printf(&guard, "%c", (*c >= 'a' && *c <= 'z') ? *c - 'a' + 'A' : *c);
+    sb_printf(h, "/* The fields, for code written once for any program: X(member, levels). */\n"
+              "#define %s_STATE_FIELDS(X)", guard.data);
+    for (int f = 0; f < p->nfields; f++)
+        if (p->fields[f].role == ROLE_STATE)
+            sb_printf(h, " X(%s, %d)", api->member[f], p->fields[f].levels);
+    sb_printf(h, "\n#define %s_COEF_FIELDS(X)", guard.data);
+    for (int f = 0; f < p->nfields; f++)
+        if (p->fields[f].role == ROLE_COEF)
+            sb_printf(h, " X(%s, 1)", api->member[f]);
+    sb_puts(h, "\n\n");
+    sb_free(&guard);
+    put_template(api, DIST_HEADER, h);
+}
+
+/* ------------------------------------------------------------------ device code */
+
+static void emit_sided_fills(const Api *api, StrBuf *cu)
+{
+    const IrProgram *p = api->prog;
+    const Plan *plan = api->plan;
+    CgCtx ctx = {0};
+    ctx.prog = p;
+    ctx.cfg = &plan->config;
+    ctx.arena = api->arena;
+    ctx.prefix = api->pfx;
+    ctx.T = api->T;
+    ctx.src = cu;
+    ctx.idx = "idx";
+    const PlanLaunch *groups[3] = {plan->prologue, plan->step, plan->single};
+    const int counts[3] = {plan->nprologue, plan->nstep, plan->nsingle};
+    const char **done = arena_alloc(api->arena, sizeof(char *) * 256);
+    int ndone = 0;
+    for (int g = 0; g < 3; g++)
+        for (int i = 0; i < counts[g]; i++) {
+            const PlanLaunch *l = &groups[g][i];
+            if (!l->fill)
+                continue;
+            const char *name = api_sided_fill_name(api, l);
+            int seen = 0;
+            for (int k = 0; k < ndone; k++)
+                seen |= !strcmp(done[k], name);
+            if (seen || ndone == 256)
+                continue;
+            done[ndone++] = name;
+            CgArgs args = {0};
+            int field = l->args[0].field;
+            cg_args_add(&ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 1);
+            for (int d = 0; d < p->dims; d++)
+                cg_args_add(&ctx, &args, (PlanArg){ARG_DIM, 0, 0, d}, 0);
+            cg_args_add(&ctx, &args, (PlanArg){ARG_SIDE, field, 0, 2 * l->fill_axis}, 0);
+            cg_args_add(&ctx, &args, (PlanArg){ARG_SIDE, field, 0, 2 * l->fill_axis + 1}, 0);
+            cg_emit_fill(&ctx, field, l->fill_axis, name, &args);
+        }
+}
+
+const char *api_sided_fill_name(const Api *api, const PlanLaunch *l)
+{
+    return arena_printf(api->arena, "%s_sided", l->kernel);
+}
+
+/* ------------------------------------------------------------------ host code */
+
+/* The part that is the same for every program. Before it: @_DIST_DIMS_, @_DIST_HALO_[3],
+ * @_DIST_REACH_[3], @_DIST_PERIODIC_, @_DIST_MIXED_, @_DIST_STAGES_, @_DIST_NCCL_REAL_,
+ * @_DIST_MAXF_ (most buffers exchanged at once) and @_DIST_DIGEST_ (the program and
+ * configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
+static const char *const DIST_TEMPLATE[] = {
+    "static void @_dist_fail_(@_dist *d, const char *msg)\n"
+    "{\n"
+    "    if (!d->message[0])\n"
+    "        snprintf(d->message, sizeof d->message, \"%s\", msg);\n"
+    "}\n"
+    "\n"
+    "/* The piece of n points that coordinate c of p gets: its size and first index. */\n"
+    "static void @_dist_piece_(int n, int p, int c, int *size, int *first)\n"
+    "{\n"
+    "    const int base = n / p, rest = n % p;\n"
+    "    *size = base + (c < rest ? 1 : 0);\n"
+    "    *first = c * base + (c < rest ? c : rest);\n"
+    "}\n"
+    "\n"
+    "static int @_dist_rank_of_(const int procs[3], int c0, int c1, int c2)\n"
+    "{\n"
+    "    return c0 + procs[0] * (c1 + procs[1] * c2);\n"
+    "}\n"
+    "\n"
+    "/* Whether axis a exchanges: split, or periodic (a rank exchanges with itself when p = 1). */\n"
+    "static int @_dist_exchanges_(const @_dist *d, int a)\n"
+    "{\n"
+    "    return d->width[a] > 0 && (d->procs[a] > 1 || @_DIST_PERIODIC_);\n"
+    "}\n"
+    "\n"
+    "/* The layout of rank r's buffers: owned size, offset, extension per face (the layers it\n"
+    " * receives beyond one halo are computed again locally). */\n"
+    "static void @_dist_layout_(const @_dist *d, int r, int n[3], int off[3], int lo[3], int hi[3])\n"
+    "{\n"
+    "    const int c[3] = {r % d->procs[0], r / d->procs[0] % d->procs[1], r / (d->procs[0] * d->procs[1])};\n"
+    "    for (int a = 0; a < 3; a++) {\n"
+    "        @_dist_piece_(d->global[a], d->procs[a], c[a], &n[a], &off[a]);\n"
+    "        const int ext = @_dist_exchanges_(d, a) ? d->width[a] - @_DIST_HALO_[a] : 0;\n"
+    "        lo[a] = ext > 0 && (c[a] > 0 || @_DIST_PERIODIC_) ? ext : 0;\n"
+    "        hi[a] = ext > 0 && (c[a] < d->procs[a] - 1 || @_DIST_PERIODIC_) ? ext : 0;\n"
+    "    }\n"
+    "}\n"
+    "\n",
+    "/* The collective check: every rank contributes vals[0..nv) and its own failure (0 = none);\n"
+    " * all learn whether every value agrees and whether any rank failed. Synchronizes. */\n"
+    "static int @_dist_agree_(@_dist *d, const int *vals, int nv, int failed, cudaStream_t stream)\n"
+    "{\n"
+    "    int host[2 * 16 + 2];\n"
+    "    host[0] = failed;\n"
+    "    host[1] = -failed;\n"
+    "    for (int i = 0; i < nv; i++) {\n"
+    "        host[2 + 2 * i] = vals[i];\n"
+    "        host[3 + 2 * i] = -vals[i];\n"
+    "    }\n"
+    "    const size_t count = (size_t)(2 + 2 * nv);\n"
+    "    cudaError_t ce = cudaMemcpyAsync(d->agree_, host, count * sizeof(int), cudaMemcpyHostToDevice, stream);\n"
+    "    ncclResult_t ne = ncclSuccess;\n"
+    "    if (ce == cudaSuccess)\n"
+    "        ne = ncclAllReduce(d->agree_, d->agree_, count, ncclInt, ncclMax, d->comm, stream);\n"
+    "    if (ce == cudaSuccess && ne == ncclSuccess)\n"
+    "        ce = cudaMemcpyAsync(host, d->agree_, count * sizeof(int), cudaMemcpyDeviceToHost, stream);\n"
+    "    if (ce == cudaSuccess && ne == ncclSuccess)\n"
+    "        ce = cudaStreamSynchronize(stream);\n"
+    "    if (ne != ncclSuccess) {\n"
+    "        d->nccl_error = ne;\n"
+    "        @_dist_fail_(d, \"an NCCL call of the collective check failed\");\n"
+    "        return @_DIST_NCCL;\n"
+    "    }\n"
+    "    if (ce != cudaSuccess) {\n"
+    "        d->cuda_error = ce;\n"
+    "        @_dist_fail_(d, \"a CUDA call of the collective check failed\");\n"
+    "        return @_DIST_CUDA;\n"
+    "    }\n"
+    "    if (host[0] > 0)\n"
+    "        return failed ? failed : (@_dist_fail_(d, \"another rank failed\"), @_DIST_PEER);\n"
+    "    for (int i = 0; i < nv; i++)\n"
+    "        if (host[2 + 2 * i] != -host[3 + 2 * i]) {\n"
+    "            @_dist_fail_(d, \"the ranks disagree on the global size, process grid, depth, steps or program\");\n"
+    "            return @_DIST_MISMATCH;\n"
+    "        }\n"
+    "    return @_DIST_OK;\n"
+    "}\n"
+    "\n",
+    "/* This rank's own checks of @_dist_init's arguments: 0, or the status. */\n"
+    "static int @_dist_check_args_(@_dist *d, const int global[3], const int procs[3],\n"
+    "    const int coords[3], int depth)\n"
+    "{\n"
+    "    if (depth < 1 || depth > 1024)\n"
+    "        return @_dist_fail_(d, \"depth must be 1 to 1024\"), @_DIST_INVALID;\n"
+    "    for (int a = 0; a < 3; a++) {\n"
+    "        const int used = a < @_DIST_DIMS_;\n"
+    "        if (!global || !procs || !coords || global[a] < 1 || procs[a] < 1 || (!used && (global[a] != 1 || procs[a] != 1)))\n"
+    "            return @_dist_fail_(d, \"sizes and process counts must be >= 1 (and 1 on axes the grid does not have)\"),\n"
+    "                   @_DIST_INVALID;\n"
+    "        if (coords[a] < 0 || coords[a] >= procs[a])\n"
+    "            return @_dist_fail_(d, \"coordinates outside the process grid\"), @_DIST_INVALID;\n"
+    "    }\n"
+    "    if ((long long)procs[0] * procs[1] * procs[2] != d->nranks)\n"
+    "        return @_dist_fail_(d, \"the process grid does not have as many ranks as the communicator\"),\n"
+    "               @_DIST_MISMATCH;\n"
+    "    if (@_dist_rank_of_(procs, coords[0], coords[1], coords[2]) != d->rank)\n"
+    "        return @_dist_fail_(d, \"coords are not this rank's: rank = x + px * (y + py * z)\"), @_DIST_MISMATCH;\n"
+    "    if (@_DIST_MIXED_ && depth * @_DIST_STAGES_ > 1)\n"
+    "        return @_dist_fail_(d, \"periodic and other boundaries in one program need depth 1 and one stage\"),\n"
+    "               @_DIST_INVALID;\n"
+    "    for (int a = 0; a < @_DIST_DIMS_; a++) {\n"
+    "        const int width = depth * @_DIST_REACH_[a];\n"
+    "        if (width > 0 && (procs[a] > 1 || @_DIST_PERIODIC_) && global[a] / procs[a] < width) {\n"
+    "            snprintf(d->message, sizeof d->message, \"a sub-domain of %d points along %c is thinner than \"\n"
+    "                     \"the %d layers it must send (depth %d x reach %d)\", global[a] / procs[a], \"xyz\"[a],\n"
+    "                     width, depth, @_DIST_REACH_[a]);\n"
+    "            return @_DIST_TOO_THIN;\n"
+    "        }\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
+    "\n",
+    "extern \"C\" int @_dist_init(@_dist *d, const int global[3], const int procs[3], const int coords[3],\n"
+    "    int depth, ncclComm_t comm, cudaStream_t stream)\n"
+    "{\n"
+    "    if (!d)\n"
+    "        return @_DIST_INVALID;\n"
+    "    memset(d, 0, sizeof *d);\n"
+    "    d->comm = comm;\n"
+    "    ncclResult_t ne = comm ? ncclCommCount(comm, &d->nranks) : ncclInvalidArgument;\n"
+    "    if (ne == ncclSuccess)\n"
+    "        ne = ncclCommUserRank(comm, &d->rank);\n"
+    "    if (ne != ncclSuccess) {\n"
+    "        d->nccl_error = ne;\n"
+    "        @_dist_fail_(d, \"no usable NCCL communicator\");\n"
+    "        return @_DIST_NCCL;\n"
+    "    }\n"
+    "    cudaError_t ce = cudaMalloc((void **)&d->agree_, (2 * 16 + 2) * sizeof(int));\n"
+    "    if (ce != cudaSuccess) {\n"
+    "        d->cuda_error = ce;\n"
+    "        d->agree_ = NULL;\n"
+    "    }\n"
+    "    int failed = ce != cudaSuccess ? @_DIST_CUDA : @_dist_check_args_(d, global, procs, coords, depth);\n"
+    "    int vals[8] = {0, 0, 0, 0, 0, 0, depth, @_DIST_DIGEST_};\n"
+    "    for (int a = 0; a < 3 && global && procs; a++) {\n"
+    "        vals[a] = global[a];\n"
+    "        vals[3 + a] = procs[a];\n"
+    "    }\n"
+    "    int st = d->agree_ ? @_dist_agree_(d, vals, 8, failed, stream) : failed;\n"
+    "    if (st != @_DIST_OK) {\n"
+    "        @_dist_free(d);\n"
+    "        return st;\n"
+    "    }\n"
+    "    d->depth = depth;\n"
+    "    for (int a = 0; a < 3; a++) {\n"
+    "        d->global[a] = global[a];\n"
+    "        d->procs[a] = procs[a];\n"
+    "        d->coords[a] = coords[a];\n"
+    "        d->width[a] = depth * @_DIST_REACH_[a];\n"
+    "    }\n"
+    "    @_dist_layout_(d, d->rank, d->n, d->offset, d->ext_lo, d->ext_hi);\n"
+    "    size_t most = 0;\n"
+    "    for (int a = 0; a < 3; a++) {\n"
+    "        d->local[a] = d->n[a] + d->ext_lo[a] + d->ext_hi[a];\n"
+    "        const int c[3] = {coords[0], coords[1], coords[2]};\n"
+    "        int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};\n"
+    "        lo[a] = (c[a] + procs[a] - 1) % procs[a];\n"
+    "        hi[a] = (c[a] + 1) % procs[a];\n"
+    "        const int ex = @_dist_exchanges_(d, a);\n"
+    "        d->peer_lo[a] = ex && (c[a] > 0 || @_DIST_PERIODIC_) ? @_dist_rank_of_(procs, lo[0], lo[1], lo[2]) : -1;\n"
+    "        d->peer_hi[a] = ex && (c[a] < procs[a] - 1 || @_DIST_PERIODIC_) ? @_dist_rank_of_(procs, hi[0], hi[1], hi[2]) : -1;\n"
+    "    }\n"
+    "    for (int a = 0; a < @_DIST_DIMS_; a++) {\n"
+    "        size_t face = (size_t)d->width[a];\n"
+    "        for (int o = 0; o < @_DIST_DIMS_; o++)\n"
+    "            if (o != a)\n"
+    "                face *= (size_t)d->local[o] + 2 * @_DIST_HALO_[o];\n"
+    "        if (@_dist_exchanges_(d, a) && face > most)\n"
+    "            most = face;\n"
+    "    }\n"
+    "    d->xcount_ = most * @_DIST_MAXF_;\n"
+    "    ce = d->xcount_ ? cudaMalloc(&d->xbuf_, 4 * d->xcount_ * sizeof(@_real)) : cudaSuccess;\n"
+    "    failed = ce != cudaSuccess ? @_DIST_CUDA : 0;\n"
+    "    if (ce != cudaSuccess) {\n"
+    "        d->cuda_error = ce;\n"
+    "        d->xbuf_ = NULL;\n"
+    "        @_dist_fail_(d, \"cannot allocate the exchange buffers\");\n"
+    "    }\n"
+    "    st = @_dist_agree_(d, vals, 0, failed, stream);\n"
+    "    if (st != @_DIST_OK)\n"
+    "        @_dist_free(d);\n"
+    "    return st;\n"
+    "}\n"
+    "\n",
+    "extern \"C\" void @_dist_free(@_dist *d)\n"
+    "{\n"
+    "    if (!d)\n"
+    "        return;\n"
+    "    if (d->xbuf_)\n"
+    "        cudaFree(d->xbuf_);\n"
+    "    if (d->agree_)\n"
+    "        cudaFree(d->agree_);\n"
+    "    d->xbuf_ = NULL;\n"
+    "    d->agree_ = NULL;\n"
+    "}\n"
+    "\n"
+    "extern \"C\" size_t @_dist_buffer_elems(const @_dist *d)\n"
+    "{\n"
+    "    return d ? @_buffer_elems(d->local[0], d->local[1], d->local[2]) : 0;\n"
+    "}\n"
+    "\n"
+    "extern \"C\" const char *@_dist_status_string(int status)\n"
+    "{\n"
+    "    static const char *const text[] = {\"ok\", \"invalid argument\", \"ranks disagree\",\n"
+    "        \"sub-domain thinner than the exchanged halo\", \"CUDA error\", \"NCCL error\", \"another rank failed\"};\n"
+    "    return status >= 0 && status <= @_DIST_PEER ? text[status] : \"unknown status\";\n"
+    "}\n"
+    "\n"
+    "/* Copies a box between a padded buffer (extents P0 x P1, box at x0, y0, z0) and a packed one. */\n"
+    "__global__ void @_dist_box_(@_real *packed, @_real *padded, int to_packed, long long P0, long long P1,\n"
+    "    int x0, int y0, int z0, int bx, int by, long long total)\n"
+    "{\n"
+    "    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;\n"
+    "         t += (long long)gridDim.x * blockDim.x) {\n"
+    "        const long long i = t % bx, j = t / bx % by, k = t / ((long long)bx * by);\n"
+    "        const long long g = ((z0 + k) * P1 + (y0 + j)) * P0 + (x0 + i);\n"
+    "        if (to_packed)\n"
+    "            packed[t] = padded[g];\n"
+    "        else\n"
+    "            padded[g] = packed[t];\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* The exchanged slab of axis a in a local buffer: layers [first, first + width) along a, the\n"
+    " * full padded extent of the other axes. */\n"
+    "static cudaError_t @_dist_slab_(const @_dist *d, @_real *packed, @_real *buf, int to_packed, int a,\n"
+    "    int first, cudaStream_t stream)\n"
+    "{\n"
+    "    long long P[3];\n"
+    "    int org[3] = {0, 0, 0}, ext[3];\n"
+    "    for (int o = 0; o < 3; o++) {\n"
+    "        P[o] = (long long)d->local[o] + 2 * @_DIST_HALO_[o];\n"
+    "        ext[o] = (int)P[o];\n"
+    "    }\n"
+    "    org[a] = first;\n"
+    "    ext[a] = d->width[a];\n"
+    "    const long long total = (long long)ext[0] * ext[1] * ext[2];\n"
+    "    const long long blocks = (total + 255) / 256 < 65535 * 16 ? (total + 255) / 256 : 65535 * 16;\n"
+    "    @_dist_box_<<<(unsigned)(blocks > 0 ? blocks : 1), 256, 0, stream>>>(packed, buf, to_packed, P[0], P[1],\n"
+    "        org[0], org[1], org[2], ext[0], ext[1], total);\n"
+    "    return cudaGetLastError();\n"
+    "}\n"
+    "\n"
+    "typedef struct {\n"
+    "    @_real *buf;\n"
+    "    int periodic;\n"
+    "} @_xfield_;\n"
+    "\n",
+    "/* Exchanges the slabs of axis a of the buffers x[0..nx): the owned layers next to each face\n"
+    " * go to the neighbour, whose layers fill the halo beyond it. Messages to one peer are posted\n"
+    " * in one order on both sides (down, then up), so two messages to the same rank (a periodic\n"
+    " * axis of two ranks) match. A rank that is its own neighbour copies. */\n"
+    "static int @_dist_axis_(@_dist *d, const @_xfield_ *x, int nx, int a, cudaStream_t stream)\n"
+    "{\n"
+    "    const int h = @_DIST_HALO_[a], own = h + d->ext_lo[a], w = d->width[a];\n"
+    "    const int send_first[2] = {own, own + d->n[a] - w}, recv_first[2] = {own - w, own + d->n[a]};\n"
+    "    const int peer[2] = {d->peer_lo[a], d->peer_hi[a]};\n"
+    "    const int at_global[2] = {d->coords[a] == 0, d->coords[a] == d->procs[a] - 1};\n"
+    "    @_real *sendb[2] = {(@_real *)d->xbuf_, (@_real *)d->xbuf_ + d->xcount_};\n"
+    "    @_real *recvb[2] = {(@_real *)d->xbuf_ + 2 * d->xcount_, (@_real *)d->xbuf_ + 3 * d->xcount_};\n"
+    "    size_t slab = (size_t)w, count[2] = {0, 0};\n"
+    "    for (int o = 0; o < 3; o++)\n"
+    "        if (o != a)\n"
+    "            slab *= (size_t)d->local[o] + 2 * @_DIST_HALO_[o];\n"
+    "    cudaError_t ce = cudaSuccess;\n"
+    "    for (int s = 0; s < 2; s++)\n"
+    "        for (int i = 0; i < nx && peer[s] >= 0 && ce == cudaSuccess; i++)\n"
+    "            if (!at_global[s] || x[i].periodic) {\n"
+    "                ce = @_dist_slab_(d, sendb[s] + count[s], x[i].buf, 1, a, send_first[s], stream);\n"
+    "                count[s] += slab;\n"
+    "            }\n"
+    "    ncclResult_t ne = ncclSuccess;\n"
+    "    if (ce == cudaSuccess && peer[0] == d->rank && peer[1] == d->rank) {\n"
+    "        ce = cudaMemcpyAsync(recvb[1], sendb[0], count[0] * sizeof(@_real), cudaMemcpyDeviceToDevice, stream);\n"
+    "        if (ce == cudaSuccess)\n"
+    "            ce = cudaMemcpyAsync(recvb[0], sendb[1], count[1] * sizeof(@_real), cudaMemcpyDeviceToDevice, stream);\n"
+    "    } else if (ce == cudaSuccess) {\n"
+    "        ne = ncclGroupStart();\n"
+    "        for (int s = 0; s < 2 && ne == ncclSuccess; s++)\n"
+    "            if (count[s])\n"
+    "                ne = ncclSend(sendb[s], count[s], @_DIST_NCCL_REAL_, peer[s], d->comm, stream);\n"
+    "        for (int s = 1; s >= 0 && ne == ncclSuccess; s--)\n"
+    "            if (count[s])\n"
+    "                ne = ncclRecv(recvb[s], count[s], @_DIST_NCCL_REAL_, peer[s], d->comm, stream);\n"
+    "        const ncclResult_t end = ncclGroupEnd();\n"
+    "        if (ne == ncclSuccess)\n"
+    "            ne = end;\n"
+    "    }\n"
+    "    for (int s = 0; s < 2 && ce == cudaSuccess && ne == ncclSuccess; s++) {\n"
+    "        size_t at = 0;\n"
+    "        for (int i = 0; i < nx && peer[s] >= 0 && ce == cudaSuccess; i++)\n"
+    "            if (!at_global[s] || x[i].periodic) {\n"
+    "                ce = @_dist_slab_(d, recvb[s] + at, x[i].buf, 0, a, recv_first[s], stream);\n"
+    "                at += slab;\n"
+    "            }\n"
+    "    }\n"
+    "    if (ne != ncclSuccess) {\n"
+    "        d->nccl_error = ne;\n"
+    "        return @_DIST_NCCL;\n"
+    "    }\n"
+    "    if (ce != cudaSuccess) {\n"
+    "        d->cuda_error = ce;\n"
+    "        return @_DIST_CUDA;\n"
+    "    }\n"
+    "    return @_DIST_OK;\n"
+    "}\n"
+    "\n",
+    "static int @_dist_exchange_(@_dist *d, const @_xfield_ *x, int nx, cudaStream_t stream)\n"
+    "{\n"
+    "    for (int a = 0; a < @_DIST_DIMS_; a++)\n"
+    "        if (@_dist_exchanges_(d, a)) {\n"
+    "            const int st = @_dist_axis_(d, x, nx, a, stream);\n"
+    "            if (st != @_DIST_OK)\n"
+    "                return st;\n"
+    "        }\n"
+    "    return @_DIST_OK;\n"
+    "}\n"
+    "\n"
+    "/* Rank r's box in the global padded array (origin and extent per axis): for a scatter, the\n"
+    " * part of its local buffer inside the global padded array; for a gather, its owned points\n"
+    " * and the halo of the global faces it has. */\n"
+    "static long long @_dist_box_of_(const @_dist *d, int r, int gather, int org[3], int ext[3], int lorg[3])\n"
+    "{\n"
+    "    int n[3], off[3], lo[3], hi[3];\n"
+    "    @_dist_layout_(d, r, n, off, lo, hi);\n"
+    "    long long total = 1;\n"
+    "    for (int a = 0; a < 3; a++) {\n"
+    "        const int h = @_DIST_HALO_[a], G = d->global[a] + 2 * h;\n"
+    "        int first = off[a] + h, last = off[a] + h + n[a];\n"
+    "        if (gather) {\n"
+    "            if (off[a] == 0)\n"
+    "                first -= h;\n"
+    "            if (off[a] + n[a] == d->global[a])\n"
+    "                last += h;\n"
+    "        } else {\n"
+    "            first -= lo[a] + h;\n"
+    "            last += hi[a] + h;\n"
+    "        }\n"
+    "        first = first < 0 ? 0 : first;\n"
+    "        last = last > G ? G : last;\n"
+    "        org[a] = first;\n"
+    "        ext[a] = last - first;\n"
+    "        lorg[a] = first - (off[a] + h - lo[a] - h); /* in the local padded buffer */\n"
+    "        total *= ext[a];\n"
+    "    }\n"
+    "    return total;\n"
+    "}\n"
+    "\n"
+    "/* A box copy between a pitched array (extents P, box at org) and a packed one. */\n"
+    "static cudaError_t @_dist_copy3d_(void *pitched, const long long P[3], const int org[3], void *packed,\n"
+    "    const int ext[3], int to_packed, cudaMemcpyKind kind, cudaStream_t stream)\n"
+    "{\n"
+    "    cudaMemcpy3DParms m;\n"
+    "    memset(&m, 0, sizeof m);\n"
+    "    const size_t es = sizeof(@_real);\n"
+    "    cudaPitchedPtr wide = make_cudaPitchedPtr(pitched, (size_t)P[0] * es, (size_t)P[0], (size_t)P[1]);\n"
+    "    cudaPitchedPtr tight = make_cudaPitchedPtr(packed, (size_t)ext[0] * es, (size_t)ext[0], (size_t)ext[1]);\n"
+    "    if (to_packed) {\n"
+    "        m.srcPtr = wide;\n"
+    "        m.srcPos = make_cudaPos((size_t)org[0] * es, (size_t)org[1], (size_t)org[2]);\n"
+    "        m.dstPtr = tight;\n"
+    "    } else {\n"
+    "        m.srcPtr = tight;\n"
+    "        m.dstPtr = wide;\n"
+    "        m.dstPos = make_cudaPos((size_t)org[0] * es, (size_t)org[1], (size_t)org[2]);\n"
+    "    }\n"
+    "    m.extent = make_cudaExtent((size_t)ext[0] * es, (size_t)ext[1], (size_t)ext[2]);\n"
+    "    m.kind = kind;\n"
+    "    return cudaMemcpy3DAsync(&m, stream);\n"
+    "}\n"
+    "\n",
+    "/* Scatter (gather = 0) or gather through one staging buffer, rank by rank from or to root. */\n"
+    "static int @_dist_move_(@_dist *d, @_real *host, @_real *local, int root, int gather, cudaStream_t stream)\n"
+    "{\n"
+    "    int failed = !d || !d->agree_ || !local || root < 0 || (d && root >= d->nranks) ||\n"
+    "                 (d && d->rank == root && !host) ? @_DIST_INVALID : 0;\n"
+    "    if (!d || !d->agree_)\n"
+    "        return @_DIST_INVALID;\n"
+    "    int st = @_dist_agree_(d, &root, 1, failed, stream);\n"
+    "    if (st != @_DIST_OK)\n"
+    "        return st;\n"
+    "    long long G[3], L[3], most = 0;\n"
+    "    for (int a = 0; a < 3; a++) {\n"
+    "        G[a] = (long long)d->global[a] + 2 * @_DIST_HALO_[a];\n"
+    "        L[a] = (long long)d->local[a] + 2 * @_DIST_HALO_[a];\n"
+    "    }\n"
+    "    int org[3], ext[3], lorg[3];\n"
+    "    for (int r = 0; r < d->nranks; r++) {\n"
+    "        const long long t = @_dist_box_of_(d, r, gather, org, ext, lorg);\n"
+    "        most = t > most ? t : most;\n"
+    "    }\n"
+    "    @_real *stage = NULL;\n"
+    "    cudaError_t ce = cudaMalloc((void **)&stage, (size_t)(most > 0 ? most : 1) * sizeof(@_real));\n"
+    "    ncclResult_t ne = ncclSuccess;\n"
+    "    const cudaMemcpyKind h2d = cudaMemcpyHostToDevice, d2h = cudaMemcpyDeviceToHost;\n"
+    "    for (int r = 0; r < d->nranks && ce == cudaSuccess && ne == ncclSuccess; r++) {\n"
+    "        const size_t count = (size_t)@_dist_box_of_(d, r, gather, org, ext, lorg);\n"
+    "        const int mine = r == d->rank, at_root = d->rank == root;\n"
+    "        if (!mine && !at_root)\n"
+    "            continue;\n"
+    "        if (gather && mine)\n"
+    "            ce = @_dist_copy3d_(local, L, lorg, stage, ext, 1, cudaMemcpyDeviceToDevice, stream);\n"
+    "        if (!gather && at_root && ce == cudaSuccess)\n"
+    "            ce = @_dist_copy3d_(host, G, org, stage, ext, 1, h2d, stream);\n"
+    "        if (r != root && ce == cudaSuccess) {\n"
+    "            const int from_me = gather ? mine : at_root;\n"
+    "            ne = from_me ? ncclSend(stage, count, @_DIST_NCCL_REAL_, gather ? root : r, d->comm, stream)\n"
+    "                         : ncclRecv(stage, count, @_DIST_NCCL_REAL_, gather ? r : root, d->comm, stream);\n"
+    "        }\n"
+    "        if (gather && at_root && ce == cudaSuccess && ne == ncclSuccess)\n"
+    "            ce = @_dist_copy3d_(host, G, org, stage, ext, 0, d2h, stream);\n"
+    "        if (!gather && mine && ce == cudaSuccess && ne == ncclSuccess)\n"
+    "            ce = @_dist_copy3d_(local, L, lorg, stage, ext, 0, cudaMemcpyDeviceToDevice, stream);\n"
+    "        if (ce == cudaSuccess && ne == ncclSuccess)\n"
+    "            ce = cudaStreamSynchronize(stream);\n"
+    "    }\n"
+    "    if (stage)\n"
+    "        cudaFree(stage);\n"
+    "    failed = ne != ncclSuccess ? @_DIST_NCCL : ce != cudaSuccess ? @_DIST_CUDA : 0;\n"
+    "    if (ne != ncclSuccess)\n"
+    "        d->nccl_error = ne;\n"
+    "    else if (ce != cudaSuccess)\n"
+    "        d->cuda_error = ce;\n"
+    "    return @_dist_agree_(d, &root, 1, failed, stream);\n"
+    "}\n"
+    "\n",
+    "extern \"C\" int @_dist_scatter(@_dist *d, const @_real *global, @_real *local, int root,\n"
+    "    cudaStream_t stream)\n"
+    "{\n"
+    "    return @_dist_move_(d, (@_real *)global, local, root, 0, stream);\n"
+    "}\n"
+    "\n"
+    "extern \"C\" int @_dist_gather(@_dist *d, const @_real *local, @_real *global, int root,\n"
+    "    cudaStream_t stream)\n"
+    "{\n"
+    "    return @_dist_move_(d, global, (@_real *)local, root, 1, stream);\n"
+    "}\n"
+    "\n",
+    NULL};
+
+/* A short digest of the program and its configuration, so that ranks running different code
+ * are told so. */
+static unsigned digest(const Api *api)
+{
+    char cfg[256];
+    config_format(&api->plan->config, cfg, sizeof cfg);
+    unsigned hsh = 2166136261u;
+    const char *parts[3] = {api->prog->name, cfg, api->T};
+    for (int i = 0; i < 3; i++)
+        for (const char *c = parts[i]; *c; c++)
+            hsh = (hsh ^ (unsigned char)*c) * 16777619u;
+    return hsh & 0x7fffffff;
+}
+
+static void emit_constants(const Api *api, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    const char *x = api->pfx;
+    int maxf = 0;
+    for (int f = 0; f < p->nfields; f++)
+        maxf += p->fields[f].role == ROLE_STATE ? p->fields[f].levels : p->fields[f].role == ROLE_COEF;
+    sb_printf(o, "/* ---------------------------------------------------------------- distributed runs */\n\n");
+    sb_printf(o, "#include <stdio.h>\n\n");
+    sb_printf(o, "#define %s_DIST_DIMS_ %d\n", x, p->dims);
+    sb_printf(o, "static const int %s_DIST_HALO_[3] = {%d, %d, %d};\n", x, p->halo[0], p->halo[1], p->halo[2]);
+    sb_printf(o, "/* layers one step reads beyond a point (the sum of its stages' radii) */\n");
+    sb_printf(o, "static const int %s_DIST_REACH_[3] = {%d, %d, %d};\n", x, step_reach(p, 0), step_reach(p, 1),
+              step_reach(p, 2));
+    sb_printf(o, "#define %s_DIST_PERIODIC_ %d\n#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x,
+              any_periodic(p), x, mixed_periodic(p), x, p->nstages);
+    sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");
+    sb_printf(o, "#define %s_DIST_MAXF_ %d\n#define %s_DIST_DIGEST_ %u\n\n", x, maxf > 0 ? maxf : 1, x, digest(api));
+}
+
+/* The buffers exchanged before the first step (every state buffer and the coefs) or at the
+ * start of each later group of steps (the newest buffer of written state fields, and the
+ * level before it where a step reads it at an offset or more steps than one are fused). */
+static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    sb_printf(o, "static int %s_xset_%s_(%s_bufs_ *b, %s_xfield_ *x, int depth)\n{\n    int n = 0;\n"
+              "    (void)b;\n    (void)x;\n    (void)depth;\n", api->pfx, name, api->pfx, api->pfx);
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        const char *m = api->member[f];
+        int per = fl->bc == BC_PERIODIC;
+        if (fl->role == ROLE_COEF && all && api_coef_needed(p, f))
+            sb_printf(o, "    x[n++] = (%s_xfield_){(%s *)b->%s, %d};\n", api->pfx, api->T, m, per);
+        if (fl->role != ROLE_STATE)
+            continue;
+        if (all || cg_writing_stage(p, f) >= 0)
+            sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[0], %d};\n", api->pfx, m, per);
+        if (fl->levels > 2 && all)
+            sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[1], %d};\n", api->pfx, m, per);
+        else if (fl->levels > 2 && cg_writing_stage(p, f) >= 0 && field_read_at(p, f, -1, 0))
+            sb_printf(o, "    %sx[n++] = (%s_xfield_){b->%s[1], %d};\n",
+                      field_read_at(p, f, -1, 1) ? "" : "if (depth > 1)\n        ", api->pfx, m, per);
+        if (fl->levels > 2 && all)
+            sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[2], %d};\n", api->pfx, m, per);
+    }
+    sb_puts(o, "    return n;\n}\n\n");
+}
+
+static void emit_null_checks(const Api *api, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    sb_printf(o, "static int %s_dist_fields_ok_(const %s_fields *f)\n{\n    if (!f)\n        return 0;\n",
+              api->pfx, api->pfx);
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_STATE)
+            for (int l = 0; l < fl->levels; l++)
+                sb_printf(o, "    if (!f->%s[%d])\n        return 0;\n", api->member[f], l);
+        else if (fl->role == ROLE_COEF && api_coef_needed(p, f))
+            sb_printf(o, "    if (!f->%s)\n        return 0;\n", api->member[f]);
+    }
+    sb_puts(o, "    return 1;\n}\n\n");
+}
+
+/* The local run: the prologue, the first exchange, then groups of `depth` steps, each after an
+ * exchange. After a local error the rank goes on exchanging (with no more steps), so that its
+ * peers finish too and the check at the end tells every rank. */
+static void emit_local_run(const Api *api, StrBuf *o)
+{
+    const Plan *plan = api->plan;
+    const char *x = api->pfx;
+    int separate = plan->single != plan->step && plan->nsingle > 0;
+    sb_printf(o, "static cudaError_t %s_dist_local_(%s_dist *dd, %s_fields *f, const %s_params *p, int steps,\n"
+              "    void *workspace, cudaStream_t stream, int *xst)\n{\n", x, x, x, x);
+    sb_puts(o, "    const int nx = dd->local[0], ny = dd->local[1], nz = dd->local[2];\n"
+           "    const int n[3] = {nx, ny, nz};\n    (void)ny;\n    (void)nz;\n");
+    api_emit_bind(api, o);
+    sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n", x, x);
+    sb_printf(o, "    err = %s_dprologue_(&b, p, n, stream, dd);\n", x);
+    sb_printf(o, "    *xst = %s_dist_exchange_(dd, xs, %s_xset_all_(&b, xs, dd->depth), stream);\n", x, x);
+    sb_printf(o, "    for (int left = steps, first = 1; left > 0 && *xst == %s_DIST_OK; first = 0) {\n"
+              "        int group = left < dd->depth ? left : dd->depth;\n"
+              "        left -= group;\n"
+              "        if (!first)\n"
+              "            *xst = %s_dist_exchange_(dd, xs, %s_xset_group_(&b, xs, dd->depth), stream);\n", x, x, x);
+    if (plan->step_count > 1)
+        sb_printf(o, "        for (; err == cudaSuccess && group >= %d; group -= %d)\n"
+                  "            err = %s_dstep_(&b, p, n, stream, dd);\n", plan->step_count, plan->step_count, x);
+    sb_printf(o, "        for (; err == cudaSuccess && group > 0; group--)\n"
+              "            err = %s_%s_(&b, p, n, stream, dd);\n    }\n", x, separate ? "dsingle" : "dstep");
+    api_emit_unbind(api, o);
+    sb_puts(o, "    return err;\n}\n\n");
+}
+
+static const char *const DIST_RUN[] = {
+    "extern \"C\" int @_dist_run(@_dist *d, @_fields *f, const @_params *p, int steps, void *workspace,\n"
+    "    cudaStream_t stream)\n"
+    "{\n"
+    "    if (!d || !d->agree_)\n"
+    "        return @_DIST_INVALID;\n"
+    "    d->message[0] = 0;\n"
+    "    int failed = 0;\n"
+    "    if (!p || steps < 0 || !@_dist_fields_ok_(f)) {\n"
+    "        @_dist_fail_(d, \"NULL fields or parameters, or steps < 0\");\n"
+    "        failed = @_DIST_INVALID;\n"
+    "    }\n"
+    "    int st = @_dist_agree_(d, &steps, 1, failed, stream);\n"
+    "    if (st != @_DIST_OK)\n"
+    "        return st;\n"
+    "    int xst = @_DIST_OK;\n"
+    "    const cudaError_t ce = @_dist_local_(d, f, p, steps, workspace, stream, &xst);\n"
+    "    failed = xst;\n"
+    "    if (!failed && ce != cudaSuccess) {\n"
+    "        d->cuda_error = ce;\n"
+    "        failed = @_DIST_CUDA;\n"
+    "    }\n"
+    "    return @_dist_agree_(d, &steps, 1, failed, stream);\n"
+    "}\n",
+    NULL};
+
+void api_emit_dist_source(const Api *api, StrBuf *cu)
+{
+    const Plan *plan = api->plan;
+    emit_constants(api, cu);
+    emit_sided_fills(api, cu);
+    put_template(api, DIST_TEMPLATE, cu);
+    emit_xset(api, "all", 1, cu);
+    emit_xset(api, "group", 0, cu);
+    emit_null_checks(api, cu);
+    api_emit_group(api, "dprologue", plan->prologue, plan->nprologue, 1, cu);
+    api_emit_group(api, "dstep", plan->step, plan->nstep, 1, cu);
+    if (plan->single != plan->step && plan->nsingle > 0)
+        api_emit_group(api, "dsingle", plan->single, plan->nsingle, 1, cu);
+    emit_local_run(api, cu);
+    put_template(api, DIST_RUN, cu);
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The distributed tests on a machine with 2 or more GPUs, NCCL and MPI (the GPU machines):
+# every program below, with process grids that split one, two and three axes (uneven splits
+# among them), exchange depths 1 to 6 and the kernel families of the configurations, run with
+# mpirun and compared with the one-GPU run (bit for bit) and the interpreter (tests/dist/
+# dist_check.cu); then the bad-input cases. Ends with 'N passed, N failed'. Exits 77 with
+# fewer than 2 GPUs.
+#   tests/dist/run_gpu.sh [BUILD_DIR] [LOG]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+log=${2:-/dev/null}
+export NCCL_NVLS_ENABLE=0
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$ngpu" -ge 2 ] || { echo "fewer than 2 GPUs: skipped"; exit 77; }
+mpi_inc=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
+mpi_lib=${MPI_LIB:-/usr/lib/x86_64-linux-gnu/openmpi/lib}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+
+# prog ID FILE STENCIL TYPE CONFIG NX NY NZ STEPS: generate, build and make the reference
+prog() {
+  local id=$1 file=$2 st=$3 type=$4 cfg=$5
+  local dir="$work/$id" args=("$file" --stencil "$st" --type "$type" --distributed -o "$work/$id/$st.cu")
+  mkdir -p "$dir"
+  [ -n "$cfg" ] && args+=(--config "$cfg")
+  "$build/driver/stencilc" "${args[@]}" || return 1
+  local pfx=${st//-/_}
+  ( cd "$dir" && nvcc -O3 -arch=sm_90 -std=c++17 -DSTC_P="$pfx" -DSTC_U="${pfx^^}" -DSTC_HEADER="$st.h" -DOMPI_SKIP_MPICXX=1 \
+      -I. -I"$mpi_inc" -o check "$OLDPWD/tests/dist/dist_check.cu" "$st.cu" -L"$mpi_lib" -lmpi -lnccl ) || return 1
+  "$build/tests/dist/dist_ref" "$file" "$st" "$type" "$6" "$7" "$8" "$9" "$dir/init.bin" "$dir/ref.bin"
+}
+
+# run ID NP PX PY PZ STEPS DEPTH [errors]
+run() {
+  local id=$1 np=$2
+  local out
+  out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE=0 \
+        "$work/$id/check" "$work/$id/init.bin" "$work/$id/ref.bin" "$3" "$4" "$5" "$6" "$7" ${8:-} 2>&1)
+  local rc=$?
+  echo "$out" | grep -E "^(PASS|FAIL)|^  |dist_" | sed "s/^/[$id np=$np] /" | tee -a "$log"
+  if [ $rc -eq 0 ] && echo "$out" | grep -q "^PASS"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAILED: $id np=$np $3x$4x$5 depth $7 ${8:-} (rc $rc)" | tee -a "$log"
+    echo "$out" | tail -5; fi
+}
+
+s3=examples/bench/star3d1r.st
+{
+  prog s3 $s3 star3d1r float "" 37 33 29 7 &
+  prog s3h $s3 star3d1r float "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on" 37 33 29 7 &
+  prog s3t $s3 star3d1r float "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 7 &
+  prog b3 examples/bench/box3d1r.st box3d1r float "" 37 33 29 7 &
+  prog b3t examples/bench/box3d1r.st box3d1r float "tb=32x16x1,stream=z,sb=128,tblock=2,retime=on" 37 33 29 8 &
+  prog heat examples/heat.st heat float "" 37 33 29 6 &
+  prog heatd examples/heat.st heat double "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 6 &
+  prog wave examples/wave2d.st wave2d float "" 67 61 1 9 &
+  prog gs examples/reaction_diffusion.st gray_scott float "" 67 61 1 9 &
+  prog flux examples/flux_divergence.st flux_divergence double "" 67 61 1 6 &
+  prog allbc tests/dist/allbc.st allbc float "" 67 61 1 5 &
+  prog h1 examples/heat1d.st heat1d float "" 1001 1 1 10 &
+  wait
+} 2>&1 | grep -v "^$" | tail -20
+
+run s3 2 1 1 2 7 1; run s3 2 2 1 1 7 1; run s3 2 1 2 1 7 3
+run s3 4 1 2 2 7 1; run s3 4 2 2 1 7 2; run s3 4 4 1 1 7 1; run s3 4 1 1 4 7 3; run s3 4 2 1 2 7 1
+run s3 4 2 2 1 7 1 errors
+run s3h 4 1 2 2 7 1; run s3h 2 1 1 2 7 2
+run s3t 2 1 1 2 7 3; run s3t 4 2 2 1 7 3; run s3t 4 1 1 4 7 6
+run b3 2 2 1 1 7 1; run b3 4 2 2 1 7 1; run b3 4 1 2 2 7 2; run b3 4 2 1 2 7 1
+run b3t 4 2 2 1 8 2; run b3t 4 1 1 4 8 4
+run heat 4 2 2 1 6 1; run heatd 4 1 2 2 6 3
+run wave 2 2 1 1 9 1; run wave 2 1 2 1 9 2; run wave 4 2 2 1 9 1; run wave 4 4 1 1 9 3; run wave 4 1 4 1 9 2
+run gs 2 2 1 1 9 1; run gs 2 1 2 1 9 3; run gs 4 2 2 1 9 1; run gs 4 2 2 1 9 3; run gs 4 4 1 1 9 2; run gs 4 1 4 1 9 1
+run gs 4 2 2 1 9 1 errors
+run flux 2 2 1 1 6 1; run flux 2 1 2 1 6 2; run flux 4 2 2 1 6 1; run flux 4 2 2 1 6 2; run flux 4 4 1 1 6 1
+run allbc 2 2 1 1 5 1; run allbc 4 2 2 1 5 1; run allbc 4 1 4 1 5 1
+run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2
+echo "$pass passed, $fail failed" | tee -a "$log"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The distributed API (stencilc --distributed) of the programs the GPU tests run, with the
+# configurations they use, compiled by nvcc with warnings as errors against a test-only
+# declaration of the NCCL calls (tests/dist/nccl_stub: CI has no NCCL). One translation unit
+# includes them all (their prefixes differ). Exits 77 without nvcc.
+#   test_compile.sh STENCILC SOURCE_ROOT
+set -euo pipefail
+stencilc=$1 root=$2
+nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
+[ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+n=0
+emit() { # FILE STENCIL CONFIG
+  local out="$dir/p$n.cu"
+  local args=("$root/$1" --stencil "$2" --distributed -o "$out")
+  [ -n "$3" ] && args+=(--config "$3")
+  "$stencilc" "${args[@]}"
+  # each program under its own prefix, so that one file can hold them all
+  sed -i "s/\b$2_/p${n}_/g; s/\b$(echo "$2" | tr a-z A-Z)_/P${n}_/g" "$out" "${out%.cu}.h"
+  grep -q "p${n}_dist_run" "$out" || { echo "FAIL: no p${n}_dist_run in $1"; exit 1; }
+  grep -q "#include <nccl.h>" "${out%.cu}.h" || { echo "FAIL: the header does not include nccl.h"; exit 1; }
+  echo "#include \"p$n.cu\"" >>"$dir/all.cu"
+  n=$((n + 1))
+}
+emit examples/heat.st heat ""
+emit examples/heat.st heat "tb=32x32x1,stream=z,sb=128,tblock=3"
+emit examples/bench/star3d1r.st star3d1r "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on"
+emit examples/bench/box3d1r.st box3d1r "tb=32x16x1,stream=z,sb=128,tblock=2,retime=on"
+emit examples/wave2d.st wave2d ""
+emit examples/reaction_diffusion.st gray_scott ""
+emit examples/flux_divergence.st flux_divergence ""
+emit tests/dist/allbc.st allbc ""
+emit examples/heat1d.st heat1d ""
+"$nvcc" -arch=sm_90 -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \
+  -c "$dir/all.cu" -o "$dir/all.o"
+echo "compiled the distributed API of $n programs"
+# the GPU tests' harness too, where MPI's headers are installed (libopenmpi-dev)
+mpi_inc=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
+if [ -f "$mpi_inc/mpi.h" ]; then
+  "$stencilc" "$root/examples/wave2d.st" --distributed -o "$dir/wave2d.cu"
+  "$nvcc" -arch=sm_90 -std=c++17 -DSTC_P=wave2d -DSTC_U=WAVE2D -DSTC_HEADER=wave2d.h -DOMPI_SKIP_MPICXX=1 \
+    -I"$dir" -I"$root/tests/dist/nccl_stub" -I"$mpi_inc" -Xcompiler -Wall,-Wextra,-Werror \
+    -c "$root/tests/dist/dist_check.cu" -o "$dir/check.o"
+  echo "compiled the harness of tests/dist/run_gpu.sh"
+fi

@@ -198,13 +198,13 @@ static int errors(const Data &init, const int procs[3], int depth, ncclComm_t co
     int coords[3] = {rank_ % procs[0], rank_ / procs[0] % procs[1], rank_ / (procs[0] * procs[1])};
     int wrong[3] = {procs[0] * 2, procs[1], procs[2]};
     int st = API(_dist_init)(&d, init.n, wrong, coords, depth, comm, s);
-    bad += st != API(_DIST_MISMATCH);
+    bad += st != CAT(STC_U, _DIST_MISMATCH);
     if (rank_ == 0)
         printf("  process grid %dx%dx%d on %d ranks: %s (%s)\n", wrong[0], wrong[1], wrong[2], nranks_,
                API(_dist_status_string)(st), d.message);
     int other[3] = {init.n[0] + (rank_ == nranks_ - 1), init.n[1], init.n[2]};
     st = API(_dist_init)(&d, other, procs, coords, depth, comm, s);
-    bad += st != API(_DIST_MISMATCH);
+    bad += st != CAT(STC_U, _DIST_MISMATCH);
     if (rank_ == 0)
         printf("  sizes differ between ranks: %s (%s)\n", API(_dist_status_string)(st), d.message);
     st = API(_dist_init)(&d, init.n, procs, coords, 100000, comm, s);
@@ -218,7 +218,7 @@ static int errors(const Data &init, const int procs[3], int depth, ncclComm_t co
         if (procs[a] == maxp)
             thin_depth = init.n[a] / procs[a] + 1;
     st = API(_dist_init)(&d, init.n, procs, coords, thin_depth, comm, s);
-    bad += st != API(_DIST_TOO_THIN);
+    bad += st != CAT(STC_U, _DIST_TOO_THIN);
     if (rank_ == 0)
         printf("  depth %d: %s (%s)\n", thin_depth, API(_dist_status_string)(st), d.message);
     st = API(_dist_init)(&d, init.n, procs, coords, depth, comm, s);
@@ -231,11 +231,11 @@ static int errors(const Data &init, const int procs[3], int depth, ncclComm_t co
     if (rank_ == nranks_ - 1)
         memset(&f, 0, sizeof f);
     st = API(_dist_run)(&d, &f, &p, 3, NULL, s);
-    bad += rank_ == nranks_ - 1 ? st != API(_DIST_INVALID) : st != API(_DIST_PEER);
+    bad += rank_ == nranks_ - 1 ? st != CAT(STC_U, _DIST_INVALID) : st != CAT(STC_U, _DIST_PEER);
     if (rank_ == 0)
         printf("  NULL fields on rank %d: rank 0 got %s\n", nranks_ - 1, API(_dist_status_string)(st));
     st = API(_dist_run)(&d, &set.f, &p, rank_ == 0 ? 4 : 3, NULL, s);
-    bad += st != API(_DIST_MISMATCH);
+    bad += st != CAT(STC_U, _DIST_MISMATCH);
     if (rank_ == 0)
         printf("  steps differ between ranks: %s\n", API(_dist_status_string)(st));
     API(_dist_free)(&d);

@@ -16,7 +16,8 @@ mpi_inc=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
 mpi_lib=${MPI_LIB:-/usr/lib/x86_64-linux-gnu/openmpi/lib}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mpi() { timeout 300 mpirun --allow-run-as-root -np "$1" -x NCCL_NVLS_ENABLE=0 "${@:2}" 2>&1 | grep -E "^BENCH|^ranks|dist_|rror"; }
+mpi() { timeout 300 mpirun --allow-run-as-root -np "$1" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP "${@:2}" 2>&1 | grep -E "^BENCH|^ranks|dist_|rror"; }
+export STC_DIST_OVERLAP=1
 
 # build ID FILE STENCIL CONFIG: the harness over the emitted code of one configuration
 build() {
@@ -37,8 +38,11 @@ echo "== weak scaling, $steps steps, float (stencilc: tuned one-step kernels; de
 for np in 1 2 4; do
   [ "$np" -le "$ngpu" ] || continue
   mpi $np "$work/s3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
+  STC_DIST_OVERLAP=0 mpi $np "$work/s3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
   mpi $np "$work/b3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
+  STC_DIST_OVERLAP=0 mpi $np "$work/b3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
   mpi $np "$work/s2/run" bench 16384 $((16384 * np)) 1 1 $np 1 "$steps" 1
+  STC_DIST_OVERLAP=0 mpi $np "$work/s2/run" bench 16384 $((16384 * np)) 1 1 $np 1 "$steps" 1
   mpi $np "$work/peer" 512 512 512 "$steps" naive
   mpi $np "$work/peer" 512 512 512 "$steps" overlap
 done
@@ -50,6 +54,7 @@ if [ "$ngpu" -ge 4 ]; then
   echo "== strong scaling, star3d1r 1024^3"
   mpi 1 "$work/s3/run" bench 1024 1024 1024 1 1 1 "$steps" 1
   mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
+  STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
   mpi 4 "$work/peer" 1024 1024 256 "$steps" naive
   mpi 4 "$work/peer" 1024 1024 256 "$steps" overlap
   echo "== deep halos: multi-step kernels, depth = the fused steps"

@@ -201,7 +201,7 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     }
 }
 
-static void api_emit_rotation(const Api *api, StrBuf *o)
+void api_emit_rotation(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
     for (int f = 0; f < p->nfields; f++) {
@@ -243,7 +243,9 @@ void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int 
     sb_printf(o, "static cudaError_t %s_%s_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
               "    cudaStream_t stream%s)\n{\n", api->pfx, name, api->pfx, api->pfx,
               dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : "");
-    sb_puts(o, "    dim3 grid;\n    cudaError_t err = cudaSuccess;\n");
+    if (n > 0 || !dist)
+        sb_puts(o, "    dim3 grid;\n");
+    sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
     sb_puts(o, "    (void)p;\n    (void)stream;\n");
     if (dist)
         sb_puts(o, "    (void)dd;\n");

@@ -22,6 +22,8 @@ const char *api_coef_const(const IrField *f);
 int api_coef_needed(const IrProgram *p, int f);
 /* One argument of a launch as the host code names it (b->u[1], p->alpha, n[0]). */
 void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o);
+/* The rotation of every state field's buffers (b->u[L-1] to the front). */
+void api_emit_rotation(const Api *api, StrBuf *o);
 /* A launch: its grid from n, the <<<>>> call, the error check, the rotation after it. */
 void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o);
 /* static cudaError_t NAME_<name>_(bufs, params, n, stream[, dist]): the launches in order. In the

@@ -127,6 +127,10 @@ static const char *const DIST_HEADER[] = {
     "    void *xbuf_;                /* exchange buffers (device), owned */\n"
     "    size_t xcount_;             /* elements of one of its four parts */\n"
     "    int *agree_;                /* device scratch of the collective checks */\n"
+    "    int overlap;                /* 1: each step computes the slabs it sends first and the interior\n"
+    "                                   while they travel (see @_dist_set_overlap) */\n"
+    "    cudaStream_t xstream_;      /* the exchange's stream and events, owned */\n"
+    "    cudaEvent_t xevent_[2];\n"
     "} @_dist;\n"
     "\n",
     "/* Splits the global interior over the process grid for this rank (coords must be its\n"
@@ -152,6 +156,12 @@ static const char *const DIST_HEADER[] = {
     " * host array on rank root. global: on root only. Collective; synchronous. */\n"
     "int @_dist_gather(@_dist *d, const @_real *local, @_real *global, int root,\n"
     "    cudaStream_t stream);\n"
+    "/* Overlap (on by default where it applies): the step's kernel first computes the slabs that\n"
+    " * go to the neighbours, the exchange runs on a second stream while it computes the rest.\n"
+    " * Applies to one-stage steps without fused steps, depth 1, and grids split along the\n"
+    " * outermost axis only (slabs). Returns ^_DIST_OK, or ^_DIST_INVALID where it cannot apply\n"
+    " * (turning it off always works). Not collective. */\n"
+    "int @_dist_set_overlap(@_dist *d, int on);\n"
     "/* A status as text. */\n"
     "const char *@_dist_status_string(int status);\n\n",
     NULL};
@@ -341,6 +351,28 @@ static const char *const DIST_TEMPLATE[] = {
     "    return 0;\n"
     "}\n"
     "\n",
+    "extern \"C\" int @_dist_set_overlap(@_dist *d, int on)\n"
+    "{\n"
+    "    if (!d)\n"
+    "        return ^_DIST_INVALID;\n"
+    "    d->overlap = 0;\n"
+    "    if (!on)\n"
+    "        return ^_DIST_OK;\n"
+    "    /* the step's kernel runs on planes [0, w), [n - w, n) and [w, n - w) of the outermost axis\n"
+    "     * through pointers moved by whole planes: they must keep 16-byte alignment */\n"
+    "    const int a = @_DIST_DIMS_ - 1, w = d->width[a];\n"
+    "    size_t layer = 1;\n"
+    "    for (int o = 0; o < a; o++)\n"
+    "        layer *= (size_t)d->local[o] + 2 * @_DIST_HALO_[o];\n"
+    "    const size_t align = 16 / sizeof(@_real);\n"
+    "    int ok = @_DIST_OVERLAP_ && d->depth == 1 && d->xstream_ && @_dist_exchanges_(d, a) && d->n[a] >= 2 * w &&\n"
+    "             (layer * (size_t)w) % align == 0 && (layer * (size_t)(d->n[a] - w)) % align == 0;\n"
+    "    for (int o = 0; o < a; o++)\n"
+    "        ok = ok && !@_dist_exchanges_(d, o);\n"
+    "    d->overlap = ok;\n"
+    "    return ok ? ^_DIST_OK : ^_DIST_INVALID;\n"
+    "}\n"
+    "\n",
     "extern \"C\" int @_dist_init(@_dist *d, const int global[3], const int procs[3], const int coords[3],\n"
     "    int depth, ncclComm_t comm, cudaStream_t stream)\n"
     "{\n"
@@ -401,6 +433,14 @@ static const char *const DIST_TEMPLATE[] = {
     "    }\n"
     "    d->xcount_ = most * @_DIST_MAXF_;\n"
     "    ce = d->xcount_ ? cudaMalloc(&d->xbuf_, 4 * d->xcount_ * sizeof(@_real)) : cudaSuccess;\n"
+    "    if (ce == cudaSuccess)\n"
+    "        ce = cudaStreamCreateWithFlags(&d->xstream_, cudaStreamNonBlocking);\n"
+    "    if (ce == cudaSuccess)\n"
+    "        ce = cudaEventCreateWithFlags(&d->xevent_[0], cudaEventDisableTiming);\n"
+    "    if (ce == cudaSuccess)\n"
+    "        ce = cudaEventCreateWithFlags(&d->xevent_[1], cudaEventDisableTiming);\n"
+    "    if (ce == cudaSuccess)\n"
+    "        @_dist_set_overlap(d, 1);\n"
     "    failed = ce != cudaSuccess ? ^_DIST_CUDA : 0;\n"
     "    if (ce != cudaSuccess) {\n"
     "        d->cuda_error = ce;\n"
@@ -421,8 +461,14 @@ static const char *const DIST_TEMPLATE[] = {
     "        cudaFree(d->xbuf_);\n"
     "    if (d->agree_)\n"
     "        cudaFree(d->agree_);\n"
+    "    if (d->xstream_) {\n"
+    "        cudaEventDestroy(d->xevent_[0]);\n"
+    "        cudaEventDestroy(d->xevent_[1]);\n"
+    "        cudaStreamDestroy(d->xstream_);\n"
+    "    }\n"
     "    d->xbuf_ = NULL;\n"
     "    d->agree_ = NULL;\n"
+    "    d->xstream_ = NULL;\n"
     "}\n"
     "\n"
     "extern \"C\" size_t @_dist_buffer_elems(const @_dist *d)\n"
@@ -732,6 +778,87 @@ static unsigned digest(const Api *api)
     return hsh & 0x7fffffff;
 }
 
+/* Whether a step can compute its slabs first: one stage, no fused steps, and its launches the
+ * stage's kernel (which rotates) followed by halo fills only. */
+static int overlap_able(const Plan *plan)
+{
+    if (plan->prog->nstages != 1 || plan->step_count != 1 || plan->nstep < 1 || plan->step[0].fill ||
+        !plan->step[0].rotate_after)
+        return 0;
+    for (int i = 1; i < plan->nstep; i++)
+        if (!plan->step[i].fill)
+            return 0;
+    return 1;
+}
+
+/* NAME_drange_: the step's kernel alone on planes [first, first + count) of the outermost axis,
+ * through a copy of the buffer set moved by whole planes (the kernels index from the buffer's
+ * start; a plane's offset keeps alignment, which NAME_dist_set_overlap checks). */
+static void emit_range(const Api *api, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    const char *x = api->pfx;
+    int a = p->dims - 1;
+    sb_printf(o, "static cudaError_t %s_drange_(const %s_bufs_ *b0, const %s_params *p, const int n0[3],\n"
+              "    cudaStream_t stream, int first, int count)\n{\n", x, x, x);
+    sb_puts(o, "    size_t layer = 1;\n");
+    for (int d = 0; d < a; d++)
+        sb_printf(o, "    layer *= (size_t)n0[%d] + %d;\n", d, 2 * p->halo[d]);
+    sb_printf(o, "    const size_t shift = layer * (size_t)first;\n    %s_bufs_ moved = *b0;\n", x);
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        const char *m = api->member[f];
+        if (fl->role == ROLE_STATE)
+            for (int l = 0; l < fl->levels; l++)
+                sb_printf(o, "    moved.%s[%d] += shift;\n", m, l);
+        else if (fl->role == ROLE_COEF)
+            sb_printf(o, "    if (moved.%s)\n        moved.%s += shift;\n", m, m);
+        else if (api_temp_has_buffer(p, f))
+            sb_printf(o, "    moved.%s += shift;\n", m);
+    }
+    sb_printf(o, "    %s_bufs_ *b = &moved;\n    const int n[3] = {%s, %s, %s};\n", x,
+              a == 0 ? "count" : "n0[0]", a == 1 ? "count" : "n0[1]", a == 2 ? "count" : "n0[2]");
+    sb_puts(o, "    dim3 grid;\n    cudaError_t err = cudaSuccess;\n    (void)p;\n");
+    PlanLaunch l = api->plan->step[0];
+    l.rotate_after = 0; /* the caller rotates once, after the three parts */
+    api_emit_launch(api, &l, o);
+    sb_puts(o, "    return err;\n}\n\n");
+}
+
+/* NAME_dstep_overlap_: one step with its exchange in flight: the two slabs that are sent, the
+ * exchange of the new buffers' slabs on the exchange stream, the interior meanwhile, then the
+ * rotation and the fills of the global faces (which also fill the received planes' edges). */
+static void emit_overlap_step(const Api *api, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    const char *x = api->pfx;
+    int a = p->dims - 1;
+    sb_printf(o, "static cudaError_t %s_dstep_overlap_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
+              "    cudaStream_t stream, %s_dist *dd, int *xst)\n{\n", x, x, x, x);
+    sb_printf(o, "    const int w = dd->width[%d], len = n[%d];\n    cudaError_t err = cudaSuccess;\n", a, a);
+    sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n    int nx = 0;\n", x, x);
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_STATE && cg_writing_stage(p, f) >= 0)
+            sb_printf(o, "    xs[nx++] = (%s_xfield_){b->%s[%d], %d};\n", x, api->member[f], fl->levels - 1,
+                      fl->bc == BC_PERIODIC);
+    }
+    sb_printf(o, "    err = %s_drange_(b, p, n, stream, 0, w);\n"
+              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, stream, len - w, w);\n", x, x);
+    sb_printf(o, "    if (err == cudaSuccess)\n        err = cudaEventRecord(dd->xevent_[0], stream);\n"
+              "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(dd->xstream_, dd->xevent_[0], 0);\n"
+              "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, dd->xstream_);\n"
+              "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], dd->xstream_);\n"
+              "    if (err == cudaSuccess && len > 2 * w)\n"
+              "        err = %s_drange_(b, p, n, stream, w, len - 2 * w);\n"
+              "    if (err == cudaSuccess)\n        err = rec;\n"
+              "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
+              x, a, x);
+    api_emit_rotation(api, o);
+    sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, stream, dd);\n    return err;\n}\n\n",
+              x);
+}
+
 static void emit_constants(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
@@ -749,7 +876,9 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "#define %s_DIST_PERIODIC_ %d\n#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x,
               any_periodic(p), x, mixed_periodic(p), x, p->nstages);
     sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");
-    sb_printf(o, "#define %s_DIST_MAXF_ %d\n#define %s_DIST_DIGEST_ %u\n\n", x, maxf > 0 ? maxf : 1, x, digest(api));
+    sb_printf(o, "#define %s_DIST_MAXF_ %d\n#define %s_DIST_DIGEST_ %u\n", x, maxf > 0 ? maxf : 1, x, digest(api));
+    sb_printf(o, "#define %s_DIST_OVERLAP_ %d /* the step: one kernel, then halo fills */\n\n", x,
+              overlap_able(api->plan));
 }
 
 /* The buffers exchanged before the first step (every state buffer and the coefs) or at the
@@ -816,8 +945,16 @@ static void emit_local_run(const Api *api, StrBuf *o)
     sb_printf(o, "    for (int left = steps, first = 1; left > 0 && *xst == 0; first = 0) {\n"
               "        int group = left < dd->depth ? left : dd->depth;\n"
               "        left -= group;\n"
-              "        if (!first)\n"
+              "        if (!first && !dd->overlap)\n"
               "            *xst = %s_dist_exchange_(dd, xs, %s_xset_group_(&b, xs, dd->depth), stream);\n", x, x);
+    if (overlap_able(plan))
+        sb_printf(o, "        if (dd->overlap) {\n"
+                  "            for (int s = 0; s < group && *xst == 0; s++) {\n"
+                  "                const cudaError_t e = %s_dstep_overlap_(&b, p, n, stream, dd, xst);\n"
+                  "                err = err == cudaSuccess ? e : err;\n"
+                  "            }\n"
+                  "            continue;\n"
+                  "        }\n", x);
     if (plan->step_count > 1)
         sb_printf(o, "        for (; err == cudaSuccess && group >= %d; group -= %d)\n"
                   "            err = %s_dstep_(&b, p, n, stream, dd);\n", plan->step_count, plan->step_count, x);
@@ -866,6 +1003,11 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
     api_emit_group(api, "dstep", plan->step, plan->nstep, 1, cu);
     if (plan->single != plan->step && plan->nsingle > 0)
         api_emit_group(api, "dsingle", plan->single, plan->nsingle, 1, cu);
+    if (overlap_able(plan)) {
+        api_emit_group(api, "dfills", plan->step + 1, plan->nstep - 1, 1, cu);
+        emit_range(api, cu);
+        emit_overlap_step(api, cu);
+    }
     emit_local_run(api, cu);
     put_template(api, DIST_RUN, cu);
 }

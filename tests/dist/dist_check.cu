@@ -142,6 +142,17 @@ static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cu
     return out;
 }
 
+static int overlap_; /* whether the last run overlapped its exchanges */
+
+/* STC_DIST_OVERLAP=0 turns the overlap off (it is on where it applies). */
+static void overlap_from_env(dist_t *d)
+{
+    const char *e = getenv("STC_DIST_OVERLAP");
+    if (e && !strcmp(e, "0"))
+        API(_dist_set_overlap)(d, 0);
+    overlap_ = d->overlap;
+}
+
 static int dist_run(const Data &init, const int procs[3], int steps, int depth, ncclComm_t comm,
                     cudaStream_t s, std::vector<std::vector<double> > &out)
 {
@@ -153,6 +164,7 @@ static int dist_run(const Data &init, const int procs[3], int steps, int depth, 
             printf("dist_init: %s: %s\n", API(_dist_status_string)(st), d.message);
         return st;
     }
+    overlap_from_env(&d);
     size_t elems = API(_dist_buffer_elems)(&d);
     size_t gelems = API(_buffer_elems)(init.n[0], init.n[1], init.n[2]);
     Set set;
@@ -275,6 +287,7 @@ static int bench(const int global[3], const int procs[3], int steps, int depth, 
             printf("dist_init: %s: %s\n", API(_dist_status_string)(st), d.message);
         return 1;
     }
+    overlap_from_env(&d);
     size_t elems = API(_dist_buffer_elems)(&d);
     Set set;
     set_alloc(set, elems);
@@ -319,9 +332,9 @@ static int bench(const int global[3], const int procs[3], int steps, int depth, 
             cudaFree(g.owned[i]);
     }
     if (rank_ == 0) {
-        printf("BENCH %s procs %dx%dx%d grid %dx%dx%d steps %d depth %d: %.3f ms/step, %.1f GStencil/s",
+        printf("BENCH %s procs %dx%dx%d grid %dx%dx%d steps %d depth %d%s: %.3f ms/step, %.1f GStencil/s",
                STR(STC_P), procs[0], procs[1], procs[2], global[0], global[1], global[2], steps, depth,
-               best / steps * 1e3, points / best / 1e9);
+               overlap_ ? " overlapped" : "", best / steps * 1e3, points / best / 1e9);
         if (one > 0)
             printf("; one-GPU API %.3f ms/step, %.1f GStencil/s", one / steps * 1e3, points / one / 1e9);
         printf("\n");
@@ -392,10 +405,10 @@ int main(int argc, char **argv)
                 }
             double rel = worst / (scale > 0 ? scale : 1e-30);
             int ok = differ == 0 && rel <= ref.tol && !isnan(rel);
-            printf("%s %s %dx%dx%d grid %dx%dx%d steps %d depth %d: %ld points differ from one GPU, "
+            printf("%s %s %dx%dx%d grid %dx%dx%d steps %d depth %d%s: %ld points differ from one GPU, "
                    "%.2e from the interpreter (tolerance %.1e)\n", ok ? "PASS" : "FAIL", STR(STC_P),
-                   procs[0], procs[1], procs[2], init.n[0], init.n[1], init.n[2], steps, depth, differ, rel,
-                   ref.tol);
+                   procs[0], procs[1], procs[2], init.n[0], init.n[1], init.n[2], steps, depth,
+                   overlap_ ? " overlapped" : "", differ, rel, ref.tol);
             rc = !ok;
         }
         rc = rc || st != 0;

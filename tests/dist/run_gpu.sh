@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 log=${2:-/dev/null}
-export NCCL_NVLS_ENABLE=0
+export NCCL_NVLS_ENABLE=0 STC_DIST_OVERLAP=1
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$ngpu" -ge 2 ] || { echo "fewer than 2 GPUs: skipped"; exit 77; }
 mpi_inc=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
@@ -32,11 +32,11 @@ prog() {
   "$build/tests/dist/dist_ref" "$file" "$st" "$type" "$6" "$7" "$8" "$9" "$dir/init.bin" "$dir/ref.bin"
 }
 
-# run ID NP PX PY PZ STEPS DEPTH [errors]
+# run ID NP PX PY PZ STEPS DEPTH [errors]; STC_DIST_OVERLAP=0 in the environment turns overlap off
 run() {
   local id=$1 np=$2
   local out
-  out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE=0 \
+  out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP \
         "$work/$id/check" "$work/$id/init.bin" "$work/$id/ref.bin" "$3" "$4" "$5" "$6" "$7" ${8:-} 2>&1)
   local rc=$?
   echo "$out" | grep -E "^(PASS|FAIL)|^  |dist_" | sed "s/^/[$id np=$np] /" | tee -a "$log"
@@ -59,6 +59,7 @@ s3=examples/bench/star3d1r.st
   prog flux examples/flux_divergence.st flux_divergence double "" 67 61 1 6 &
   prog allbc tests/dist/allbc.st allbc float "" 67 61 1 5 &
   prog h1 examples/heat1d.st heat1d float "" 1001 1 1 10 &
+  prog s3v $s3 star3d1r float "tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2" 38 33 29 7 &
   wait
 } 2>&1 | grep -v "^$" | tail -20
 
@@ -76,5 +77,11 @@ run gs 4 2 2 1 9 1 errors
 run flux 2 2 1 1 6 1; run flux 2 1 2 1 6 2; run flux 4 2 2 1 6 1; run flux 4 2 2 1 6 2; run flux 4 4 1 1 6 1
 run allbc 2 2 1 1 5 1; run allbc 4 2 2 1 5 1; run allbc 4 1 4 1 5 1
 run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2
+# overlap (slabs of the outermost axis, depth 1): on by default, and off for the same cases
+run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run h1 4 4 1 1 10 1; run s3v 4 1 1 4 7 1
+run s3v 2 1 1 2 7 1; run heat 2 1 1 2 6 1
+export STC_DIST_OVERLAP=0
+run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run s3v 4 1 1 4 7 1
+export STC_DIST_OVERLAP=1
 echo "$pass passed, $fail failed" | tee -a "$log"
 [ "$fail" -eq 0 ]

@@ -144,12 +144,11 @@ static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cu
 
 static int overlap_; /* whether the last run overlapped its exchanges */
 
-/* STC_DIST_OVERLAP=0 turns the overlap off (it is on where it applies). */
+/* STC_DIST_OVERLAP=1 turns the overlap on where it applies (it is off by default). */
 static void overlap_from_env(dist_t *d)
 {
     const char *e = getenv("STC_DIST_OVERLAP");
-    if (e && !strcmp(e, "0"))
-        API(_dist_set_overlap)(d, 0);
+    API(_dist_set_overlap)(d, e && !strcmp(e, "1"));
     overlap_ = d->overlap;
 }
 

@@ -32,7 +32,7 @@ prog() {
   "$build/tests/dist/dist_ref" "$file" "$st" "$type" "$6" "$7" "$8" "$9" "$dir/init.bin" "$dir/ref.bin"
 }
 
-# run ID NP PX PY PZ STEPS DEPTH [errors]; STC_DIST_OVERLAP=0 in the environment turns overlap off
+# run ID NP PX PY PZ STEPS DEPTH [errors]; STC_DIST_OVERLAP=1 in the environment turns overlap on
 run() {
   local id=$1 np=$2
   local out
@@ -77,7 +77,7 @@ run gs 4 2 2 1 9 1 errors
 run flux 2 2 1 1 6 1; run flux 2 1 2 1 6 2; run flux 4 2 2 1 6 1; run flux 4 2 2 1 6 2; run flux 4 4 1 1 6 1
 run allbc 2 2 1 1 5 1; run allbc 4 2 2 1 5 1; run allbc 4 1 4 1 5 1
 run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2
-# overlap (slabs of the outermost axis, depth 1): on by default, and off for the same cases
+# overlap (slabs of the outermost axis, depth 1): on (as everywhere above, where it applies), and off
 run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run h1 4 4 1 1 10 1; run s3v 4 1 1 4 7 1
 run s3v 2 1 1 2 7 1; run heat 2 1 1 2 6 1
 export STC_DIST_OVERLAP=0

@@ -575,6 +575,9 @@ def scaling_section(out_dir):
         lines.append("")
     except (OSError, ValueError):
         pass
+    if os.path.exists(os.path.join(out_dir, "DISTRIBUTED.md")):
+        lines += ["Several GPUs (the distributed API, weak and strong scaling against the MPI + NCCL "
+                  "peer, `bench/dist_scaling.sh`): [DISTRIBUTED.md](DISTRIBUTED.md).", ""]
     return lines
 
 

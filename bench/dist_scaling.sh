@@ -4,6 +4,7 @@
 # measurement (BENCH ... for stencilc, 'ranks ...' for the peer); bench/RESULTS.md keeps the
 # figures with the date and the GPU.
 #   bench/dist_scaling.sh [BUILD_DIR] [PEERS_DIR] [STEPS]
+# SECTIONS="weak split strong deep depth" (the default: all) picks the parts to run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -18,6 +19,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpi() { timeout 300 mpirun --allow-run-as-root -np "$1" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP "${@:2}" 2>&1 | grep -E "^BENCH|^ranks|dist_|rror"; }
 export STC_DIST_OVERLAP=1
+sections=${SECTIONS:-weak split strong deep depth}
+want() { [[ " $sections " == *" $1 "* ]]; }
 
 # build ID FILE STENCIL CONFIG: the harness over the emitted code of one configuration
 build() {
@@ -34,8 +37,9 @@ build s3t examples/bench/star3d1r.st star3d1r "tb=32x32x1,stream=z,sb=128,tblock
 nvcc -O3 -arch=sm_90 -o "$work/peer" "$peers/mgpu_jacobi.cu" -I"$mpi_inc" -L"$mpi_lib" -lmpi -lnccl &
 wait
 
-echo "== weak scaling, $steps steps, float (stencilc: tuned one-step kernels; depth 1)"
+want weak && echo "== weak scaling, $steps steps, float (stencilc: tuned one-step kernels; depth 1)"
 for np in 1 2 4; do
+  want weak || continue
   [ "$np" -le "$ngpu" ] || continue
   mpi $np "$work/s3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
   STC_DIST_OVERLAP=0 mpi $np "$work/s3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
@@ -46,17 +50,21 @@ for np in 1 2 4; do
   mpi $np "$work/peer" 512 512 512 "$steps" naive
   mpi $np "$work/peer" 512 512 512 "$steps" overlap
 done
-if [ "$ngpu" -ge 4 ]; then
+if [ "$ngpu" -ge 4 ] && want split; then
   echo "== pencils and blocks (4 GPUs), weak"
   mpi 4 "$work/s3/run" bench 512 1024 1024 1 2 2 "$steps" 1
   mpi 4 "$work/s3/run" bench 1024 1024 512 2 2 1 "$steps" 1
   mpi 4 "$work/b3/run" bench 512 1024 1024 1 2 2 "$steps" 1
+fi
+if [ "$ngpu" -ge 4 ] && want strong; then
   echo "== strong scaling, star3d1r 1024^3"
   mpi 1 "$work/s3/run" bench 1024 1024 1024 1 1 1 "$steps" 1
   mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
   STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
   mpi 4 "$work/peer" 1024 1024 256 "$steps" naive
   mpi 4 "$work/peer" 1024 1024 256 "$steps" overlap
+fi
+if [ "$ngpu" -ge 4 ] && want deep; then
   echo "== deep halos: multi-step kernels, depth = the fused steps"
   mpi 1 "$work/s2t/run" bench 16384 16384 1 1 1 1 1200 12
   mpi 4 "$work/s2t/run" bench 16384 65536 1 1 4 1 1200 12
@@ -64,4 +72,21 @@ if [ "$ngpu" -ge 4 ]; then
   mpi 1 "$work/s3t/run" bench 512 512 512 1 1 1 300 3
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 3
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 6
+fi
+if [ "$ngpu" -ge 4 ] && want depth; then
+  echo "== exchange depth with one-step kernels (4 GPUs; the 1-GPU figure first)"
+  mpi 1 "$work/s3/run" bench 512 512 512 1 1 1 "$steps" 1
+  mpi 1 "$work/b3/run" bench 512 512 512 1 1 1 "$steps" 1
+  for depth in 1 2 3 4; do
+    STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 512 512 2048 1 1 4 "$steps" $depth
+    STC_DIST_OVERLAP=0 mpi 4 "$work/b3/run" bench 512 512 2048 1 1 4 "$steps" $depth
+  done
+  mpi 4 "$work/s3/run" bench 512 512 2048 1 1 4 "$steps" 1
+  mpi 4 "$work/b3/run" bench 512 512 2048 1 1 4 "$steps" 1
+  mpi 1 "$work/s3/run" bench 1024 1024 1024 1 1 1 "$steps" 1
+  for depth in 1 2 4; do
+    STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" $depth
+  done
+  mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
+  mpi 4 "$work/peer" 1024 1024 256 "$steps" overlap
 fi

@@ -359,15 +359,10 @@ static const char *const DIST_TEMPLATE[] = {
     "    d->overlap = 0;\n"
     "    if (!on)\n"
     "        return ^_DIST_OK;\n"
-    "    /* the step's kernel runs on planes [0, w), [n - w, n) and [w, n - w) of the outermost axis\n"
-    "     * through pointers moved by whole planes: they must keep 16-byte alignment */\n"
+    "    /* (the kernels run on slabs of the outermost axis through pointers moved by whole planes;\n"
+    "     * vector kernels check their pointers' alignment and take their scalar path otherwise) */\n"
     "    const int a = @_DIST_DIMS_ - 1, w = d->width[a];\n"
-    "    size_t layer = 1;\n"
-    "    for (int o = 0; o < a; o++)\n"
-    "        layer *= (size_t)d->local[o] + 2 * @_DIST_HALO_[o];\n"
-    "    const size_t align = 16 / sizeof(@_real);\n"
-    "    int ok = @_DIST_OVERLAP_ && d->depth == 1 && d->xstream_ && @_dist_exchanges_(d, a) && d->n[a] >= 2 * w &&\n"
-    "             (layer * (size_t)w) % align == 0 && (layer * (size_t)(d->n[a] - w)) % align == 0;\n"
+    "    int ok = @_DIST_OVERLAP_ && d->depth == 1 && d->xstream_ && @_dist_exchanges_(d, a) && d->n[a] >= 2 * w;\n"
     "    for (int o = 0; o < a; o++)\n"
     "        ok = ok && !@_dist_exchanges_(d, o);\n"
     "    d->overlap = ok;\n"
@@ -852,7 +847,15 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
     int a = p->dims - 1;
     sb_printf(o, "static cudaError_t %s_dstep_overlap_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
               "    cudaStream_t stream, %s_dist *dd, int *xst)\n{\n", x, x, x, x);
-    sb_printf(o, "    const int w = dd->width[%d], len = n[%d];\n    cudaError_t err = cudaSuccess;\n", a, a);
+    /* the slabs computed first are whole tiles of the kernel along the axis, where it has them,
+     * so that no launch runs part-empty tiles */
+    int tile = 1;
+    for (int d = 0; d < 3; d++)
+        if (api->plan->step[0].axis_of[d] == a && api->plan->step[0].tile[d] > 0)
+            tile = api->plan->step[0].tile[d];
+    sb_printf(o, "    const int w = dd->width[%d], len = n[%d], tile = %d;\n"
+              "    const int t = 2 * ((w + tile - 1) / tile * tile) <= len ? (w + tile - 1) / tile * tile : w;\n"
+              "    cudaError_t err = cudaSuccess;\n", a, a, tile);
     sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n    int nx = 0;\n", x, x);
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
@@ -860,14 +863,14 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
             sb_printf(o, "    xs[nx++] = (%s_xfield_){b->%s[%d], %d};\n", x, api->member[f], fl->levels - 1,
                       fl->bc == BC_PERIODIC);
     }
-    sb_printf(o, "    err = %s_drange_(b, p, n, stream, 0, w);\n"
-              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, stream, len - w, w);\n", x, x);
+    sb_printf(o, "    err = %s_drange_(b, p, n, stream, 0, t);\n"
+              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, stream, len - t, t);\n", x, x);
     sb_printf(o, "    if (err == cudaSuccess)\n        err = cudaEventRecord(dd->xevent_[0], stream);\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(dd->xstream_, dd->xevent_[0], 0);\n"
               "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, dd->xstream_);\n"
               "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], dd->xstream_);\n"
-              "    if (err == cudaSuccess && len > 2 * w)\n"
-              "        err = %s_drange_(b, p, n, stream, w, len - 2 * w);\n"
+              "    if (err == cudaSuccess && len > 2 * t)\n"
+              "        err = %s_drange_(b, p, n, stream, t, len - 2 * t);\n"
               "    if (err == cudaSuccess)\n        err = rec;\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
               x, a, x);

@@ -6,7 +6,8 @@
 
 static const char *const stride_name[3] = {"1", "s1", "s2"};
 
-/* Padded extent of axis d as an expression of the dims arguments. */
+/* Padded extent of axis d as an expression of the dims arguments: an int, which ir.h's index
+ * range bounds by IR_MAX_EXTENT (the host code refuses larger sizes before any launch). */
 static void padded(StrBuf *o, const IrProgram *p, int d)
 {
     if (d < p->dims)

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "codegen.h"
 #include "hand_ir.h"
@@ -74,15 +73,6 @@ static Plan *check_config(Arena *a, const IrProgram *p, const char *cfg)
     check_launch_reach(what, plan->step, plan->nstep);
     check_launch_reach(what, plan->single, plan->nsingle);
     return plan;
-}
-
-static const char *find_nvcc(void)
-{
-    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
-        return "/usr/local/cuda/bin/nvcc";
-    if (system("command -v nvcc >/dev/null 2>&1") == 0)
-        return "nvcc";
-    return NULL;
 }
 
 /* The host program: size computations of the emitted API at and past the index range. */
@@ -176,7 +166,7 @@ int main(void)
     check_config(a, heat, "");
     printf("device source: %d size-derived int value(s) or launch reach(es) found\n", failures);
 
-    const char *nvcc = find_nvcc();
+    const char *nvcc = hb_find_nvcc();
     if (!nvcc)
         puts("no nvcc: the host size checks are skipped");
     else

@@ -143,7 +143,9 @@ static void emit_header(const Api *api, const char *base, int dist, StrBuf *h)
 
     sb_printf(h, "/* The parameters' defaults (0 where the stencil gives none). */\n"
               "%s_params %s_params_defaults(void);\n\n", x, x);
-    sb_printf(h, "/* Elements of one padded buffer. */\nsize_t %s_buffer_elems(int nx, int ny, int nz);\n\n", x);
+    sb_printf(h, "/* Elements of one padded buffer; 0 for a size %s_run refuses (below 1, or a padded\n"
+               " * extent such as nx + %d above %d: coordinates along an axis are 32-bit, indices 64-bit). */\n"
+              "size_t %s_buffer_elems(int nx, int ny, int nz);\n\n", x, 2 * p->halo[0], IR_MAX_EXTENT, x);
     sb_printf(h, "/* Bytes of workspace for temp fields (0 if none). */\n"
               "size_t %s_workspace_bytes(int nx, int ny, int nz);\n\n", x);
     sb_printf(h, "/* Element index of interior point (i, j, k) (negative i, j, k reach into the halo). */\n"
@@ -155,11 +157,12 @@ static void emit_header(const Api *api, const char *base, int dist, StrBuf *h)
     sb_printf(h, "    return ((size_t)(k + %d) * p1 + (size_t)(j + %d)) * p0 + (size_t)(i + %d);\n}\n\n",
               p->halo[2], p->halo[1], p->halo[0]);
     sb_printf(h, "/* Advances the fields `steps` time steps on `stream`. Returns cudaSuccess, or\n"
-              " * cudaErrorInvalidValue for bad arguments (NULL buffers, sizes < 1, steps < 0),\n"
+              " * cudaErrorInvalidValue for bad arguments (NULL buffers, sizes < 1 or too large for\n"
+              " * %s_buffer_elems, steps < 0),\n"
               " * cudaErrorInvalidConfiguration when the grid is too large for the launch shape, or\n"
               " * the first launch or allocation error. */\n"
               "cudaError_t %s_run(%s_fields *f, const %s_params *p, int nx, int ny, int nz, int steps,\n"
-              "    void *workspace, cudaStream_t stream);\n\n", x, x, x);
+              "    void *workspace, cudaStream_t stream);\n\n", x, x, x, x);
     if (dist)
         api_emit_dist_header(api, h);
     sb_printf(h, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s_STENCIL_H */\n", guard.data);
@@ -324,6 +327,26 @@ void api_emit_unbind(const Api *api, StrBuf *o)
     }
 }
 
+/* The sizes NAME_run takes: at least 1 on the grid's axes, each padded extent within the
+ * kernels' 32-bit coordinates, a buffer's element count within 64-bit byte offsets (ir.h).
+ * Computed in 64 bits, so that no size overflows before it is refused. */
+static void emit_grid_ok(const Api *api, StrBuf *o)
+{
+    const IrProgram *p = api->prog;
+    sb_printf(o, "/* 1 when the interior size can be run: at least 1 point on each axis of the grid, each\n"
+              " * padded extent at most %d (32-bit coordinates), a buffer at most 2^%d elements. */\n"
+              "static int %s_grid_ok_(int nx, int ny, int nz)\n{\n", IR_MAX_EXTENT, IR_MAX_ELEMS_LOG2, api->pfx);
+    sb_printf(o, "    const int n[3] = {nx, ny, nz}, halo2[3] = {%d, %d, %d};\n", 2 * p->halo[0],
+              2 * p->halo[1], 2 * p->halo[2]);
+    sb_puts(o, "    unsigned long long elems = 1;\n");
+    sb_printf(o, "    for (int d = 0; d < %d; d++) {\n", p->dims);
+    sb_printf(o, "        const long long padded = (long long)n[d] + halo2[d];\n"
+              "        if (n[d] < 1 || padded > %dLL || elems > (1ULL << %d) / (unsigned long long)padded)\n"
+              "            return 0;\n"
+              "        elems *= (unsigned long long)padded;\n    }\n    return 1;\n}\n\n",
+              IR_MAX_EXTENT, IR_MAX_ELEMS_LOG2);
+}
+
 static void emit_host(const Api *api, const char *base, StrBuf *o)
 {
     const IrProgram *p = api->prog;
@@ -342,16 +365,14 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
     }
     sb_puts(o, "    return p;\n}\n\n");
 
+    emit_grid_ok(api, o);
     sb_printf(o, "extern \"C\" size_t %s_buffer_elems(int nx, int ny, int nz)\n{\n", x);
-    sb_printf(o, "    size_t e = (size_t)(nx > 0 ? nx : 0) + %d;\n", 2 * p->halo[0]);
+    sb_printf(o, "    if (!%s_grid_ok_(nx, ny, nz))\n        return 0;\n", x);
+    sb_printf(o, "    size_t e = (size_t)nx + %d;\n", 2 * p->halo[0]);
     if (p->dims >= 2)
-        sb_printf(o, "    e *= (size_t)(ny > 0 ? ny : 0) + %d;\n", 2 * p->halo[1]);
-    else
-        sb_puts(o, "    (void)ny;\n");
+        sb_printf(o, "    e *= (size_t)ny + %d;\n", 2 * p->halo[1]);
     if (p->dims >= 3)
-        sb_printf(o, "    e *= (size_t)(nz > 0 ? nz : 0) + %d;\n", 2 * p->halo[2]);
-    else
-        sb_puts(o, "    (void)nz;\n");
+        sb_printf(o, "    e *= (size_t)nz + %d;\n", 2 * p->halo[2]);
     sb_puts(o, "    return e;\n}\n\n");
 
     int ntemps = 0;
@@ -401,8 +422,8 @@ static void emit_host(const Api *api, const char *base, StrBuf *o)
 
     sb_printf(o, "extern \"C\" cudaError_t %s_run(%s_fields *f, const %s_params *p, int nx, int ny, int nz,\n"
               "    int steps, void *workspace, cudaStream_t stream)\n{\n", x, x, x);
-    sb_printf(o, "    if (!f || !p || steps < 0 || nx < 1%s%s)\n        return cudaErrorInvalidValue;\n",
-              p->dims >= 2 ? " || ny < 1" : "", p->dims >= 3 ? " || nz < 1" : "");
+    sb_printf(o, "    if (!f || !p || steps < 0 || !%s_grid_ok_(nx, ny, nz))\n"
+              "        return cudaErrorInvalidValue;\n", x);
     sb_printf(o, "    const int n[3] = {nx, %s, %s};\n", p->dims >= 2 ? "ny" : "1", p->dims >= 3 ? "nz" : "1");
     if (p->dims < 2)
         sb_puts(o, "    (void)ny;\n");

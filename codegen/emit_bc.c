@@ -6,7 +6,8 @@
 
 static const char *const stride_name[3] = {"1", "s1", "s2"};
 
-/* Padded extent of axis d as an expression of the dims arguments. */
+/* Padded extent of axis d as an expression of the dims arguments: an int, which ir.h's index
+ * range bounds by IR_MAX_EXTENT (the host code refuses larger sizes before any launch). */
 static void padded(StrBuf *o, const IrProgram *p, int d)
 {
     if (d < p->dims)
@@ -35,8 +36,9 @@ static void emit_source_coord(StrBuf *o, BoundaryKind bc, const char *c, const c
         sb_printf(o, "        const int src_%s = %s < 0 ? 0 : %s - 1;\n", c, c, n);
         return;
     case BC_MIRROR:
-        /* reflect about 0 and n-1 without repeating the edge: period 2(n-1) */
-        sb_printf(o, "        int src_%s = period > 0 ? ((%s %% period) + period) %% period : 0;\n", c, c);
+        /* reflect about 0 and n-1 without repeating the edge: period 2(n-1), which passes
+         * INT_MAX for n > 2^30, so the reflection is computed in 64 bits */
+        sb_printf(o, "        long long src_%s = period > 0 ? ((%s %% period) + period) %% period : 0;\n", c, c);
         sb_printf(o, "        if (src_%s >= %s)\n            src_%s = period - src_%s;\n", c, n, c, c);
         return;
     default:
@@ -96,7 +98,7 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
         sb_puts(o, "        const int lo = -h;\n");
         sb_printf(o, "        const int hi = n%d - 1 + h;\n", axis);
         if (f->bc == BC_MIRROR)
-            sb_printf(o, "        const int period = 2 * n%d - 2;\n", axis);
+            sb_printf(o, "        const long long period = 2LL * n%d - 2;\n", axis);
         emit_source_coord(o, f->bc, "lo", nname);
         emit_source_coord(o, f->bc, "hi", nname);
         sb_printf(o, "        %s%s[base + (long long)(lo + %d) * %s] = %s[base + (long long)(src_lo + %d) * %s];\n",

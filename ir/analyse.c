@@ -153,9 +153,41 @@ void ir_set_type(IrProgram *p, ElemType type)
     ir_analyse(p);
 }
 
+int ir_check_extent(int dims, const int halo[3], const long long n[3], char *why, int len)
+{
+    static const char axis[] = "xyz";
+    long long elems = 1;
+    for (int d = 0; d < dims && d < 3; d++) {
+        long long padded = n[d] + 2LL * halo[d];
+        if (padded > IR_MAX_EXTENT) {
+            if (why && len > 0)
+                snprintf(why, (size_t)len,
+                         "grid size %lld on axis %c is too large: with the halo the axis has %lld "
+                         "points, more than the %d that 32-bit coordinates index (at most %lld "
+                         "interior points)", n[d], axis[d], padded, IR_MAX_EXTENT,
+                         (long long)IR_MAX_EXTENT - 2LL * halo[d]);
+            return IR_GRID_TOO_LARGE;
+        }
+        if (padded < 1)
+            continue; /* ir_check_grid's business */
+        if (elems > IR_MAX_ELEMS / padded) {
+            if (why && len > 0)
+                snprintf(why, (size_t)len,
+                         "the grid is too large: one buffer would hold more than 2^%d elements",
+                         IR_MAX_ELEMS_LOG2);
+            return IR_GRID_TOO_LARGE;
+        }
+        elems *= padded;
+    }
+    return 0;
+}
+
 int ir_check_grid(const IrProgram *p, const long n[3], char *why, int len)
 {
     static const char axis[] = "xyz";
+    const long long wide[3] = {n[0], n[1], n[2]};
+    if (ir_check_extent(p->dims, p->halo, wide, why, len) != 0)
+        return IR_GRID_TOO_LARGE;
     for (int d = 0; d < p->dims; d++) {
         long need = p->halo[d] > 1 ? p->halo[d] : 1;
         if (n[d] < need) {

@@ -19,11 +19,16 @@ static void *xcalloc(size_t n, size_t size)
 
 InterpGrid *interp_grid_new(const IrProgram *prog, const int n[3])
 {
+    long long wide[3];
+    for (int d = 0; d < 3; d++)
+        wide[d] = d < prog->dims ? (n[d] > 0 ? n[d] : 1) : 1;
+    if (ir_check_extent(prog->dims, prog->halo, wide, NULL, 0) != 0)
+        return NULL;
     InterpGrid *g = xcalloc(1, sizeof *g);
     g->prog = prog;
     g->total = 1;
     for (int d = 0; d < 3; d++) {
-        g->n[d] = d < prog->dims ? (n[d] > 0 ? n[d] : 1) : 1;
+        g->n[d] = (int)wide[d];
         g->pad[d] = g->n[d] + 2 * prog->halo[d];
         g->total *= g->pad[d];
     }
@@ -84,22 +89,20 @@ long interp_index(const InterpGrid *g, int i, int j, int k)
     return ((long)(k + h[2]) * g->pad[1] + (j + h[1])) * g->pad[0] + (i + h[0]);
 }
 
-/* The interior coordinate whose value halo coordinate x takes, on an axis of n points. */
-static int map_coord(BoundaryKind bc, int x, int n)
+int interp_map_coord(BoundaryKind bc, int x, int n)
 {
     if (x >= 0 && x < n)
         return x;
     switch (bc) {
     case BC_PERIODIC:
-        return ((x % n) + n) % n;
+        return (int)(((long long)x % n + n) % n);
     case BC_CLAMP:
         return x < 0 ? 0 : n - 1;
     case BC_MIRROR: {
         if (n == 1)
             return 0;
-        int m = 2 * (n - 1);
-        x = ((x % m) + m) % m;
-        return x >= n ? m - x : x;
+        long long m = 2LL * (n - 1), r = ((x % m) + m) % m; /* 2(n-1) passes INT_MAX */
+        return (int)(r >= n ? m - r : r);
     }
     default:
         return x;
@@ -125,9 +128,9 @@ static void fill_halo(InterpGrid *g, double *b, BoundaryKind bc, double value)
                 if (bc == BC_CONSTANT)
                     b[at] = value;
                 else
-                    b[at] = b[interp_index(g, map_coord(bc, i, g->n[0]),
-                                           map_coord(bc, j, g->n[1]),
-                                           map_coord(bc, k, g->n[2]))];
+                    b[at] = b[interp_index(g, interp_map_coord(bc, i, g->n[0]),
+                                           interp_map_coord(bc, j, g->n[1]),
+                                           interp_map_coord(bc, k, g->n[2]))];
             }
         }
 }

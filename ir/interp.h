@@ -18,7 +18,8 @@ typedef struct {
     double *params;    /* one per program parameter (defaults filled in) */
 } InterpGrid;
 
-/* Allocates (heap) a grid of interior size n for prog, all zeros, params set to defaults. */
+/* Allocates (heap) a grid of interior size n for prog, all zeros, params set to defaults.
+ * NULL when the grid passes ir.h's index range (ir_check_extent). */
 InterpGrid *interp_grid_new(const IrProgram *prog, const int n[3]);
 void interp_grid_free(InterpGrid *g);
 /* Fills every buffer of every field (halo included) with reproducible values in [0.5, 1.5). All
@@ -26,6 +27,9 @@ void interp_grid_free(InterpGrid *g);
 void interp_fill_random(InterpGrid *g, unsigned seed);
 /* Index of interior point (i,j,k) (may be negative into the halo) in a buffer. */
 long interp_index(const InterpGrid *g, int i, int j, int k);
+/* The interior coordinate whose value coordinate x takes on an axis of n points under bc
+ * (x itself inside the interior and for fixed and constant boundaries); any int x and n. */
+int interp_map_coord(BoundaryKind bc, int x, int n);
 /* Applies each field's boundary condition to the halo of its newest buffer (fixed: nothing). */
 void interp_fill_halos(InterpGrid *g);
 /* Advances steps time steps. At the start, halos are made consistent as the generated code does:

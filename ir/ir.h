@@ -10,10 +10,24 @@
  * halo of halo[d] points on each side (halo[d] = the largest |offset| on axis d over all reads),
  * so its padded extent is n[d] + 2*halo[d]; axes >= dims have extent 1 and halo 0. x (axis 0)
  * is contiguous: element (i,j,k) of the interior, 0-based, is at
- *   ((k + halo[2]) * P1 + (j + halo[1])) * P0 + (i + halo[0])   with Pd = n[d] + 2*halo[d]. */
+ *   ((k + halo[2]) * P1 + (j + halo[1])) * P0 + (i + halo[0])   with Pd = n[d] + 2*halo[d].
+ *
+ * Index range: linear indices and strides are 64-bit everywhere (kernels, host code, the
+ * interpreter), so a buffer may hold more than 2^31 elements. A coordinate along one axis stays
+ * an int, in the kernels' hot arithmetic too, so each axis's padded extent is bounded by
+ * IR_MAX_EXTENT: INT_MAX less IR_INDEX_SLACK, the room a launch's last block (a tile of at most
+ * 2^18 points along an axis, tb x bm x cm, or sb <= 32768 planes) and its halo (temporal
+ * blocking: K x R <= 16 x 255) may reach past the padded extent while computing coordinates.
+ * ir_check_grid refuses larger grids; the emitted host code and the runtime refuse them too. */
 #ifndef STC_IR_H
 #define STC_IR_H
 #include "../frontend/ast.h"
+
+#define IR_INDEX_SLACK (1 << 20)
+#define IR_MAX_EXTENT (2147483647 - IR_INDEX_SLACK) /* largest n[d] + 2*halo[d]: 2146435071 */
+/* Largest element count of one buffer: a byte offset (index x 8) stays below 2^63. */
+#define IR_MAX_ELEMS_LOG2 59
+#define IR_MAX_ELEMS (1LL << IR_MAX_ELEMS_LOG2)
 
 typedef enum {
     N_CONST,  /* value */
@@ -150,8 +164,14 @@ int ir_op_arity(IrOp op); /* 0 for leaves */
 void ir_set_type(IrProgram *prog, ElemType type);
 
 /* Checks that an interior of n[0..dims-1] points fits the program's halo: every axis needs at
- * least max(1, halo[d]) points. Returns 0 when it fits; otherwise -1 with a reason in why. */
+ * least max(1, halo[d]) points. Returns 0 when it fits; -1 (radius too large for the grid) or
+ * IR_GRID_TOO_LARGE (a padded extent above IR_MAX_EXTENT, or more than IR_MAX_ELEMS elements
+ * per buffer) with a reason in why otherwise. */
 int ir_check_grid(const IrProgram *prog, const long n[3], char *why, int len);
+#define IR_GRID_TOO_LARGE (-2)
+/* 0 when an interior of n[0..dims-1] points is small enough to index (ir.h's index range);
+ * otherwise IR_GRID_TOO_LARGE with the reason in why (may be NULL). */
+int ir_check_extent(int dims, const int halo[3], const long long n[3], char *why, int len);
 
 /* The value of one operation on doubles, as the interpreter and constant folding compute it
  * (comparisons and logic give 1 or 0; select(a,b,c) is a != 0 ? b : c). */

@@ -838,8 +838,10 @@ IrProgram *ir_lower(const AstStencil *st, Arena *arena, Diag *diag)
 
     if (p->size[0] > 0) {
         char why[200];
-        if (ir_check_grid(p, p->size, why, sizeof why) != 0) {
-            diag_error(diag, st->size_loc, STC_E_RADIUS_TOO_BIG, "%s", why);
+        int fits = ir_check_grid(p, p->size, why, sizeof why);
+        if (fits != 0) {
+            diag_error(diag, st->size_loc,
+                       fits == IR_GRID_TOO_LARGE ? STC_E_BAD_SIZE : STC_E_RADIUS_TOO_BIG, "%s", why);
             return NULL;
         }
     }

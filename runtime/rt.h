@@ -66,7 +66,8 @@ RtModule *rt_compile_plan(RtContext *rc, const Plan *plan, char *log, int loglen
 void rt_module_free(RtModule *m);
 
 /* rt_run.c: device state of a program on a grid of interior size n (1 on axes >= dims): every
- * field and level gets a buffer of the padded size (ir.h's layout). */
+ * field and level gets a buffer of the padded size (ir.h's layout). A size beyond ir.h's index
+ * range (ir_check_extent) is refused with the reason, before anything is allocated. */
 RtGrid *rt_grid_new(RtContext *rc, const IrProgram *prog, const int n[3], char *why, int whylen);
 void rt_grid_free(RtGrid *g);
 /* Copies every buffer, which buffer is newest, and the parameters from an interpreter grid of
@@ -77,6 +78,13 @@ int rt_grid_download(RtGrid *g, InterpGrid *ig, char *why, int whylen);
 /* Fills every buffer with reproducible values in [0.5, 1.5) (without an InterpGrid, for grids
  * too big for the host), parameters with their defaults. */
 int rt_grid_fill_random(RtGrid *g, unsigned seed, char *why, int whylen);
+/* Blocks per grid axis of launch l on interior size n, as the emitted host code computes them
+ * (64-bit, never wrapping): 0, or -1 with the reason in why when an axis needs more blocks
+ * than CUDA allows. */
+int rt_launch_grid(const PlanLaunch *l, const int n[3], unsigned grid[3], char *why, int whylen);
+/* Copies count elements of the newest buffer of field f, from linear index at (ir.h's layout),
+ * to out as double: a few points of a grid too large to download. */
+int rt_grid_read(RtGrid *g, int f, long long at, int count, double *out, char *why, int whylen);
 /* Launches the prologue, then `steps` steps: groups of plan->step while step_count fits, then
  * single steps; the state fields' buffers rotate after each launch with rotate_after. */
 int rt_run(RtModule *m, RtGrid *g, long steps, char *why, int whylen);

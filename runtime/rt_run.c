@@ -14,6 +14,9 @@ RtGrid *rt_grid_new(RtContext *rc, const IrProgram *prog, const int n[3], char *
         snprintf(why, (size_t)whylen, "%d fields (at most %d)", prog->nfields, RT_MAX_FIELDS);
         return NULL;
     }
+    const long long wide[3] = {n[0], n[1], n[2]};
+    if (ir_check_extent(prog->dims, prog->halo, wide, why, whylen) != 0)
+        return NULL; /* before any size is computed in int */
     RtGrid *g = calloc(1, sizeof *g);
     if (!g || !(g->params = calloc((size_t)prog->nparams + 1, sizeof *g->params))) {
         free(g);
@@ -138,6 +141,26 @@ int rt_grid_download(RtGrid *g, InterpGrid *ig, char *why, int whylen)
     return 0;
 }
 
+int rt_grid_read(RtGrid *g, int f, long long at, int count, double *out, char *why, int whylen)
+{
+    int esize = ir_elem_size(g->prog);
+    if (f < 0 || f >= g->prog->nfields || at < 0 || count < 0 || at + count > g->total) {
+        snprintf(why, (size_t)whylen, "reading %d elements at %lld of field %d: outside the grid",
+                 count, at, f);
+        return -1;
+    }
+    double staged[64]; /* 64 elements of either type */
+    for (int done = 0; done < count; done += 64) {
+        int len = count - done < 64 ? count - done : 64;
+        CUdeviceptr from = g->buf[f][g->newest[f]] + (CUdeviceptr)((at + done) * esize);
+        if (RT_CU(g->rc, MemcpyDtoH(staged, from, (size_t)len * (size_t)esize), "read", why, whylen))
+            return -1;
+        for (int i = 0; i < len; i++)
+            out[done + i] = esize == 8 ? staged[i] : (double)((const float *)staged)[i];
+    }
+    return 0;
+}
+
 int rt_grid_fill_random(RtGrid *g, unsigned seed, char *why, int whylen)
 {
     const IrProgram *prog = g->prog;
@@ -176,6 +199,26 @@ int rt_grid_fill_random(RtGrid *g, unsigned seed, char *why, int whylen)
     for (int p = 0; p < prog->nparams; p++)
         g->params[p] = prog->params[p].def;
     free(stage);
+    return 0;
+}
+
+int rt_launch_grid(const PlanLaunch *l, const int n[3], unsigned grid[3], char *why, int whylen)
+{
+    static const long long limit[3] = {2147483647LL, 65535LL, 65535LL}; /* CUDA's grid limits */
+    for (int d = 0; d < 3; d++) {
+        grid[d] = 1;
+        if (l->tile[d] <= 0)
+            continue;
+        int axis = l->axis_of[d];
+        long long cover = (long long)(axis >= 0 && axis < 3 ? n[axis] : 1) + l->extra[d];
+        long long blocks = cover > 0 ? (cover + l->tile[d] - 1) / l->tile[d] : 1;
+        if (blocks > limit[d]) {
+            snprintf(why, (size_t)whylen, "kernel %s needs %lld blocks along %c (CUDA allows %lld): "
+                     "the grid is too large for the launch shape", l->kernel, blocks, "xyz"[d], limit[d]);
+            return -1;
+        }
+        grid[d] = (unsigned)blocks;
+    }
     return 0;
 }
 
@@ -237,15 +280,8 @@ static int launch(RtModule *m, RtGrid *g, const PlanLaunch *l, CUfunction fn, ch
         ptrs[i] = &vals[i];
     }
     unsigned grid[3];
-    for (int d = 0; d < 3; d++) {
-        if (l->tile[d] <= 0) {
-            grid[d] = 1;
-            continue;
-        }
-        int axis = l->axis_of[d];
-        long cover = (axis >= 0 && axis < 3 ? g->n[axis] : 1) + l->extra[d];
-        grid[d] = cover > 0 ? (unsigned)((cover + l->tile[d] - 1) / l->tile[d]) : 1;
-    }
+    if (rt_launch_grid(l, g->n, grid, why, whylen) != 0)
+        return -1;
     char what[300];
     snprintf(what, sizeof what, "launching %s (grid %ux%ux%u, block %dx%dx%d, %d bytes shared)",
              l->kernel, grid[0], grid[1], grid[2], l->block[0], l->block[1], l->block[2],

@@ -5,7 +5,8 @@
 #
 #   sh scripts/gpu_tests.sh [BUILD] [--random N --seed S] [--no-fixed]
 #
-# Runs test_codegen_gpu, test_rt_handplan, test_gpu_eval, test_gpu_faults, then test_rt_examples
+# Runs test_codegen_gpu, test_rt_handplan, test_rt_index64 (about 20 GB of GPU memory),
+# test_gpu_eval, test_gpu_faults, then test_rt_examples
 # on its fixed list (unless --no-fixed) and, with --random, on N random valid configurations per
 # program. Prints each test's output under a "## name" line and its exit status, and ends with
 # "N passed, N failed, N skipped". A skip (77) on a machine meant to have a GPU is a failure of
@@ -45,6 +46,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | s
 date -u '+# %Y-%m-%d %H:%M UTC'
 run test_codegen_gpu "$build/tests/codegen/test_codegen_gpu"
 run test_rt_handplan "$build/tests/runtime/test_rt_handplan"
+run test_rt_index64 "$build/tests/runtime/test_rt_index64"
 run test_gpu_eval "$build/tests/driver/test_gpu_eval"
 run test_gpu_faults "$build/tests/driver/test_gpu_faults"
 if [ $fixed = 1 ]; then

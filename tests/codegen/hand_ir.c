@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 IrProgram *hb_program(Arena *a, const char *name, int dims, ElemType type)
 {
@@ -331,4 +332,13 @@ int hb_count(const char *text, const char *needle)
     for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
         n++;
     return n;
+}
+
+const char *hb_find_nvcc(void)
+{
+    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
+        return "/usr/local/cuda/bin/nvcc";
+    if (system("command -v nvcc >/dev/null 2>&1") == 0)
+        return "nvcc";
+    return NULL;
 }

@@ -28,5 +28,7 @@ void hb_has(const char *text, const char *needle);
 void hb_lacks(const char *text, const char *needle);
 /* How many times needle occurs in text (overlapping occurrences count). */
 int hb_count(const char *text, const char *needle);
+/* The nvcc to run (CUDA's, else one on PATH), or NULL when there is none. */
+const char *hb_find_nvcc(void);
 
 #endif

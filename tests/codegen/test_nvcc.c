@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ast.h"
 #include "codegen.h"
@@ -170,18 +169,9 @@ static int emit_dir(const char *root, const char *sub)
     return count;
 }
 
-static const char *find_nvcc(void)
-{
-    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
-        return "/usr/local/cuda/bin/nvcc";
-    if (system("command -v nvcc >/dev/null 2>&1") == 0)
-        return "nvcc";
-    return NULL;
-}
-
 int main(void)
 {
-    nvcc = find_nvcc();
+    nvcc = hb_find_nvcc();
     if (!nvcc) {
         puts("no nvcc: skipped");
         return 77;

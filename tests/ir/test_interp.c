@@ -598,6 +598,39 @@ static void test_check_report(void)
     arena_free(a);
 }
 
+/* ---- sizes near INT_MAX: the boundary mapping in 64 bits, absurd grids refused ---- */
+
+static void test_index_range(void)
+{
+    /* mirror's period 2(n-1) passes INT_MAX once n > 2^30 + 1 */
+    const int big = (1 << 30) + 6, top = IR_MAX_EXTENT - 2;
+    CHECK(interp_map_coord(BC_MIRROR, -3, big) == 3);
+    CHECK(interp_map_coord(BC_MIRROR, big + 2, big) == big - 4);
+    CHECK(interp_map_coord(BC_MIRROR, top, top) == top - 2);
+    CHECK(interp_map_coord(BC_MIRROR, -1, top) == 1);
+    CHECK(interp_map_coord(BC_PERIODIC, top + 1, top) == 1);
+    CHECK(interp_map_coord(BC_PERIODIC, -2, top) == top - 2);
+    CHECK(interp_map_coord(BC_CLAMP, top + 1, top) == top - 1);
+    CHECK(interp_map_coord(BC_MIRROR, 7, 5) == 1 && interp_map_coord(BC_PERIODIC, -6, 5) == 4);
+
+    Arena *a = arena_new();
+    TB t;
+    Diag dg;
+    tb_init(&t, a, "wide", 1);
+    tb_field(&t, "u", ROLE_STATE, 0, BC_MIRROR, 0);
+    int off[2][3] = {{-1, 0, 0}, {1, 0, 0}};
+    double w[2] = {0.5, 0.5};
+    tb_assign(&t, "u", tb_weighted(&t, "u", 2, off, w, 1.0));
+    IrProgram *p = lower(&t, &dg);
+    if (p) {
+        /* refused before the padded extent n + 2 is computed in int, nothing allocated */
+        const int absurd[3] = {2147483647, 1, 1}, over[3] = {IR_MAX_EXTENT - 1, 1, 1};
+        CHECK(interp_grid_new(p, absurd) == NULL);
+        CHECK(interp_grid_new(p, over) == NULL);
+    }
+    arena_free(a);
+}
+
 int main(void)
 {
     test_benchmarks();
@@ -610,6 +643,7 @@ int main(void)
     test_register_temp();
     test_unwritten_state();
     test_check_report();
+    test_index_range();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures != 0;

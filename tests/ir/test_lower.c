@@ -102,6 +102,11 @@ static void test_errors(void)
     expect_error(HEAD " state u;\n u = u[1];\n}\n", 203, 4);
     expect_error(HEAD " state u;\n u = u[1,0,0];\n}\n", 203, 4);
     expect_error(HEAD " size 2, 9;\n state u;\n u = u[3,0];\n}\n", 204, 3);
+    /* A padded axis beyond 32-bit coordinates (n + 2*halo > IR_MAX_EXTENT) is refused at the size. */
+    expect_error("stencil s {\n grid 1d;\n size 2147483647;\n state u;\n u = u[1];\n}\n", 104, 3);
+    CHECK(strstr(diag_text, "grid size 2147483647 on axis x is too large") != NULL);
+    expect_error(HEAD " size 48000, 2146435070;\n state u;\n u = u[0,1];\n}\n", 104, 3);
+    CHECK(strstr(diag_text, "on axis y is too large") && strstr(diag_text, "2146435069 interior"));
     expect_error(HEAD " state u;\n u = u;\n\n u = 2*u;\n}\n", 205, 6);
     expect_error(HEAD " state u;\n param a;\n u = a[1,0];\n}\n", 206, 5);
     expect_error(HEAD " state u;\n const c = u;\n u = u;\n}\n", 207, 4);
@@ -238,6 +243,16 @@ static void test_stages_and_dump(void)
         CHECK(ir_check_grid(p, n, why, sizeof why) == 0);
         n[0] = 0;
         CHECK(ir_check_grid(p, n, why, sizeof why) != 0 && strstr(why, "radius"));
+        /* more than 2^31 elements is fine; an axis's padded extent beyond IR_MAX_EXTENT is not */
+        long big[3] = {48000, 48000, 1}, edge[3] = {IR_MAX_EXTENT - 2, 1, 1};
+        CHECK(ir_check_grid(p, big, why, sizeof why) == 0);
+        CHECK(ir_check_grid(p, edge, why, sizeof why) == 0);
+        edge[0]++;
+        CHECK(ir_check_grid(p, edge, why, sizeof why) == IR_GRID_TOO_LARGE && strstr(why, "axis x"));
+        const int halo[3] = {1, 1, 1};
+        const long long cube[3] = {1L << 20, 1L << 20, 1L << 20}; /* 2^60 elements */
+        CHECK(ir_check_extent(3, halo, cube, why, sizeof why) == IR_GRID_TOO_LARGE &&
+              strstr(why, "2^59"));
     }
     /* A let read at an offset from a temp of the same stage also splits; a let defined in
      * stage 0 and used in stage 1 reads its temp from memory there. */

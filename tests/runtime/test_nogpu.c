@@ -133,9 +133,40 @@ static void check_sizes(void)
     assert(fabs(rt_gstencils(m, 1.0) - 1.0) < 1e-12);
 }
 
+/* Sizes past 2^31: launch grids computed in 64 bits and held to CUDA's limits, and a grid
+ * beyond ir.h's index range refused before any size is computed in int (no GPU needed). */
+static void check_index_range(void)
+{
+    char why[300] = "";
+    unsigned grid[3];
+    PlanLaunch fill = {.kernel = "k_fill", .tile = {128, 1, 0}, .axis_of = {1, 0, 2}, .extra = {2, 2, 0}};
+    const int n[3] = {48000, 48000, 1};
+    assert(rt_launch_grid(&fill, n, grid, why, (int)sizeof why) == 0);
+    assert(grid[0] == (48002 + 127) / 128 && grid[1] == 48002 && grid[2] == 1);
+    /* n + extra + tile - 1 passes INT_MAX: still counted right */
+    PlanLaunch wide = {.kernel = "k_wide", .tile = {256, 0, 0}, .axis_of = {0, 1, 2}, .extra = {2, 0, 0}};
+    const int top[3] = {2147483647, 1, 1};
+    assert(rt_launch_grid(&wide, top, grid, why, (int)sizeof why) == 0);
+    assert(grid[0] == (2147483647u + 2u + 255u) / 256u);
+    /* more than 65535 blocks along y: refused with the kernel's name, not truncated */
+    PlanLaunch tall = {.kernel = "k_tall", .tile = {32, 8, 0}, .axis_of = {0, 1, 2}};
+    const int high[3] = {64, 8 * 65535 + 1, 1};
+    assert(rt_launch_grid(&tall, high, grid, why, (int)sizeof why) == -1);
+    assert(strstr(why, "k_tall") && strstr(why, "65536 blocks along y"));
+
+    fields[0] = (IrField){ .name = "u", .role = ROLE_STATE, .levels = 2 };
+    prog = (IrProgram){ .name = "wide", .dims = 1, .type = ELEM_FLOAT, .fields = fields,
+                        .nfields = 1, .halo = { 1, 0, 0 } };
+    why[0] = 0;
+    assert(rt_grid_new(NULL, &prog, top, why, (int)sizeof why) == NULL);
+    assert(strstr(why, "grid size 2147483647 on axis x is too large"));
+    printf("index range: %s\n", why);
+}
+
 int main(void)
 {
     check_loader();
+    check_index_range();
     check_compare();
     check_sizes();
     puts("ok");

@@ -39,7 +39,7 @@ int step_bench(Job *job)
         goto out;
     }
     int n[3] = {(int)job->grid[0], (int)job->grid[1], (int)job->grid[2]};
-    Config plain = config_default(p->dims);
+    Config plain = space_default(&job->space);
     RtVerifyResult full = {0};
     int compared = 0;
     if (memcmp(&plain, &job->config, sizeof plain) != 0) {

@@ -364,7 +364,7 @@ static int by_search_ms(const void *a, const void *b)
 /* The RETIME_TOP fastest measured configurations and the plain one, re-timed with more care,
  * fastest first (those whose re-timing failed last). The plain one competes too: when the
  * search's short measurements flattered the others, it wins. */
-static int retime_candidates(GpuEval *g, const TuneHistory *h, int dims, Candidate *cand,
+static int retime_candidates(GpuEval *g, const TuneHistory *h, const Space *space, Candidate *cand,
                              double *plain_ms)
 {
     const TuneSample **ok = malloc(sizeof *ok * (size_t)(h->nok > 0 ? h->nok : 1));
@@ -375,7 +375,7 @@ static int retime_candidates(GpuEval *g, const TuneHistory *h, int dims, Candida
     qsort(ok, (size_t)nok, sizeof *ok, by_search_ms);
     Config cs[RETIME_TOP + 1];
     int n = 0, plain_at = -1;
-    Config plain = config_default(dims);
+    Config plain = space_default(space);
     for (int i = 0; i < nok && n < RETIME_TOP; i++) {
         cand[n].config = ok[i]->config;
         cand[n].search_ms = ok[i]->ms;
@@ -495,9 +495,9 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
      * the winner must compute what the plain kernel computes on the full grid. */
     Candidate cand[RETIME_TOP + 1];
     double plain_ms = -1;
-    int ncand = retime_candidates(g, &h, p->dims, cand, &plain_ms);
+    int ncand = retime_candidates(g, &h, &job->space, cand, &plain_ms);
     int winner = -1;
-    Config plain = config_default(p->dims);
+    Config plain = space_default(&job->space);
     for (int i = 0; i < ncand && winner < 0; i++) {
         if (cand[i].ms < 0)
             continue;

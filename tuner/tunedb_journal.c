@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu_wire.h" /* wire_write: all of a buffer */
 #include "tune_int.h"
 
 #define TUNEDB_MAX_JOURNAL (1L << 30) /* about 4 million measurements */
@@ -18,27 +19,13 @@ struct TuneJournal {
     char dir[1024];
 };
 
-static int write_all(int fd, const char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, buf, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        buf += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* A crash may have torn the last line: end it, so the next line starts clean. Under the lock. */
 static void end_torn_line(int fd)
 {
     struct stat st;
     char last;
     if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
-        (void)write_all(fd, "\n", 1);
+        (void)wire_write(fd, "\n", 1);
 }
 
 TuneJournal *tunedb_journal_open(const char *dir, const TuneDbKey *k, char *err, int errlen)
@@ -80,7 +67,7 @@ int tunedb_journal_append(TuneJournal *j, const TuneSample *r)
     TuneLock lock;
     int rc = -1;
     if (tunedb_lock(j->dir, &lock, err, sizeof err) == 0) {
-        rc = write_all(j->fd, line, len);
+        rc = wire_write(j->fd, line, len);
         tune_lock_release(&lock);
     }
     free(line);

@@ -135,6 +135,6 @@ int tune_gpu_lock(TuneLock *l, const char *gpu_id, const char *gpu_name, const c
     char path[1200], what[400], holder[512];
     tune_gpu_lock_path(gpu_id, path, sizeof path);
     snprintf(what, sizeof what, "the GPU %s (%s)", gpu_name, gpu_id);
-    snprintf(holder, sizeof holder, "pid %ld (%s) is tuning on it", (long)getpid(), doing);
+    snprintf(holder, sizeof holder, "pid %ld (%s) is timing on it", (long)getpid(), doing);
     return tune_lock_take(l, path, what, holder, err, errlen);
 }

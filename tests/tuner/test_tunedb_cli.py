@@ -142,7 +142,7 @@ def gpu_lock_wait(tmp):
     with open(locks[0], "r+") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         held.truncate(0)
-        held.write("pid 4242 (stencilc tuning 'heat' of heat.st) is tuning on it\n")
+        held.write("pid 4242 (stencilc tuning 'heat' of heat.st) is timing on it\n")
         held.flush()
         p = subprocess.Popen(replay_args("star2d1r", db, "--budget", "1s", "-o", os.path.join(tmp, "w.cu")),
                              env=dict(os.environ, STC_DEVICE="0"), stdout=subprocess.PIPE,

@@ -135,11 +135,42 @@ static int c_block_max(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* The smallest power of two >= n (n > 0). */
+static long cover_of(long n)
+{
+    long cover = 1;
+    while (cover < n)
+        cover *= 2;
+    return cover;
+}
+
+/* A warp, or the whole grid where it has fewer points (rounded up per axis): a 1D grid of 10
+ * points is served best by one block of 16 threads. Where the grid is unknown (plan_build), a
+ * small block is a tuning choice, not an error: no minimum. */
+static long block_min_threads(const Space *s)
+{
+    long all = 1;
+    for (int d = 0; d < dims_of(s); d++) {
+        if (s->n[d] <= 0)
+            return 1;
+        all *= cover_of(s->n[d]);
+        if (all >= 32)
+            return 32;
+    }
+    return all;
+}
+
 static int c_block_min(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (block_threads(c) < 32) {
+    long min = block_min_threads(s);
+    if (block_threads(c) < min && min == 32) {
         snprintf(why, (size_t)whylen, "thread block of %ld threads: less than one warp (32) wastes "
                  "lanes", block_threads(c));
+        return 0;
+    }
+    if (block_threads(c) < min) {
+        snprintf(why, (size_t)whylen, "thread block of %ld threads: fewer than the grid's %ld points "
+                 "(rounded up per axis) leaves lanes idle", block_threads(c), min);
         return 0;
     }
     return 1;
@@ -153,9 +184,7 @@ static int c_block_fits_grid(const Space *s, const Config *c, char *why, int why
         long n = s->n[d];
         if (n <= 0)
             continue;
-        long cover = 1;
-        while (cover < n)
-            cover *= 2;
+        long cover = cover_of(n);
         if (c->v[P_TBX + d] > cover) {
             snprintf(why, (size_t)whylen, "%s=%d exceeds the grid's %ld points on that axis "
                      "(rounded up to %ld)", config_param_name((ParamId)(P_TBX + d)),
@@ -207,7 +236,7 @@ static const SpaceConstraint constraints[] = {
     {"implemented", c_unimplemented_off, "parameters without code generation stay off"},
     {"values", c_values_listed, "every parameter takes one of its listed values"},
     {"block-max", c_block_max, "CUDA's limit of 1024 threads per block (64 on z)"},
-    {"block-min", c_block_min, "a block smaller than a warp leaves lanes idle"},
+    {"block-min", c_block_min, "a block smaller than a warp (or than the grid) leaves lanes idle"},
     {"block-fits", c_block_fits_grid, "a block larger than the grid only adds idle threads"},
     {"grid-fits", c_grid_fits, "at most 65535 blocks along y and z"},
     {"maxreg", c_maxreg_fits, "a register cap must leave the block launchable"},

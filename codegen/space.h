@@ -26,6 +26,9 @@ void space_init(Space *s, const IrProgram *prog, const long n[3]);
 /* The run's step count: temporal blocking that fuses more steps than the run has would never
  * launch its fused kernel, so tblock keeps only values <= steps (`--steps 1` tunes one step). */
 void space_set_steps(Space *s, long steps);
+/* The default configuration on s's grid (codegen/space_default.c): config_default when it is
+ * valid, else the valid plain kernel whose thread block is nearest to it. */
+Config space_default(const Space *s);
 /* 1 if c satisfies every static constraint; else 0 and the first broken one in why. */
 int space_check(const Space *s, const Config *c, char *why, int whylen);
 /* Number of valid configurations (exact when small enough to enumerate, else an estimate from

@@ -7,6 +7,7 @@
 
 #include "../codegen/plan.h"
 #include "../runtime/rt.h"
+#include "../tuner/tune.h"
 #include "steps.h"
 
 int step_bench(Job *job)
@@ -23,6 +24,12 @@ int step_bench(Job *job)
         return 1;
     }
     int status = 1;
+    /* Timing beside a tuning (or another bench) on this GPU would disturb both: one at a time. */
+    TuneLock gpu_lock;
+    char doing[600];
+    snprintf(doing, sizeof doing, "stencilc bench '%.100s' of %.400s", p->name, job->opt->input);
+    if (tune_gpu_lock(&gpu_lock, rt_device_info(rc)->bus_id, rt_device_info(rc)->name, doing, why, sizeof why) != 0)
+        fprintf(stderr, "stencilc: warning: timing without the GPU's lock: %s\n", why);
     RtModule *m = rt_compile_plan(rc, job->plan, why, sizeof why);
     if (!m) {
         fprintf(stderr, "stencilc: error: the kernel did not compile:\n%s\n", why);
@@ -39,7 +46,7 @@ int step_bench(Job *job)
         goto out;
     }
     int n[3] = {(int)job->grid[0], (int)job->grid[1], (int)job->grid[2]};
-    Config plain = config_default(p->dims);
+    Config plain = space_default(&job->space);
     RtVerifyResult full = {0};
     int compared = 0;
     if (memcmp(&plain, &job->config, sizeof plain) != 0) {
@@ -84,5 +91,6 @@ out:
     if (m)
         rt_module_free(m);
     rt_context_free(rc);
+    tune_lock_release(&gpu_lock);
     return status;
 }

@@ -9,7 +9,7 @@ int step_choose_config(Job *job)
     const Options *o = job->opt;
     const IrProgram *p = job->prog;
     char err[256];
-    job->config = config_default(p->dims);
+    job->config = space_default(&job->space); /* fits the grid */
     if (o->config) {
         if (config_parse(o->config, p->dims, &job->config, err, sizeof err) != 0) {
             fprintf(stderr, "stencilc: error: --config: %s\n", err);

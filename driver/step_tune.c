@@ -155,59 +155,72 @@ static int keep_untuned(Job *job, const char *because)
     return 0;
 }
 
-/* ---- no GPU: a record made elsewhere ------------------------------------------------------ */
+/* ---- the tuning database ----------------------------------------------------------------- */
 
-/* Reads the gpu= and cuda= lines of a database file. */
-static int read_gpu_cuda(const char *path, char *gpu, int gpulen, char *cuda, int cudalen)
+/* The database's record of key, emitted at once when there is a usable one: 0; else 1 (a
+ * damaged record is reported by name). gpu: the name to show; cuda: the key's. */
+static int use_db_record(Job *job, const char *dir, const TuneDbKey *key, const char *gpu)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[1024];
-    gpu[0] = cuda[0] = '\0';
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (!strncmp(line, "gpu=", 4))
-            copy_text(gpu, (size_t)gpulen, line + 4);
-        else if (!strncmp(line, "cuda=", 5))
-            copy_text(cuda, (size_t)cudalen, line + 5);
-    }
-    fclose(f);
+    TuneDbEntry e;
+    char err[1400];
+    int found = tunedb_lookup(dir, key, &e, err, sizeof err);
+    if (found < 0)
+        fprintf(stderr, "stencilc: warning: tuning database: %s; tuning again\n", err);
+    if (found != 0 || use_config_text(job, e.config, "the tuning database's configuration") != 0)
+        return 1;
+    char day[16];
+    snprintf(day, sizeof day, "%.10s", e.date);
+    if (!job->opt->quiet)
+        fprintf(stderr, "stencilc: using the tuned configuration recorded on %s on %s (%.4g ms/step; "
+                        "tuning database %s)\n", e.gpu[0] ? e.gpu : gpu, day, e.ms, dir);
+    snprintf(job->config_origin, sizeof job->config_origin,
+             "tuned configuration recorded by stencilc --autotune on %.100s on %s: %.200s, %.4g "
+             "ms/step, CUDA %s", e.gpu[0] ? e.gpu : gpu, day, e.config, e.ms, key->cuda);
     return 0;
 }
 
-/* The newest record of this program, grid, type and generator on any GPU. Each candidate file
- * is checked through tunedb_lookup with its own gpu and cuda, so the key's every other field
- * must match. 0 found, 1 none. */
-static int find_any_gpu_record(const char *dir, TuneDbKey key, TuneDbEntry *best)
+/* Offers the winner to the database, which keeps a faster record of the key (another process
+ * may have stored one meanwhile). */
+static void store_result(const Job *job, const char *dir, const TuneDbKey *key, const char *cfg, double ms,
+                         const char *gpu)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return 1;
-    int found = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        size_t n = strlen(de->d_name);
-        if (n < 6 || strcmp(de->d_name + n - 5, ".best"))
-            continue;
-        char path[2048], gpu[128], cuda[64], err[256];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        if (read_gpu_cuda(path, gpu, sizeof gpu, cuda, sizeof cuda) != 0)
-            continue;
-        key.gpu = gpu;
-        key.cuda = cuda;
-        TuneDbEntry e;
-        if (tunedb_lookup(dir, &key, &e, err, sizeof err) != 0)
-            continue;
-        if (!found || strcmp(e.date, best->date) > 0) {
-            *best = e;
-            if (!best->gpu[0])
-                snprintf(best->gpu, sizeof best->gpu, "%s", gpu);
-            found = 1;
-        }
-    }
-    closedir(d);
-    return found ? 0 : 1;
+    TuneDbEntry e, kept;
+    char err[1400];
+    memset(&e, 0, sizeof e);
+    copy_text(e.config, sizeof e.config, cfg);
+    e.ms = ms;
+    copy_text(e.gpu, sizeof e.gpu, gpu);
+    int rc = tunedb_store(dir, key, &e, &kept, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "stencilc: warning: the result was not stored in the tuning database: %s\n", err);
+    else if (rc == 1 && !job->opt->quiet)
+        fprintf(stderr, "stencilc: the tuning database keeps its faster record %s (%.4g ms/step, %.10s)\n",
+                kept.config, kept.ms, kept.date);
+}
+
+/* The lock of the GPU this run times on, taken after a database miss; then the database is
+ * read again, since the process that held the GPU may have tuned this very key. 0: locked (or
+ * the lock could not be had: a warning, and the run goes on), 1: the record is there now. */
+static int lock_gpu(Job *job, TuneLock *l, const char *id, const char *name, const char *dir,
+                    const TuneDbKey *key)
+{
+    char doing[600], err[1400];
+    snprintf(doing, sizeof doing, "stencilc tuning '%.100s' of %.400s", job->prog->name, job->opt->input);
+    if (tune_gpu_lock(l, id, name, doing, err, sizeof err) != 0)
+        fprintf(stderr, "stencilc: warning: tuning without the GPU's lock: %s\n", err);
+    if (job->opt->tune_record || use_db_record(job, dir, key, name) != 0)
+        return 0;
+    tune_lock_release(l);
+    return 1;
+}
+
+/* ---- no GPU: a record made elsewhere ------------------------------------------------------ */
+
+/* tunedb_find_any_gpu's test: the record's configuration parses and fits (then it is the
+ * job's); one that does not is reported, and an older record gets its turn. */
+static int accept_record(void *job, const TuneDbEntry *e)
+{
+    return use_config_text(job, e->config, "the recorded configuration") == 0;
 }
 
 static int tune_without_gpu(Job *job, const char *reason, const TuneDbKey *key)
@@ -217,8 +230,7 @@ static int tune_without_gpu(Job *job, const char *reason, const TuneDbKey *key)
     char dir[1024];
     tunedb_dir(o->tune_db, dir, sizeof dir);
     TuneDbEntry e;
-    if (!o->config && find_any_gpu_record(dir, *key, &e) == 0
-        && use_config_text(job, e.config, "the recorded configuration") == 0) {
+    if (!o->config && tunedb_find_any_gpu(dir, key, accept_record, job, &e) == 0) {
         char day[16];
         snprintf(day, sizeof day, "%.10s", e.date);
         fprintf(stderr, "stencilc: using the tuned configuration recorded on %s on %s\n", e.gpu, day);
@@ -242,28 +254,31 @@ static FILE *open_log(const char *path)
     return f;
 }
 
-static int tune_replay(Job *job, const TuneKnobs *knobs, TuneBudget budget)
+/* The key's journal: what it holds goes into h (a resumed run measures none of it again),
+ * and it is opened for this run's measurements. NULL (with a warning) when it cannot be. */
+static TuneJournal *resume_journal(const Job *job, const char *dir, const TuneDbKey *key, TuneHistory *h)
+{
+    char err[1400];
+    int resumed = tunedb_journal_load(dir, key, job->prog->dims, h);
+    if (resumed > 0 && !job->opt->quiet)
+        fprintf(stderr, "stencilc: resuming: %d variants measured by an earlier run (journal in %s)\n",
+                resumed, dir);
+    TuneJournal *journal = tunedb_journal_open(dir, key, err, sizeof err);
+    if (!journal)
+        fprintf(stderr, "stencilc: warning: no tuning journal, an interrupted run cannot resume: %s\n", err);
+    return journal;
+}
+
+/* The search against the recording (as on the GPU: resumed from the key's journal, the winner
+ * offered to the database), under the recorded GPU's lock. */
+static int replay_search(Job *job, const Replay *rp, const TuneKnobs *knobs, TuneBudget budget,
+                         const char *dir, const TuneDbKey *key)
 {
     const Options *o = job->opt;
     char err[512];
-    Replay *rp = replay_load(o->replay, err, sizeof err);
-    if (!rp) {
-        fprintf(stderr, "stencilc: error: --replay: %s\n", err);
-        return -1;
-    }
-    const char *rec_prog = replay_header(rp, "program");
-    if (rec_prog && strcmp(rec_prog, job->prog->name))
-        fprintf(stderr, "stencilc: warning: --replay: the recording is of '%s', not '%s'\n", rec_prog,
-                job->prog->name);
-    if (replay_dims(rp) != job->prog->dims) {
-        fprintf(stderr, "stencilc: error: --replay: the recording is %dD, '%s' is %dD\n", replay_dims(rp),
-                job->prog->name, job->prog->dims);
-        replay_free(rp);
-        return -1;
-    }
     Space space;
     replay_space(rp, &space);
-    TuneProblem pb = {&space, replay_valid, rp};
+    TuneProblem pb = {&space, replay_valid, (void *)rp};
     const char *name = o->strategy ? o->strategy : "gest";
     TuneStrategy *st = tune_strategy_new(name, &pb, knobs, err, sizeof err);
     FILE *log = open_log(o->tune_log);
@@ -271,13 +286,18 @@ static int tune_replay(Job *job, const TuneKnobs *knobs, TuneBudget budget)
         if (!st)
             fprintf(stderr, "stencilc: error: --strategy: %s\n", err);
         tune_strategy_free(st);
-        replay_free(rp);
         return -1;
     }
     TuneHistory h;
+    tune_history_init(&h);
+    TuneJournal *journal = resume_journal(job, dir, key, &h);
+    ReplayRun rr;
+    TuneEvaluator ev;
+    replay_run_init(&rr, rp);
+    replay_evaluator(&rr, &ev);
     TuneResult res;
-    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .log = log};
-    replay_tune(rp, &pb, st, &ro, &h, &res);
+    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .log = log, .journal = journal};
+    tune_run(&pb, st, &ev, &h, &ro, &res);
     int rc = -1;
     char cfg[512], why[256];
     if (!res.found) {
@@ -296,12 +316,52 @@ static int tune_replay(Job *job, const TuneKnobs *knobs, TuneBudget budget)
                  "tuned by stencilc --autotune --replay (%s, %s, %d variants, %d valid): %.200s, "
                  "%.4g ms/step recorded on %.100s", name, btext, h.n, h.nok, cfg, res.best_ms,
                  gpu ? gpu : "an unnamed GPU");
+        store_result(job, dir, key, cfg, res.best_ms, key->gpu);
         rc = 0;
     }
     if (log)
         fclose(log);
+    tunedb_journal_close(journal);
     tune_history_free(&h);
     tune_strategy_free(st);
+    return rc;
+}
+
+/* --replay: tuning against a recording, with the database and the locks of a GPU run, so that
+ * runs without a GPU exercise them: the key's GPU is the recorded one marked "(replay)" (never
+ * taken for a measurement on it), the GPU lock is the recorded GPU's, one per $STC_DEVICE (as
+ * two GPUs of one name would have two). */
+static int tune_replay(Job *job, const TuneKnobs *knobs, TuneBudget budget, TuneDbKey key, const char *dir)
+{
+    const Options *o = job->opt;
+    char err[512];
+    Replay *rp = replay_load(o->replay, err, sizeof err);
+    if (!rp) {
+        fprintf(stderr, "stencilc: error: --replay: %s\n", err);
+        return -1;
+    }
+    const char *rec_prog = replay_header(rp, "program");
+    if (rec_prog && strcmp(rec_prog, job->prog->name))
+        fprintf(stderr, "stencilc: warning: --replay: the recording is of '%s', not '%s'\n", rec_prog,
+                job->prog->name);
+    if (replay_dims(rp) != job->prog->dims) {
+        fprintf(stderr, "stencilc: error: --replay: the recording is %dD, '%s' is %dD\n", replay_dims(rp),
+                job->prog->name, job->prog->dims);
+        replay_free(rp);
+        return -1;
+    }
+    const char *gpu = replay_header(rp, "gpu"), *cuda = replay_header(rp, "cuda"), *dev = getenv("STC_DEVICE");
+    char gpu_key[300], lock_id[400];
+    snprintf(gpu_key, sizeof gpu_key, "%.200s (replay)", gpu ? gpu : "an unnamed GPU");
+    snprintf(lock_id, sizeof lock_id, "replay-%.200s-%.20s", gpu ? gpu : "unnamed", dev && *dev ? dev : "0");
+    key.gpu = gpu_key;
+    key.cuda = cuda ? cuda : "";
+    TuneLock gl = {-1, 0};
+    int rc = 0;
+    if (use_db_record(job, dir, &key, gpu_key) != 0 && lock_gpu(job, &gl, lock_id, gpu_key, dir, &key) == 0) {
+        rc = replay_search(job, rp, knobs, budget, dir, &key);
+        tune_lock_release(&gl);
+    }
     replay_free(rp);
     return rc;
 }
@@ -364,7 +424,7 @@ static int by_search_ms(const void *a, const void *b)
 /* The RETIME_TOP fastest measured configurations and the plain one, re-timed with more care,
  * fastest first (those whose re-timing failed last). The plain one competes too: when the
  * search's short measurements flattered the others, it wins. */
-static int retime_candidates(GpuEval *g, const TuneHistory *h, int dims, Candidate *cand,
+static int retime_candidates(GpuEval *g, const TuneHistory *h, const Space *space, Candidate *cand,
                              double *plain_ms)
 {
     const TuneSample **ok = malloc(sizeof *ok * (size_t)(h->nok > 0 ? h->nok : 1));
@@ -375,7 +435,7 @@ static int retime_candidates(GpuEval *g, const TuneHistory *h, int dims, Candida
     qsort(ok, (size_t)nok, sizeof *ok, by_search_ms);
     Config cs[RETIME_TOP + 1];
     int n = 0, plain_at = -1;
-    Config plain = config_default(dims);
+    Config plain = space_default(space);
     for (int i = 0; i < nok && n < RETIME_TOP; i++) {
         cand[n].config = ok[i]->config;
         cand[n].search_ms = ok[i]->ms;
@@ -417,18 +477,12 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
     TuneProblem pb = {&job->space, tune_space_valid, &job->space};
     TuneHistory h;
     tune_history_init(&h);
-    FILE *journal = NULL, *log = NULL, *rec = NULL;
+    TuneJournal *journal = NULL;
+    FILE *log = NULL, *rec = NULL;
     TuneStrategy *st = NULL;
     int rc = -1;
-    if (!mode->record) {
-        int resumed = tunedb_journal_load(dir, key, p->dims, &h);
-        if (resumed > 0 && !o->quiet)
-            fprintf(stderr, "stencilc: resuming: %d variants measured by an earlier run (journal in %s)\n",
-                    resumed, dir);
-        journal = tunedb_journal_open(dir, key, err, sizeof err);
-        if (!journal)
-            fprintf(stderr, "stencilc: warning: no tuning journal, an interrupted run cannot resume: %s\n", err);
-    }
+    if (!mode->record)
+        journal = resume_journal(job, dir, key, &h);
     st = tune_strategy_new(mode->strategy, &pb, knobs, err, sizeof err);
     if (!st) {
         fprintf(stderr, "stencilc: error: --strategy: %s\n", err);
@@ -495,9 +549,9 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
      * the winner must compute what the plain kernel computes on the full grid. */
     Candidate cand[RETIME_TOP + 1];
     double plain_ms = -1;
-    int ncand = retime_candidates(g, &h, p->dims, cand, &plain_ms);
+    int ncand = retime_candidates(g, &h, &job->space, cand, &plain_ms);
     int winner = -1;
-    Config plain = config_default(p->dims);
+    Config plain = space_default(&job->space);
     for (int i = 0; i < ncand && winner < 0; i++) {
         if (cand[i].ms < 0)
             continue;
@@ -541,21 +595,13 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
             fprintf(stderr, " (plain kernel %.4g ms/step, %.2fx)", plain_ms, plain_ms / w->ms);
         fprintf(stderr, "\n");
     }
-    if (!was_interrupted) {
-        TuneDbEntry e;
-        memset(&e, 0, sizeof e);
-        copy_text(e.config, sizeof e.config, cfg);
-        e.ms = w->ms;
-        copy_text(e.gpu, sizeof e.gpu, dev->name);
-        if (tunedb_store(dir, key, &e, err, sizeof err) != 0)
-            fprintf(stderr, "stencilc: warning: the result was not stored in the tuning database: %s\n", err);
-    }
+    if (!was_interrupted)
+        store_result(job, dir, key, cfg, w->ms, dev->name);
     rc = 0;
 restore:
     sigaction(SIGINT, &old, NULL);
 out:
-    if (journal)
-        fclose(journal);
+    tunedb_journal_close(journal);
     if (log)
         fclose(log);
     if (rec)
@@ -593,9 +639,6 @@ int step_autotune(Job *job)
         else
             budget.seconds = 60;
     }
-    if (o->replay)
-        return tune_replay(job, &knobs, budget);
-
     char *program = program_text(p);
     char dir[1024], why[512];
     tunedb_dir(o->tune_db, dir, sizeof dir);
@@ -608,6 +651,11 @@ int step_autotune(Job *job)
     TuneDbKey key = {program ? program : p->name, {job->grid[0], job->grid[1], job->grid[2]},
                      elem_name(p), "", "", generator};
     int rc;
+    if (o->replay) {
+        rc = tune_replay(job, &knobs, budget, key, dir);
+        free(program);
+        return rc;
+    }
     GpuEval *g = NULL;
     if (!rt_available(why, sizeof why) || !(g = gpu_eval_start(p, &job->space, job->grid, NULL, why, sizeof why))) {
         rc = o->tune_record ? (fprintf(stderr, "stencilc: error: --tune-record needs a GPU: %s\n", why), -1)
@@ -621,25 +669,13 @@ int step_autotune(Job *job)
     key.gpu = dev->name;
     key.cuda = cuda;
 
-    TuneDbEntry e;
-    char err[512];
-    int found = o->tune_record ? 1 : tunedb_lookup(dir, &key, &e, err, sizeof err);
-    if (found < 0)
-        fprintf(stderr, "stencilc: warning: tuning database: %s\n", err);
-    if (found == 0 && use_config_text(job, e.config, "the tuning database's configuration") == 0) {
-        char day[16];
-        snprintf(day, sizeof day, "%.10s", e.date);
-        if (!o->quiet)
-            fprintf(stderr, "stencilc: using the tuned configuration recorded on %s on %s (%.4g ms/step; "
-                            "tuning database %s)\n", e.gpu[0] ? e.gpu : dev->name, day, e.ms, dir);
-        snprintf(job->config_origin, sizeof job->config_origin,
-                 "tuned configuration recorded by stencilc --autotune on %.100s on %s: %.200s, %.4g "
-                 "ms/step, CUDA %s", e.gpu[0] ? e.gpu : dev->name, day, e.config, e.ms, cuda);
+    TuneLock gl = {-1, 0};
+    if ((!o->tune_record && use_db_record(job, dir, &key, dev->name) == 0)
+        || lock_gpu(job, &gl, dev->bus_id, dev->name, dir, &key) != 0) {
         gpu_eval_stop(g);
         free(program);
         return 0;
     }
-
     TuneMode mode = {o->strategy ? o->strategy : "gest", "", o->tune_record != NULL};
     if (mode.record && !o->strategy) {
         int exact = 0;
@@ -650,6 +686,7 @@ int step_autotune(Job *job)
     budget_text(&budget, 0, mode.btext, sizeof mode.btext);
     rc = tune_on_gpu(job, g, &key, dir, &knobs, budget, &mode);
     gpu_eval_stop(g);
+    tune_lock_release(&gl);
     free(program);
     return rc;
 }

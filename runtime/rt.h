@@ -27,6 +27,7 @@ enum {
 
 typedef struct {
     char name[256];
+    char bus_id[32];        /* PCI domain:bus:device, e.g. 0000:01:00.0: names this GPU (a lock) */
     int cc_major, cc_minor;
     int sm_count;
     size_t total_mem;

@@ -62,6 +62,8 @@ static void read_info(RtContext *rc)
 {
     RtDeviceInfo *in = &rc->info;
     rc->api.DeviceGetName(in->name, (int)sizeof in->name, rc->dev);
+    snprintf(in->bus_id, sizeof in->bus_id, "%04x:%02x:%02x.0", attr(rc, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+             attr(rc, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID), attr(rc, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID));
     in->cc_major = attr(rc, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     in->cc_minor = attr(rc, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     in->sm_count = attr(rc, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);

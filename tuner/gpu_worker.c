@@ -287,7 +287,7 @@ static void worker_compare(Worker *w, const Req *rq, const Config *c)
     w->grid = NULL;
     Arena *arena = arena_new();
     char why[2048] = "";
-    Config plain = config_default(w->prog->dims);
+    Config plain = space_default(w->space);
     const Plan *pa = NULL, *pb = NULL;
     RtModule *a = worker_compile(w, &plain, arena, &pa, why, (int)sizeof why);
     RtModule *b = a ? worker_compile(w, c, arena, &pb, why, (int)sizeof why) : NULL;

@@ -109,7 +109,7 @@ int tune_log_parse(const char *line, int dims, TuneSample *r)
     if (r->ok) {
         p = field(line, "ms");
         char *end;
-        if (!p || (r->ms = strtod(p, &end), end == p) || !(r->ms >= 0))
+        if (!p || (r->ms = strtod(p, &end), end == p) || !tune_ms_valid(r->ms))
             return -1;
     } else {
         r->ms = -1;

@@ -131,10 +131,8 @@ int tune_run(const TuneProblem *pb, TuneStrategy *st, const TuneEvaluator *ev, T
             res->valid += r->ok;
             if (o->log)
                 tune_log_line(o->log, r);
-            if (o->journal) {
-                tune_log_line(o->journal, r);
-                fflush(o->journal);
-            }
+            if (o->journal)
+                tunedb_journal_append(o->journal, r);
             st->observe(st, r);
         }
         report(o, h, elapsed, 0);

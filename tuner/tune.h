@@ -155,13 +155,15 @@ typedef struct {
     void *clock_ctx;
 } TuneEvaluator;
 
+typedef struct TuneJournal TuneJournal; /* a key's journal in the tuning database */
+
 typedef struct {
     TuneBudget budget;
     int quiet;              /* no progress output at all */
     TuneProgressFn progress; /* NULL: tune_progress_stderr */
     void *progress_ctx;
     FILE *log;              /* --tune-log: one JSON line per evaluation, or NULL */
-    FILE *journal;          /* tunedb journal: the same lines, flushed one by one, or NULL */
+    TuneJournal *journal;   /* tunedb journal: the same lines, written one by one, or NULL */
 } TuneRunOptions;
 
 typedef enum { TUNE_STOP_COUNT, TUNE_STOP_TIME, TUNE_STOP_EXHAUSTED } TuneStop;
@@ -211,16 +213,54 @@ typedef struct {
 void tunedb_dir(const char *override, char *buf, int len);
 /* 16 hex digits naming the key. */
 void tunedb_key_hash(const TuneDbKey *k, char out[17]);
-/* 0 found, 1 missing, -1 unreadable (message in err). */
+/* 0 found; 1 missing (or the file is another key's: a hash collision, or stale: another
+ * generator's); -1 damaged or unreadable, with "FILE: what is wrong" in err. A record is read
+ * only from a regular file of bounded size; its ms must be a positive, finite time. */
 int tunedb_lookup(const char *dir, const TuneDbKey *k, TuneDbEntry *e, char *err, int errlen);
-/* Atomic: temp file + fsync + rename (+ fsync of the directory); creates dir. 0 or -1. */
-int tunedb_store(const char *dir, const TuneDbKey *k, const TuneDbEntry *e, char *err,
-                 int errlen);
-/* The key's journal, opened for appending (creates dir); NULL with err on failure. */
-FILE *tunedb_journal_open(const char *dir, const TuneDbKey *k, char *err, int errlen);
-/* Loads the key's journal into h (lines that do not parse, e.g. a torn last line, are
- * skipped). Returns how many were loaded (0 when there is no journal). */
+/* The newest record of k's program, grid, type and generator made on any GPU (k's gpu and
+ * cuda are ignored) that accept (NULL: any) takes, so a newer record accept refuses never
+ * hides an older good one. Damaged files are reported on stderr by name and skipped.
+ * 0 with it in *out, 1 when there is none. */
+int tunedb_find_any_gpu(const char *dir, const TuneDbKey *k, int (*accept)(void *ctx, const TuneDbEntry *e),
+                        void *ctx, TuneDbEntry *out);
+/* Offers a result, under the database's lock (creates dir): written (temp file + fsync +
+ * rename + fsync of the directory) unless the file already holds a record of this key at
+ * least as fast, which stays (then *kept, when not NULL, is that record). A damaged record, or
+ * one of another generator, is replaced. 0 written, 1 kept, -1 error (e->ms not a positive
+ * finite time, or the write failed; message in err). */
+int tunedb_store(const char *dir, const TuneDbKey *k, const TuneDbEntry *e, TuneDbEntry *kept,
+                 char *err, int errlen);
+/* The key's journal, opened for appending (creates dir; ends a line a crash tore); NULL with
+ * err on failure. Each append is one whole line, written under the database's lock. */
+TuneJournal *tunedb_journal_open(const char *dir, const TuneDbKey *k, char *err, int errlen);
+int tunedb_journal_append(TuneJournal *j, const TuneSample *r); /* 0 or -1 */
+void tunedb_journal_close(TuneJournal *j);                      /* NULL is fine */
+/* Loads the key's journal into h (lines that do not parse, e.g. a torn last line or a time
+ * that is not positive and finite, are skipped). Returns how many were loaded (0 when there
+ * is no journal; a journal that is not a regular file is reported and not read). */
 int tunedb_journal_load(const char *dir, const TuneDbKey *k, int dims, TuneHistory *h);
+
+/* ---- locks between stencilc processes (tuner/lock.c) -------------------------------------- */
+
+typedef struct {
+    int fd;
+    int holder; /* the file names its holder (cleared on release) */
+} TuneLock;
+
+/* An exclusive flock on path (created readable and writable by all; never a symlink nor a
+ * special file), released when the process ends however it ends. When another process holds
+ * it and what is not NULL, says on stderr "stencilc: waiting for WHAT: <what the holder wrote>"
+ * and waits. holder (may be NULL): a line written into the file while this process holds it.
+ * 0, or -1 with err. */
+int tune_lock_take(TuneLock *l, const char *path, const char *what, const char *holder, char *err,
+                   int errlen);
+void tune_lock_release(TuneLock *l);
+/* $TMPDIR (else /tmp)/stencilc-gpu-ID.lock, ID made safe for a file name. */
+void tune_gpu_lock_path(const char *gpu_id, char *buf, int len);
+/* The lock of the GPU gpu_id (its PCI bus id; a replay's: its recorded name), held while this
+ * process times on it; doing says what for (e.g. "stencilc tuning 'heat' of heat.st"). */
+int tune_gpu_lock(TuneLock *l, const char *gpu_id, const char *gpu_name, const char *doing, char *err,
+                  int errlen);
 
 /* ---- replay of recorded measurements ------------------------------------------------------ */
 

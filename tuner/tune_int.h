@@ -61,6 +61,16 @@ TuneStrategy *tune_genetic_new(const TuneProblem *pb, const TuneKnobs *k);
 TuneStrategy *tune_exhaustive_new(const TuneProblem *pb, const TuneKnobs *k, char *err,
                                   int errlen);
 
+/* The tuning database's files (tunedb.c). */
+int tune_ms_valid(double ms); /* a measured time: positive and finite */
+int tunedb_mkdir(const char *dir, char *err, int errlen);
+void tunedb_path(const char *dir, const TuneDbKey *k, const char *ext, char *buf, int len);
+/* The database's lock (DIR/lock; creates dir), held around every write. */
+int tunedb_lock(const char *dir, TuneLock *l, char *err, int errlen);
+/* open() of a regular file of at most max_bytes (0: any size) that never blocks on a FIFO or
+ * a device: the descriptor; -2 when it does not exist; -1 otherwise ("PATH: why" in err). */
+int tune_open_regular(const char *path, long max_bytes, int flags, char *err, int errlen);
+
 /* JSON string helpers (tune_log.c). */
 void tune_json_string(FILE *f, const char *s);
 

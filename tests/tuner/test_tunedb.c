@@ -1,6 +1,6 @@
 /* The tuning database: store and look up, a key change misses, a leftover temporary file is
- * ignored, a damaged file reads as missing; the journal resumes an interrupted run without
- * measuring anything twice. */
+ * ignored, a damaged file is reported by name; the journal resumes an interrupted run without
+ * measuring anything twice. (Damaged records and concurrent writers: test_tunedb_safety.c.) */
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,7 +41,7 @@ static void test_db(void)
     TuneDbEntry e = {.ms = 1.25}, got;
     snprintf(e.config, sizeof e.config, "tb=64x4x1,stream=z,sb=16");
     CHECK(tunedb_lookup(dir, &k, &got, err, sizeof err) == 1);
-    CHECK(tunedb_store(dir, &k, &e, err, sizeof err) == 0);
+    CHECK(tunedb_store(dir, &k, &e, NULL, err, sizeof err) == 0);
     CHECK(tunedb_lookup(dir, &k, &got, err, sizeof err) == 0);
     CHECK(!strcmp(got.config, e.config) && got.ms == 1.25);
     CHECK(!strcmp(got.gpu, "NVIDIA H100 80GB HBM3"));
@@ -79,15 +79,16 @@ static void test_db(void)
     CHECK(!strcmp(got.config, e.config));
     /* overwrite is atomic and replaces the value */
     e.ms = 1.0;
-    CHECK(tunedb_store(dir, &k, &e, err, sizeof err) == 0);
+    CHECK(tunedb_store(dir, &k, &e, NULL, err, sizeof err) == 0);
     CHECK(tunedb_lookup(dir, &k, &got, err, sizeof err) == 0 && got.ms == 1.0);
-    /* a file damaged by hand (no ms line) reads as missing, never crashes */
+    /* a file damaged by hand (no ms line) is reported by name, never crashes */
     char path[400];
     snprintf(path, sizeof path, "%s/%s.best", dir, h1);
     f = fopen(path, "w");
-    fputs("config=tb=8x8x8\n", f);
+    fputs("# stencilc tuning result\nconfig=tb=8x8x8\n", f);
     fclose(f);
-    CHECK(tunedb_lookup(dir, &k, &got, err, sizeof err) == 1);
+    CHECK(tunedb_lookup(dir, &k, &got, err, sizeof err) == -1);
+    CHECK(strstr(err, path) && strstr(err, "no ms= line"));
     /* the default location follows XDG_CACHE_HOME, and an override wins */
     char d[300];
     setenv("XDG_CACHE_HOME", "/x/cache", 1);
@@ -122,7 +123,7 @@ static void test_resume(void)
     TuneEvaluator ev = {.evaluate = counting_eval, .ctx = &w};
 
     /* the first run is "interrupted" after 30 evaluations */
-    FILE *j = tunedb_journal_open(dir, &k, err, sizeof err);
+    TuneJournal *j = tunedb_journal_open(dir, &k, err, sizeof err);
     CHECK(j);
     TuneHistory h;
     tune_history_init(&h);
@@ -130,7 +131,7 @@ static void test_resume(void)
     TuneRunOptions o = {.budget = {.count = 30}, .quiet = 1, .journal = j};
     TuneResult r1;
     tune_run(&pb, st, &ev, &h, &o, &r1);
-    fclose(j);
+    tunedb_journal_close(j);
     tune_strategy_free(st);
     double best1 = h.items[h.best].ms;
     int failed1 = h.n - h.nok;
@@ -155,7 +156,7 @@ static void test_resume(void)
     o.journal = j;
     TuneResult r2;
     tune_run(&pb, st, &ev, &h, &o, &r2);
-    fclose(j);
+    tunedb_journal_close(j);
     tune_strategy_free(st);
     CHECK(r2.evaluated == 30 && h.n == 60);
     CHECK(w.calls == 60 && w.repeated == 0);

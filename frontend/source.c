@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/outfile.h"
+
 #define SOURCE_MAX_BYTES (64L << 20)
 
 /* Text has no NUL bytes and few control characters (tabs, newlines and the like aside). */
@@ -63,19 +65,27 @@ int source_read(const char *path, Arena *arena, Diag *diag, Source *src)
     Loc none = {0, 0, 0};
     int rc = 1;
     int is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below). */
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     diag->src = NULL;
     if (fd < 0) {
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(errno));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(errno));
         goto out;
     }
     if (fstat(fd, &st) != 0) {
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(errno));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(errno));
         goto out;
     }
     if (S_ISDIR(st.st_mode)) {
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(EISDIR));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(EISDIR));
+        goto out;
+    }
+    /* A FIFO, socket or device could block forever or never end; standard input ("-") is
+     * read as it comes, up to the size limit. */
+    if (!is_stdin && !S_ISREG(st.st_mode)) {
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': it is %s, not a regular file", diag_name(path),
+                   out_file_kind(st.st_mode));
         goto out;
     }
     diag->src = &named;
@@ -89,7 +99,7 @@ int source_read(const char *path, Arena *arena, Diag *diag, Source *src)
     char *text = read_all(fd, arena, S_ISREG(st.st_mode) ? (long)st.st_size : 0, &size, &err);
     if (!text) {
         diag->src = NULL;
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(err));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(err));
         goto out;
     }
     if (size > SOURCE_MAX_BYTES) {

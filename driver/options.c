@@ -49,7 +49,8 @@ static const char usage_text[] =
     "  -h, --help          this text\n"
     "  --version           print the version\n"
     "\n"
-    "exit status: 0 success, 1 errors in the input or the run, 2 usage errors\n";
+    "exit status: 0 success, 1 errors in the input or the run, 2 usage errors (also options\n"
+    "that conflict or are given twice), 130 check stopped by Ctrl-C\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {

@@ -13,30 +13,19 @@ import socket
 import subprocess
 import sys
 import tempfile
+
+import clitest
+from clitest import check, finish
 import time
 
 STENCILC = sys.argv[1]
 ROOT = os.environ.get("STC_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 HEAT = os.path.join(ROOT, "examples", "heat.st")
 TINY = os.path.join(ROOT, "tests", "data", "replay_tiny.tsv")
-failures = []
 
 
 def run(*args, cwd=None):
-    """(exit status, stdout, stderr); a run that hangs counts as exit -1 after 20 s."""
-    try:
-        p = subprocess.run([STENCILC, *args], capture_output=True, text=True, cwd=cwd, timeout=20)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return -1, "", "(hung: killed after 20 s)"
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(name)
-        print(f"FAIL {name}\n{detail}")
-    else:
-        print(f"ok   {name}")
+    return clitest.run(STENCILC, *args, cwd=cwd, timeout=20)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -44,7 +33,7 @@ with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "x.cu")
 
     # numbers: not finite, or absurd
-    for value in ["nan", "inf", "-inf", "NaN", "infinity", "1e300", "1e300s", "nans", "0", "-5", "1e400"]:
+    for value in ["nan", "inf", "-inf", "NaN", "infinity", "1e300", "1e300s", "nans", "infs", "nanh", "-infm", "0", "-5", "1e400"]:
         code, _, se = run(HEAT, "--autotune", "--budget", value, "-o", out)
         check(f"--budget {value}: usage error", code == 2 and "--budget takes" in se, se)
 
@@ -134,7 +123,4 @@ with tempfile.TemporaryDirectory() as tmp:
     code, _, se = run("check", HEAT)
     check("a short check prints no estimate", code == 0 and se == "", se)
 
-if failures:
-    print(f"{len(failures)} failed: {failures}")
-    sys.exit(1)
-print("all ok")
+finish()

@@ -109,7 +109,8 @@ int step_emit(Job *job)
     seal_pair(&cu, &h, cg_c_identifier(job->arena, job->prog->name), base_name(h_path));
     if (job->opt->validate && validate(job, &cu, cu_path, &h, h_path) != 0)
         goto out;
-    out_remove_stale(cu_path); /* the folder of both */
+    const char *targets[2] = {cu_path, h_path};
+    out_remove_stale(targets, 2);
     /* The .cu first: seal_pair.c says why. */
     OutFile pair[2] = {{cu_path, cu.data, cu.len}, {h_path, h.data, h.len}};
     char why[512];

@@ -144,28 +144,39 @@ out:
     return rc;
 }
 
-/* The pid of a temporary's name, or 0 when the name is not one of ours. */
-static long temp_pid(const char *name)
+/* The pid of a temporary's name, or 0 when the name is not one of ours: ".stc-PID-I.tmp", or
+ * "TARGET.tmp.PID" as earlier versions of stencilc wrote them, for TARGET one of the n targets. */
+static long temp_pid(const char *name, const char *const *paths, int n)
 {
-    size_t np = strlen(TMP_PREFIX), ns = strlen(TMP_SUFFIX), n = strlen(name);
-    if (n <= np + ns || strncmp(name, TMP_PREFIX, np) || strcmp(name + n - ns, TMP_SUFFIX))
-        return 0;
+    size_t np = strlen(TMP_PREFIX), ns = strlen(TMP_SUFFIX), len = strlen(name);
     char *end;
-    long pid = strtol(name + np, &end, 10);
-    if (pid <= 0 || *end != '-' || end[1] < '0' || end[1] > '9')
-        return 0;
-    strtol(end + 1, &end, 10);
-    return strcmp(end, TMP_SUFFIX) == 0 ? pid : 0;
+    long pid;
+    if (len > np + ns && !strncmp(name, TMP_PREFIX, np) && !strcmp(name + len - ns, TMP_SUFFIX)) {
+        pid = strtol(name + np, &end, 10);
+        if (pid <= 0 || *end != '-' || end[1] < '0' || end[1] > '9')
+            return 0;
+        strtol(end + 1, &end, 10);
+        return strcmp(end, TMP_SUFFIX) == 0 ? pid : 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *base = paths[i] + dir_len(paths[i]);
+        size_t nb = strlen(base);
+        if (len > nb + 5 && !strncmp(name, base, nb) && !strncmp(name + nb, ".tmp.", 5)) {
+            pid = strtol(name + nb + 5, &end, 10);
+            return *end == 0 && name[nb + 5] >= '0' && name[nb + 5] <= '9' ? pid : 0;
+        }
+    }
+    return 0;
 }
 
-void out_remove_stale(const char *path)
+void out_remove_stale(const char *const *paths, int n)
 {
-    size_t d = dir_len(path);
-    char *dir = d ? strndup(path, d) : strdup(".");
+    size_t d = dir_len(paths[0]);
+    char *dir = d ? strndup(paths[0], d) : strdup(".");
     DIR *dp = dir ? opendir(dir) : NULL;
     struct dirent *e;
     while (dp && (e = readdir(dp))) {
-        long pid = temp_pid(e->d_name);
+        long pid = temp_pid(e->d_name, paths, n);
         if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue; /* alive, or someone else's process (EPERM): not ours to remove */
         char *full = malloc(strlen(dir) + strlen(e->d_name) + 2);

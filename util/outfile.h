@@ -28,8 +28,9 @@ int out_check_target(const char *path, const struct stat *keep, char *why, size_
  * is removed and no target was touched. -1 with why (the failing path and strerror). */
 int out_replace(const OutFile *files, int n, char *why, size_t whylen);
 
-/* Removes the temporaries that out_replace left in the folder of path when its process was
- * killed, and only those whose process is gone. */
-void out_remove_stale(const char *path);
+/* Removes the temporaries that out_replace (or, named TARGET.tmp.PID, an older stencilc) left
+ * for the n targets, all in one folder, when its process was killed; only those whose process
+ * is gone. */
+void out_remove_stale(const char *const *paths, int n);
 
 #endif

@@ -150,11 +150,12 @@ with tempfile.TemporaryDirectory() as tmp:
     # stale temporaries: of a dead process removed, of a live one (this test) kept
     dead = subprocess.Popen(["true"])
     dead.wait()
-    for name in [f".stc-{dead.pid}-0.tmp", f".stc-{dead.pid}-1.tmp", f".stc-{os.getpid()}-0.tmp", ".stc-x-0.tmp"]:
+    for name in [f".stc-{dead.pid}-0.tmp", f".stc-{dead.pid}-1.tmp", f".stc-{os.getpid()}-0.tmp", ".stc-x-0.tmp",
+                 f"heat.cu.tmp.{dead.pid}", f"heat.h.tmp.{dead.pid}"]:  # the last two: older stencilc's names
         with open(os.path.join(out, name), "w") as f:
             f.write("x" * 100)
     code, _, se = run(src, "-o", cu)
-    left = sorted(n for n in os.listdir(out) if n.startswith(".stc-"))
+    left = sorted(n for n in os.listdir(out) if n.startswith(".stc-") or ".tmp." in n)
     check("stale temporaries of dead runs removed, others kept", code == 0 and
           left == sorted([f".stc-{os.getpid()}-0.tmp", ".stc-x-0.tmp"]), left)
 

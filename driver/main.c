@@ -52,6 +52,8 @@ int main(int argc, char **argv)
         rc = 0;
         goto done;
     }
+    if (opt.cmd == CMD_COMPILE && step_check_outputs(&job) != 0) /* never the input, nor a FIFO */
+        goto done;
     if (step_choose_config(&job) != 0) /* --config, --autotune (tuner/), or the default */
         goto done;
     if (step_build_plan(&job) != 0) /* codegen/ */

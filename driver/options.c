@@ -1,12 +1,15 @@
 #include "options.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../codegen/codegen.h"
+#include "../util/diag.h"
 #include "../tuner/tune.h"
 
 static const char usage_text[] =
@@ -48,7 +51,8 @@ static const char usage_text[] =
     "  -h, --help          this text\n"
     "  --version           print the version\n"
     "\n"
-    "exit status: 0 success, 1 errors in the input or the run, 2 usage errors\n";
+    "exit status: 0 success, 1 errors in the input or the run, 2 usage errors (also options\n"
+    "that conflict or are given twice), 130 check stopped by Ctrl-C\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
@@ -96,7 +100,8 @@ static int parse_budget(const char *s, Options *o)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || v <= 0)
+    /* nan and inf parse as numbers; neither is a budget, nor is more than a year or 1e9 variants */
+    if (errno || end == s || !isfinite(v) || v <= 0 || v > 1e9)
         return -1;
     if (!strcmp(end, "s"))
         o->budget_s = v;
@@ -107,6 +112,8 @@ static int parse_budget(const char *s, Options *o)
     else if (*end == 0 && v == (long)v)
         o->budget_count = (long)v;
     else
+        return -1;
+    if (o->budget_s > 366.0 * 86400)
         return -1;
     return 0;
 }
@@ -129,6 +136,65 @@ const char *options_generator_name(void)
     return name;
 }
 
+/* 1 when name was in given[]; else it is added (up to the array's 64). */
+static int given_before(const char **given, int *n, const char *name)
+{
+    for (int k = 0; k < *n; k++)
+        if (!strcmp(given[k], name))
+            return 1;
+    if (*n < 64)
+        given[(*n)++] = name;
+    return 0;
+}
+
+/* Edit distance of two short words (longer ones are simply far apart). */
+static int distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b), row[33];
+    if (la > 32 || lb > 32)
+        return 99;
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/* `stencilc comp x.st`: a first word that is no file and reads as a misspelt command (it is
+ * followed by another argument that is no option, or it is close to a command) says so instead
+ * of "more than one input file". Reports and returns 1 when it is one. */
+static int unknown_command(int argc, char **argv)
+{
+    static const char *const commands[] = {"check", "bench", "replay"};
+    const char *w = argv[1];
+    if (w[0] == '-' || strchr(w, '.') || strchr(w, '/') || access(w, F_OK) == 0)
+        return 0;
+    const char *near = NULL;
+    for (int k = 0; k < 3; k++)
+        if (distance(w, commands[k]) <= 2)
+            near = commands[k];
+    int another = 0;
+    for (int k = 2; k < argc; k++)
+        another |= argv[k][0] != '-';
+    if (!near && !another)
+        return 0;
+    if (near)
+        usage_error("unknown command '%s'; did you mean '%s'?", diag_name(w), near);
+    else
+        usage_error("unknown command '%s' (the commands are check, bench and replay; to compile, "
+                    "give the file alone: stencilc FILE.st)", diag_name(w));
+    return 1;
+}
+
 int options_parse(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
@@ -143,7 +209,11 @@ int options_parse(int argc, char **argv, Options *o)
             o->cmd = CMD_BENCH, i = 2;
         else if (!strcmp(argv[1], "replay"))
             o->cmd = CMD_REPLAY, i = 2;
+        else if (unknown_command(argc, argv))
+            return 2;
     }
+    const char *given[64]; /* the options with a value seen so far */
+    int ngiven = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -151,6 +221,8 @@ int options_parse(int argc, char **argv, Options *o)
     do {                                                                    \
         if (!next)                                                          \
             return usage_error("option '%s' needs an argument", a);         \
+        if (given_before(given, &ngiven, a))                                \
+            return usage_error("'%s' given twice; give it once", a);        \
         i++;                                                                \
     } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -172,15 +244,15 @@ int options_parse(int argc, char **argv, Options *o)
             else if (!strcmp(next, "double"))
                 o->type = 1;
             else
-                return usage_error("--type takes float or double, not '%s'", next);
+                return usage_error("--type takes float or double, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--grid")) {
             NEED_ARG();
             if (parse_grid(next, o) != 0)
-                return usage_error("--grid takes sizes like 512x512x512, not '%s'", next);
+                return usage_error("--grid takes sizes like 512x512x512, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--steps")) {
             NEED_ARG();
             if (parse_long(next, 1, 1L << 30, &o->steps) != 0)
-                return usage_error("--steps takes a positive count, not '%s'", next);
+                return usage_error("--steps takes a positive count, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--config")) {
             NEED_ARG();
             o->config = next;
@@ -201,7 +273,7 @@ int options_parse(int argc, char **argv, Options *o)
         } else if (!strcmp(a, "--budget")) {
             NEED_ARG();
             if (parse_budget(next, o) != 0)
-                return usage_error("--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", next);
+                return usage_error("--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", diag_name(next));
         } else if (!strcmp(a, "--strategy")) {
             NEED_ARG();
             o->strategy = next;
@@ -217,13 +289,13 @@ int options_parse(int argc, char **argv, Options *o)
             long v;
             NEED_ARG();
             if (parse_long(next, 0, 0x7fffffff, &v) != 0)
-                return usage_error("--seed takes a number, not '%s'", next);
+                return usage_error("--seed takes a number, not '%s'", diag_name(next));
             o->seed = (unsigned)v;
         } else if (!strcmp(a, "--seeds")) {
             long v;
             NEED_ARG();
             if (parse_long(next, 1, 1000, &v) != 0)
-                return usage_error("--seeds takes a count from 1 to 1000, not '%s'", next);
+                return usage_error("--seeds takes a count from 1 to 1000, not '%s'", diag_name(next));
             o->seeds = (int)v;
         } else if (!strcmp(a, "--tune-log")) {
             NEED_ARG();
@@ -241,9 +313,9 @@ int options_parse(int argc, char **argv, Options *o)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
         } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
+            return usage_error("unknown option '%s'", diag_name(a));
         } else if (o->input) {
-            return usage_error("more than one input file ('%s')", a);
+            return usage_error("more than one input file ('%s')", diag_name(a));
         } else {
             o->input = a;
         }
@@ -251,5 +323,5 @@ int options_parse(int argc, char **argv, Options *o)
     }
     if (!o->input)
         return usage_error("%s", "no input file");
-    return 0;
+    return options_check_conflicts(o);
 }

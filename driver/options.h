@@ -49,6 +49,10 @@ const char *options_generator_name(void);
  * error (message printed). */
 int options_parse(int argc, char **argv, Options *o);
 
+/* Options that conflict, or that need another to mean anything: 2 with a message naming both,
+ * else 0 (options_check.c). options_parse calls it last. */
+int options_check_conflicts(const Options *o);
+
 /* The tuner's knobs (--seed, --gest) and budget (--budget) that the options ask for. */
 void options_tuning(const Options *o, TuneKnobs *knobs, TuneBudget *budget);
 

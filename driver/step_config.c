@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/outfile.h"
 #include "steps.h"
 
 int step_choose_config(Job *job)
@@ -17,6 +18,10 @@ int step_choose_config(Job *job)
         }
         snprintf(job->config_origin, sizeof job->config_origin, "configuration given by --config '%s'",
                  o->config);
+    }
+    if (o->replay && in_check_regular(o->replay, err, sizeof err) != 0) { /* a FIFO would block */
+        fprintf(stderr, "stencilc: error: --replay: %s\n", err);
+        return -1;
     }
     if (o->autotune)
         return step_autotune(job);

@@ -1,13 +1,17 @@
 /* The end of the pipeline: the Plan printed as FILE.cu and FILE.h, optionally validated by
- * libclang, written atomically (both files or, on any error, neither is touched). */
+ * libclang, sealed as a pair (seal_pair.c) and written so that nothing is lost: never over the
+ * input or a special file, and on any error the previous outputs stay as they were. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../codegen/codegen.h"
 #include "../runtime/rt.h"
+#include "../util/outfile.h"
 #include "../util/strbuf.h"
+#include "seal_pair.h"
 #include "steps.h"
 
 /* heat.cu -> heat; out -> out (the header is BASE.h next to the .cu) */
@@ -33,6 +37,12 @@ static void prepend_note(StrBuf *sb, const char *note)
     *sb = t;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 /* --validate: libclang parses the emitted .cu, with its header beside it, in a scratch folder. */
 static int validate(Job *job, const StrBuf *cu, const char *cu_path, const StrBuf *h, const char *h_path)
 {
@@ -41,11 +51,14 @@ static int validate(Job *job, const StrBuf *cu, const char *cu_path, const StrBu
         fprintf(stderr, "stencilc: error: --validate: cannot make a scratch folder\n");
         return -1;
     }
-    const char *hs = strrchr(h_path, '/'), *cs = strrchr(cu_path, '/');
-    const char *hp = arena_printf(job->arena, "%s/%s", dir, hs ? hs + 1 : h_path);
-    const char *cp = arena_printf(job->arena, "%s/%s", dir, cs ? cs + 1 : cu_path);
-    int rc = sb_write_file_atomic(h, hp);
-    if (rc == 0) {
+    const char *hp = arena_printf(job->arena, "%s/%s", dir, base_name(h_path));
+    const char *cp = arena_printf(job->arena, "%s/%s", dir, base_name(cu_path));
+    OutFile hf = {hp, h->data, h->len};
+    char why[512];
+    int rc = out_replace(&hf, 1, why, sizeof why);
+    if (rc != 0)
+        fprintf(stderr, "stencilc: error: --validate: %s\n", why);
+    else {
         int n = rt_validate_source(cp, cu->data, stderr);
         if (n < 0)
             rc = -1;
@@ -60,12 +73,31 @@ static int validate(Job *job, const StrBuf *cu, const char *cu_path, const StrBu
     return rc;
 }
 
+int step_check_outputs(Job *job)
+{
+    if (!job->cu_path) {
+        const char *cname = cg_c_identifier(job->arena, job->prog->name);
+        job->cu_path = job->opt->output ? job->opt->output : arena_printf(job->arena, "%s.cu", cname);
+        job->h_path = arena_printf(job->arena, "%s.h", strip_cu(job->arena, job->cu_path));
+    }
+    struct stat in, *keep = NULL;
+    if (strcmp(job->opt->input, "-") != 0 && stat(job->opt->input, &in) == 0)
+        keep = &in;
+    char why[512];
+    if (out_check_target(job->cu_path, keep, why, sizeof why) != 0 ||
+        out_check_target(job->h_path, keep, why, sizeof why) != 0) {
+        fprintf(stderr, "stencilc: error: %s\n", why);
+        return -1;
+    }
+    return 0;
+}
+
 int step_emit(Job *job)
 {
-    const char *cname = cg_c_identifier(job->arena, job->prog->name);
-    const char *cu_path = job->opt->output ? job->opt->output : arena_printf(job->arena, "%s.cu", cname);
+    if (step_check_outputs(job) != 0) /* again: tuning took a while */
+        return -1;
+    const char *cu_path = job->cu_path, *h_path = job->h_path;
     const char *base = strip_cu(job->arena, cu_path);
-    const char *h_path = arena_printf(job->arena, "%s.h", base);
     StrBuf cu = {0}, h = {0};
     int rc = -1;
     if (cg_emit_opts(job->plan, base, job->opt->distributed, &cu, &h) != 0) {
@@ -74,16 +106,16 @@ int step_emit(Job *job)
     }
     prepend_note(&cu, job->config_origin);
     prepend_note(&h, job->config_origin);
+    seal_pair(&cu, &h, cg_c_identifier(job->arena, job->prog->name), base_name(h_path));
     if (job->opt->validate && validate(job, &cu, cu_path, &h, h_path) != 0)
         goto out;
-    /* The header first: a .cu without its header would not compile; then the .cu. */
-    if (sb_write_file_atomic(&h, h_path) != 0) {
-        fprintf(stderr, "stencilc: error: cannot write '%s'\n", h_path);
-        goto out;
-    }
-    if (sb_write_file_atomic(&cu, cu_path) != 0) {
-        fprintf(stderr, "stencilc: error: cannot write '%s'\n", cu_path);
-        unlink(h_path);
+    const char *targets[2] = {cu_path, h_path};
+    out_remove_stale(targets, 2);
+    /* The .cu first: seal_pair.c says why. */
+    OutFile pair[2] = {{cu_path, cu.data, cu.len}, {h_path, h.data, h.len}};
+    char why[512];
+    if (out_replace(pair, 2, why, sizeof why) != 0) {
+        fprintf(stderr, "stencilc: error: %s\n", why);
         goto out;
     }
     rc = 0;

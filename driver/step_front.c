@@ -91,9 +91,3 @@ int step_lower(Job *job)
     space_set_steps(&job->space, job->steps);
     return 0;
 }
-
-int step_check(Job *job)
-{
-    int steps = job->opt->steps ? (int)job->opt->steps : 3;
-    return ir_check_report(stdout, job->prog, job->opt->seed, steps);
-}

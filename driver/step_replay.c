@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "../tuner/tune.h"
+#include "../util/outfile.h"
 #include "steps.h"
 
 int step_replay(Job *job)
@@ -12,6 +13,10 @@ int step_replay(Job *job)
     TuneBudget budget;
     options_tuning(o, &knobs, &budget);
     char err[512];
+    if (in_check_regular(o->input, err, sizeof err) != 0) { /* a folder is not an "empty replay file" */
+        fprintf(stderr, "stencilc: error: replay: %s\n", err);
+        return 1;
+    }
     if (replay_compare_file(stdout, o->input, o->strategy, o->seeds, budget, &knobs, err,
                             sizeof err) != 0) {
         fprintf(stderr, "stencilc: error: replay: %s\n", err);

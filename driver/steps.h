@@ -22,6 +22,7 @@ typedef struct {
     char config_origin[512]; /* how the config was chosen, for the emitted files' first line */
     char config_text[512];   /* config_format of config */
     Plan *plan;
+    const char *cu_path, *h_path; /* the outputs, once step_check_outputs has named them */
 } Job;
 
 int step_read_and_parse(Job *job);
@@ -32,6 +33,9 @@ int step_choose_config(Job *job);
 int step_autotune(Job *job);
 int step_build_plan(Job *job);
 int step_bench(Job *job);
+/* Names the outputs and refuses them where they are the input or not regular files: before
+ * tuning, so that a long run does not end in a refusal; step_emit checks again. */
+int step_check_outputs(Job *job);
 int step_emit(Job *job);
 int step_replay(Job *job);
 

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/outfile.h"
+
 #define SOURCE_MAX_BYTES (64L << 20)
 
 /* Text has no NUL bytes and few control characters (tabs, newlines and the like aside). */
@@ -55,6 +57,17 @@ static char *read_all(int fd, Arena *arena, long hint, long *size, int *err)
     return buf;
 }
 
+/* Reports a path that is neither a regular file nor a directory (which has its own message). */
+static int refuse_special(Diag *diag, const char *path, mode_t mode)
+{
+    if (S_ISREG(mode) || S_ISDIR(mode))
+        return 0;
+    Loc none = {0, 0, 0};
+    diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': it is %s, not a regular file", diag_name(path),
+               out_file_kind(mode));
+    return 1;
+}
+
 int source_read(const char *path, Arena *arena, Diag *diag, Source *src)
 {
     /* Reports go out under the path being read, whatever the caller's diag points at. */
@@ -63,21 +76,29 @@ int source_read(const char *path, Arena *arena, Diag *diag, Source *src)
     Loc none = {0, 0, 0};
     int rc = 1;
     int is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     struct stat st;
+    int fd = -1;
     diag->src = NULL;
+    /* A FIFO, socket or device could block forever, never end, or not open at all (a socket);
+     * standard input ("-") is read as it comes, up to the size limit. Checked before opening,
+     * and again after (O_NONBLOCK: opening a FIFO must not wait for a writer). */
+    if (!is_stdin && stat(path, &st) == 0 && refuse_special(diag, path, st.st_mode))
+        goto out;
+    fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(errno));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(errno));
         goto out;
     }
     if (fstat(fd, &st) != 0) {
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(errno));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(errno));
         goto out;
     }
     if (S_ISDIR(st.st_mode)) {
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(EISDIR));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(EISDIR));
         goto out;
     }
+    if (!is_stdin && refuse_special(diag, path, st.st_mode))
+        goto out;
     diag->src = &named;
     if (S_ISREG(st.st_mode) && st.st_size > SOURCE_MAX_BYTES) {
         diag_error(diag, none, STC_E_TOO_LARGE, "the file is too large (%lld bytes; the limit is 64 MiB)",
@@ -89,7 +110,7 @@ int source_read(const char *path, Arena *arena, Diag *diag, Source *src)
     char *text = read_all(fd, arena, S_ISREG(st.st_mode) ? (long)st.st_size : 0, &size, &err);
     if (!text) {
         diag->src = NULL;
-        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", path, strerror(err));
+        diag_error(diag, none, STC_E_CANNOT_READ, "cannot read '%s': %s", diag_name(path), strerror(err));
         goto out;
     }
     if (size > SOURCE_MAX_BYTES) {

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps)
+int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps, InterpTick tick, void *ctx)
 {
     static const int base[3] = {37, 29, 23};
     int n[3] = {1, 1, 1};
@@ -25,7 +25,10 @@ int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps)
         steps = 10;
     InterpGrid *g = interp_grid_new(p, n);
     interp_fill_random(g, seed);
-    interp_run(g, steps);
+    if (interp_run_ticking(g, steps, tick, ctx) < steps) {
+        interp_grid_free(g);
+        return 2;
+    }
 
     fprintf(out, "check %s: grid", p->name ? p->name : "?");
     for (int d = 0; d < p->dims; d++)

@@ -240,12 +240,16 @@ static void prepare(InterpGrid *g)
     }
 }
 
-void interp_run(InterpGrid *g, int steps)
+void interp_run(InterpGrid *g, int steps) { interp_run_ticking(g, steps, NULL, NULL); }
+
+int interp_run_ticking(InterpGrid *g, int steps, InterpTick tick, void *ctx)
 {
     const IrProgram *p = g->prog;
     double *target[64];
     prepare(g);
     for (int t = 0; t < steps; t++) {
+        if (tick && tick(ctx, t, steps))
+            return t;
         for (int f = 0; f < p->nfields && f < 64; f++) {
             int levels = field_levels(g, f);
             target[f] = g->buf[f][(g->newest[f] + 1) % levels];
@@ -269,4 +273,5 @@ void interp_run(InterpGrid *g, int steps)
             fill_halo(g, g->buf[f][next], fd->bc, fd->bc_value);
         }
     }
+    return steps;
 }

@@ -43,5 +43,9 @@ void interp_fill_halos(InterpGrid *g);
  * filled by their condition after their stage); then unwritten state fields are copied whole,
  * every state field rotates, and the new newest buffer's halo is filled. */
 void interp_run(InterpGrid *g, int steps);
+/* Called before each step with the steps done and the total; nonzero stops the run there. */
+typedef int (*InterpTick)(void *ctx, int done, int total);
+/* interp_run, asking tick (NULL: never) before each step; returns the steps run. */
+int interp_run_ticking(InterpGrid *g, int steps, InterpTick tick, void *ctx);
 
 #endif

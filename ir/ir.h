@@ -179,8 +179,11 @@ double ir_eval_op(IrOp op, double a, double b, double c);
 
 /* Runs the interpreter on a small odd-sized grid with random data for `steps` steps (0: 10) and
  * prints a summary (grid, steps, per field min/max/mean/checksum, NaN/Inf warnings) to out.
- * Returns 0, or 1 when a field holds NaN or Inf (ir/check.c, `stencilc check`). */
-int ir_check_report(FILE *out, const IrProgram *prog, unsigned seed, int steps);
+ * Returns 0, or 1 when a field holds NaN or Inf (ir/check.c, `stencilc check`), or 2 when tick
+ * (called before each step, as interp_run_ticking does; NULL: never) stopped the run: then
+ * nothing is printed. */
+int ir_check_report(FILE *out, const IrProgram *prog, unsigned seed, int steps,
+                    int (*tick)(void *ctx, int done, int total), void *ctx);
 
 static inline int ir_elem_size(const IrProgram *p) { return p->type == ELEM_DOUBLE ? 8 : 4; }
 

@@ -230,6 +230,11 @@ static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
         int ra = const_eval(L, e->a, &a, quiet), rb = const_eval(L, e->b, &b, quiet);
         if (ra < 0 || rb < 0)
             return -1;
+        if (rb && b == 0.0 && e->op == OP_DIV) {
+            if (!quiet)
+                diag_error(L->diag, e->loc, STC_E_DIV_BY_ZERO, "division by zero in a constant expression");
+            return -1;
+        }
         if (!ra || !rb)
             return 0;
         *out = ir_eval_op(binary_op(e->op), a, b, 0);
@@ -565,6 +570,10 @@ static int lower_expr(Lower *L, const AstExpr *e)
     }
     case AST_BINARY: {
         int a = lower_expr(L, e->a), b = lower_expr(L, e->b);
+        if (e->op == OP_DIV && b >= 0 && L->b.stage->nodes[b].op == N_CONST && L->b.stage->nodes[b].value == 0.0) {
+            REPORT(L, e->loc, STC_E_DIV_BY_ZERO, "division by zero: the divisor is a constant zero");
+            return -1;
+        }
         return irb_op(&L->b, binary_op(e->op), a, b, -1);
     }
     case AST_COND: {

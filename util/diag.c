@@ -38,10 +38,23 @@ static void show_line(Diag *d, Loc loc)
     fputc('\n', d->out);
 }
 
+const char *diag_name(const char *s)
+{
+    enum { KEEP = 120, HEAD = 60, TAIL = 40 };
+    static char bufs[4][HEAD + TAIL + 64];
+    static int turn;
+    size_t n = strlen(s);
+    if (n <= KEEP)
+        return s;
+    char *b = bufs[turn++ % 4];
+    snprintf(b, sizeof bufs[0], "%.*s...(%zu characters)...%s", HEAD, s, n, s + n - TAIL);
+    return b;
+}
+
 __attribute__((format(printf, 5, 0)))
 static void report(Diag *d, const char *kind, Loc loc, int code, const char *fmt, va_list ap)
 {
-    const char *name = d->src && d->src->name ? d->src->name : "stencilc";
+    const char *name = d->src && d->src->name ? diag_name(d->src->name) : "stencilc";
     if (loc.line > 0)
         fprintf(d->out, "%s:%d:%d: %s: ", name, loc.line, loc.col, kind);
     else
@@ -64,7 +77,7 @@ void diag_error(Diag *d, Loc loc, int code, const char *fmt, ...)
     va_end(ap);
     if (d->errors == d->max_errors)
         fprintf(d->out, "%s: note: too many errors; stopping here\n",
-                d->src && d->src->name ? d->src->name : "stencilc");
+                d->src && d->src->name ? diag_name(d->src->name) : "stencilc");
 }
 
 void diag_warning(Diag *d, Loc loc, int code, const char *fmt, ...)

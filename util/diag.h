@@ -27,6 +27,11 @@ void diag_error(Diag *d, Loc loc, int code, const char *fmt, ...) __attribute__(
 void diag_warning(Diag *d, Loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* s itself, or, where it is longer than 120 characters, its first 60 and last 40 around a
+ * count: for echoing a name the user gave (a 1 MB path is not printed whole). The result is one
+ * of four static buffers, used in turn, so that up to four may appear in one message. */
+const char *diag_name(const char *s);
+
 /* Stable error codes. Add new ones at the end of a range; never renumber. */
 enum {
     /* 001-099: lexer and parser */
@@ -62,6 +67,7 @@ enum {
     STC_E_BAD_CALL = 208,     /* unknown function or wrong arity */
     STC_E_TEMP_BEFORE_WRITE = 209,
     STC_E_NO_WRITE = 210,     /* a step writes nothing */
+    STC_E_DIV_BY_ZERO = 211,  /* a division by a constant zero (Inf or NaN in every kernel) */
     /* 300-399: warnings */
     STC_W_UNUSED_PARAM = 300,
     STC_W_UNUSED_FIELD = 301,

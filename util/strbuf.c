@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
+
 static void reserve(StrBuf *sb, size_t extra)
 {
     if (sb->len + extra + 1 <= sb->cap)
@@ -54,21 +56,7 @@ void sb_free(StrBuf *sb)
 
 int sb_write_file_atomic(const StrBuf *sb, const char *path)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return -1;
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok = f != NULL;
-    if (ok && sb->len)
-        ok = fwrite(sb->data, 1, sb->len, f) == sb->len;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (ok && rename(tmp, path) != 0)
-        ok = 0;
-    if (!ok)
-        remove(tmp);
-    free(tmp);
-    return ok ? 0 : -1;
+    OutFile f = {path, sb->data ? sb->data : "", sb->len};
+    char why[512];
+    return out_replace(&f, 1, why, sizeof why);
 }

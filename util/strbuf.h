@@ -12,7 +12,8 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2
 void sb_puts(StrBuf *sb, const char *s);
 void sb_putn(StrBuf *sb, const char *s, size_t n);
 void sb_free(StrBuf *sb);
-/* Writes the text to path through a temporary file and rename: never a half-written file. */
+/* Writes the text to path through a temporary file and rename: never a half-written file
+ * (util/outfile.h's out_replace). */
 int sb_write_file_atomic(const StrBuf *sb, const char *path);
 
 #endif

@@ -209,6 +209,9 @@ struct ParseState {
     int item_token;    /* the token that began the current declaration or statement */
     int prev_token;    /* the last token read (the lookahead, when an error is found) */
     int before_token;  /* the one before it */
+    int *names;        /* the stencils by name: open addressing, index + 1 (0: empty slot), so
+                          that a file of 40,000 stencils is not checked in quadratic time */
+    int names_cap, names_used;
 };
 
 static int parse_lex(PARSE_STYPE *val, Loc *loc, ParseState *ps);
@@ -312,22 +315,58 @@ static int check_dup(ParseState *ps, int given, Loc first, Loc here, const char 
     return 1;
 }
 
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of name in ps->names: the one holding it, or the empty one where it would go. */
+static int *name_slot(ParseState *ps, const char *name)
+{
+    unsigned mask = (unsigned)ps->names_cap - 1;
+    for (unsigned i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        int *slot = &ps->names[i];
+        if (!*slot || strcmp(ps->file->stencils[*slot - 1].name, name) == 0)
+            return slot;
+    }
+}
+
+/* Adds stencil index i under its name, growing the table to stay at most half full. */
+static void name_add(ParseState *ps, int i)
+{
+    if (2 * (ps->names_used + 1) > ps->names_cap) {
+        int *old = ps->names, old_cap = ps->names_cap;
+        ps->names_cap = old_cap ? 2 * old_cap : 64;
+        ps->names = arena_alloc(ps->arena, sizeof(int) * (size_t)ps->names_cap);
+        for (int k = 0; k < old_cap; k++)
+            if (old[k])
+                *name_slot(ps, ps->file->stencils[old[k] - 1].name) = old[k];
+    }
+    *name_slot(ps, ps->file->stencils[i].name) = i + 1;
+    ps->names_used++;
+}
+
 static void begin_stencil(ParseState *ps, const char *name, Loc loc)
 {
     AstFile *f = ps->file;
+    int first = -1;
     if (!name[0])
         diag_error(ps->diag, loc, STC_E_SYNTAX, "a stencil name must not be empty");
-    for (int i = 0; i < f->nstencils; i++)
-        if (strcmp(f->stencils[i].name, name) == 0 && name[0]) {
-            diag_error(ps->diag, loc, STC_E_DUP_STENCIL, "a stencil named '%s' is already defined", name);
-            diag_note(ps->diag, f->stencils[i].loc, "the first '%s' is here", name);
-            break;
-        }
+    else if (ps->names_cap && *name_slot(ps, name)) {
+        first = *name_slot(ps, name) - 1;
+        diag_error(ps->diag, loc, STC_E_DUP_STENCIL, "a stencil named '%s' is already defined", name);
+        diag_note(ps->diag, f->stencils[first].loc, "the first '%s' is here", name);
+    }
     AstStencil *st = ARENA_PUSH(ps->arena, f->stencils, f->nstencils, f->cap_stencils);
     memset(st, 0, sizeof *st);
     st->name = name;
     st->loc = loc;
     ps->cur = f->nstencils - 1;
+    if (name[0] && first < 0)
+        name_add(ps, ps->cur);
     ps->type_loc = ps->steps_loc = (Loc){0, 0, 0};
 }
 
@@ -709,14 +748,14 @@ static const yytype_int8 yytranslate[] =
 /* YYRLINE[YYN] -- Source line where rule number YYN was defined.  */
 static const yytype_int16 yyrline[] =
 {
-       0,   237,   237,   238,   239,   243,   244,   245,   253,   257,
-     258,   262,   263,   267,   268,   269,   273,   284,   287,   295,
-     303,   306,   316,   326,   329,   332,   335,   344,   345,   346,
-     350,   357,   368,   369,   382,   397,   398,   399,   400,   401,
-     402,   407,   415,   416,   420,   421,   422,   423,   424,   425,
-     426,   427,   428,   429,   430,   431,   432,   433,   434,   435,
-     436,   440,   441,   442,   443,   444,   445,   446,   447,   448,
-     452,   453,   457,   458
+       0,   276,   276,   277,   278,   282,   283,   284,   292,   296,
+     297,   301,   302,   306,   307,   308,   312,   323,   326,   334,
+     342,   345,   355,   365,   368,   371,   374,   383,   384,   385,
+     389,   396,   407,   408,   421,   436,   437,   438,   439,   440,
+     441,   446,   454,   455,   459,   460,   461,   462,   463,   464,
+     465,   466,   467,   468,   469,   470,   471,   472,   473,   474,
+     475,   479,   480,   481,   482,   483,   484,   485,   486,   487,
+     491,   492,   496,   497
 };
 #endif
 

@@ -11,23 +11,16 @@ import subprocess
 import sys
 import tempfile
 
+import clitest
+from clitest import check, finish
+
 STENCILC = sys.argv[1]
 ROOT = os.environ.get("STC_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 HEAT = os.path.join(ROOT, "examples", "heat.st")
-failures = []
 
 
 def run(*args, cwd=None):
-    p = subprocess.run([STENCILC, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(name)
-        print(f"FAIL {name}\n{detail}")
-    else:
-        print(f"ok   {name}")
+    return clitest.run(STENCILC, *args, cwd=cwd)
 
 
 def expect(name, args, rc, out=None, err=None, cwd=None):
@@ -243,7 +236,4 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("replay unknown strategy", ["replay", tiny, "--strategy", "bogus"], 1, err="unknown strategy")
     expect("replay missing file", ["replay", os.path.join(tmp, "none.tsv")], 1, err="error")
 
-if failures:
-    print(f"{len(failures)} failed: {failures}")
-    sys.exit(1)
-print("all ok")
+finish()

@@ -1,11 +1,13 @@
 #!/bin/sh
-# run_golden.sh PARSE_CHECK SOURCE_ROOT NAME
-# Runs PARSE_CHECK on tests/err/NAME.st (path relative to the source root, as the .err files
-# show it) and compares its stderr with tests/err/NAME.err; the exit status must be 1.
+# run_golden.sh CHECKER SOURCE_ROOT NAME [ARGS...]
+# Runs CHECKER (parse_check, or stencilc for errors found after parsing) on tests/err/NAME.st
+# (path relative to the source root, as the .err files show it), then ARGS, and compares its
+# stderr with tests/err/NAME.err; the exit status must be 1.
 # Inputs that do not belong in git (binary junk, a directory, 100000 brackets, a 65 MiB file)
 # are made by tests/err/NAME.gen, run in a scratch directory with the path to create.
 set -u
 check=$1 root=$2 name=$3
+shift 3
 case $check in /*) ;; *) check="$PWD/$check" ;; esac
 expected="$root/tests/err/$name.err"
 scratch=$(mktemp -d) || exit 1
@@ -18,7 +20,7 @@ if [ -f "$root/tests/err/$name.gen" ]; then
 else
     cd "$root"
 fi
-"$check" "tests/err/$name.st" >/dev/null 2>"$scratch/actual.err"
+"$check" "tests/err/$name.st" "$@" >/dev/null 2>"$scratch/actual.err"
 rc=$?
 if [ "$rc" -ne 1 ]; then
     echo "FAIL $name: exit status $rc, expected 1"

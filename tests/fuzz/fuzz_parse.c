@@ -35,7 +35,7 @@ static void run_later_passes(const AstFile *file, Arena *arena, Diag *diag, cons
         if (!prog)
             continue;
         ir_dump(sink, prog);
-        ir_check_report(sink, prog, 1, 2); /* says so and skips where the halo is too wide */
+        ir_check_report(sink, prog, 1, 2, NULL, NULL); /* says so and skips where the halo is too wide */
         long n[3] = {1, 1, 1}; /* the file's size, else 256 (as test_rt_examples) */
         for (int d = 0; d < prog->dims; d++)
             n[d] = prog->size[d] > 0 ? prog->size[d] : 256;

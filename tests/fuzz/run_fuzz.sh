@@ -1,7 +1,10 @@
 #!/bin/sh
-# run_fuzz.sh [SECONDS] : fuzzes the front end for SECONDS (default 60) with libFuzzer.
-# Builds build-fuzz with clang if needed, seeds the corpus from examples/ and tests/err/, and
-# exits non-zero when the fuzzer finds a crash (the input is left as build-fuzz/crash-*).
+# run_fuzz.sh [SECONDS] : fuzzes stencilc for SECONDS in all (default 60) with libFuzzer: two
+# thirds on the language (fuzz_parse: the front end and the passes after it), one third on the
+# command line (fuzz_cli: options and odd files through stencilc's main).
+# Builds build-fuzz with clang if needed, seeds the corpora from examples/ and tests/err/ (and
+# a few command lines), and exits non-zero when a fuzzer finds a crash (the input is left as
+# build-fuzz/crash-*).
 set -eu
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,13 +13,39 @@ if [ ! -f "$build/build.ninja" ]; then
     rm -rf "$build" # a setup that failed half way
     CC=clang meson setup "$build" "$root" -Dfuzz=true -Dbuildtype=debugoptimized
 fi
-ninja -C "$build" tests/frontend/fuzz_parse
+ninja -C "$build" tests/frontend/fuzz_parse tests/frontend/fuzz_cli
+cli_seconds=$((seconds / 3))
+[ "$cli_seconds" -ge 1 ] || cli_seconds=1
+parse_seconds=$((seconds - cli_seconds))
+[ "$parse_seconds" -ge 1 ] || parse_seconds=1
 corpus="$build/fuzz-corpus"
 mkdir -p "$corpus"
 for f in "$root"/examples/*.st "$root"/examples/*/*.st "$root"/tests/err/*.st; do
     [ -f "$f" ] && cp "$f" "$corpus/" 2>/dev/null || true
 done
 cd "$build"
-./tests/frontend/fuzz_parse -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+./tests/frontend/fuzz_parse -max_total_time="$parse_seconds" -max_len=65536 -timeout=10 \
     -rss_limit_mb=4096 -print_final_stats=1 -dict="$root/tests/fuzz/stencil.dict" \
     -artifact_prefix="$build/" "$corpus"
+
+# The command line: argument lines, an empty line, then the input file's text.
+cli_corpus="$build/fuzz-cli-corpus"
+mkdir -p "$cli_corpus"
+heat="$root/examples/heat.st"
+seed_cli() { name=$1; shift; { printf '%s\n' "$@"; echo; cat "$heat"; } > "$cli_corpus/seed-$name"; }
+seed_cli compile @IN -o out.cu
+seed_cli check check @IN --steps 5
+seed_cli space @IN --list-space --grid 64x64x64
+seed_cli config @IN --config tb=64x4x2 -o @LONG
+seed_cli over-input @IN -o @IN
+seed_cli fifo-out @IN -o @FIFO
+seed_cli fifo-in @FIFO
+seed_cli sock-out @IN -o @SOCK
+seed_cli dir @DIR
+seed_cli conflict check @IN --autotune -o x.cu
+seed_cli twice @IN --stencil heat --stencil heat
+seed_cli budget @IN --budget nan
+seed_cli command comp @IN
+./tests/frontend/fuzz_cli -max_total_time="$cli_seconds" -max_len=8192 -timeout=10 \
+    -rss_limit_mb=4096 -print_final_stats=1 -close_fd_mask=3 -dict="$root/tests/fuzz/cli.dict" \
+    -artifact_prefix="$build/cli-" "$cli_corpus"

@@ -589,7 +589,7 @@ static void test_check_report(void)
     if (!p)
         return;
     FILE *out = tmpfile();
-    CHECK(ir_check_report(out, p, 1, 5) == 0);
+    CHECK(ir_check_report(out, p, 1, 5, NULL, NULL) == 0);
     rewind(out);
     char line[512];
     CHECK(fgets(line, sizeof line, out) && strstr(line, "37 x 29 x 23"));

@@ -8,15 +8,13 @@
 
 #include "diffuse2d.h"
 
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
-                    cudaGetErrorString(err_));                                          \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
+/* Prints a failed CUDA call's error; true when the call succeeded. */
+static int ok(cudaError_t err, const char *what)
+{
+    if (err != cudaSuccess)
+        fprintf(stderr, "diffuse2d_app: %s: %s\n", what, cudaGetErrorString(err));
+    return err == cudaSuccess;
+}
 
 enum { NX = 101, NY = 67, STEPS = 25 };
 
@@ -37,15 +35,17 @@ int main(void)
             a[j * NX + i] = padded[diffuse2d_index(i, j, 0, NX, NY)] = i < 3 || i > NX - 4 ? 1.0f : 0.0f;
 
     diffuse2d_fields f;
-    for (int l = 0; l < 2; l++) {
-        CHECK(cudaMalloc((void **)&f.u[l], bytes));
-        /* the halo needs no values: a periodic field's halo is filled by diffuse2d_run */
-        CHECK(cudaMemcpy(f.u[l], padded, bytes, cudaMemcpyHostToDevice));
-    }
+    /* the halo needs no values: a periodic field's halo is filled by diffuse2d_run */
+    for (int l = 0; l < 2; l++)
+        if (!ok(cudaMalloc((void **)&f.u[l], bytes), "cudaMalloc")
+            || !ok(cudaMemcpy(f.u[l], padded, bytes, cudaMemcpyHostToDevice), "cudaMemcpy"))
+            return 1;
     diffuse2d_params p = diffuse2d_params_defaults(); /* k = 0.2, from diffuse2d.st */
-    CHECK(diffuse2d_run(&f, &p, NX, NY, 1, STEPS, NULL, 0));
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(padded, f.u[0], bytes, cudaMemcpyDeviceToHost)); /* [0]: the newest step */
+    if (!ok(diffuse2d_run(&f, &p, NX, NY, 1, STEPS, NULL, 0), "diffuse2d_run")
+        || !ok(cudaDeviceSynchronize(), "the run")
+        /* f.u[0]: the newest step, whichever buffer that is */
+        || !ok(cudaMemcpy(padded, f.u[0], bytes, cudaMemcpyDeviceToHost), "cudaMemcpy"))
+        return 1;
 
     for (int s = 0; s < STEPS; s++) {
         for (int j = 0; j < NY; j++)
@@ -62,7 +62,7 @@ int main(void)
     printf("diffuse2d_app: %d steps on %dx%d, largest difference from the CPU %.3g: %s\n", STEPS,
            NX, NY, worst, worst <= 1e-5 ? "ok" : "WRONG");
     for (int l = 0; l < 2; l++)
-        CHECK(cudaFree(f.u[l]));
+        cudaFree(f.u[l]);
     free(padded), free(a), free(b);
     return worst <= 1e-5 ? 0 : 1;
 }

@@ -1,0 +1,69 @@
+# stencilc_add_kernel(TARGET SOURCE file.st [STENCIL name] [TYPE float|double]
+#                     [CONFIG spec | AUTOTUNE [BUDGET 60s]] [NAME file] [OPTIONS ...])
+#
+# Makes TARGET, a static library of the CUDA source that stencilc writes from SOURCE, with the
+# folder of the generated header (NAME.h) as a public include directory and CUDA::cudart as a
+# public dependency. The .cu and .h are written again when SOURCE or the stencilc program
+# changes. Compiled with CMake's CUDA language, so CMAKE_CUDA_ARCHITECTURES (or the target's
+# CUDA_ARCHITECTURES) decides the GPUs. NAME is the generated files' name (default: STENCIL, else
+# SOURCE's name without .st); the C functions are always prefixed by the stencil's name.
+# OPTIONS passes further stencilc options (e.g. --fast-math, --grid 512x512x512).
+function(stencilc_add_kernel target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "AUTOTUNE" "SOURCE;STENCIL;TYPE;CONFIG;BUDGET;NAME" "OPTIONS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "stencilc_add_kernel: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_SOURCE)
+    message(FATAL_ERROR "stencilc_add_kernel(${target}): SOURCE file.st is required")
+  endif()
+  if(ARG_CONFIG AND ARG_AUTOTUNE)
+    message(FATAL_ERROR "stencilc_add_kernel(${target}): CONFIG and AUTOTUNE exclude each other")
+  endif()
+  if(ARG_BUDGET AND NOT ARG_AUTOTUNE)
+    message(FATAL_ERROR "stencilc_add_kernel(${target}): BUDGET needs AUTOTUNE")
+  endif()
+  get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CUDA" IN_LIST _languages)
+    message(FATAL_ERROR "stencilc_add_kernel(${target}): enable CUDA first "
+                        "(project(... LANGUAGES C CUDA) or enable_language(CUDA))")
+  endif()
+
+  get_filename_component(source "${ARG_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(name "${ARG_NAME}")
+  if(NOT name)
+    set(name "${ARG_STENCIL}")
+  endif()
+  if(NOT name)
+    get_filename_component(name "${source}" NAME_WE)
+  endif()
+  set(outdir "${CMAKE_CURRENT_BINARY_DIR}/stencilc/${target}")
+  set(args "${source}" -o "${outdir}/${name}.cu" -q)
+  if(ARG_STENCIL)
+    list(APPEND args --stencil "${ARG_STENCIL}")
+  endif()
+  if(ARG_TYPE)
+    list(APPEND args --type "${ARG_TYPE}")
+  endif()
+  if(ARG_CONFIG)
+    list(APPEND args --config "${ARG_CONFIG}")
+  endif()
+  if(ARG_AUTOTUNE)
+    list(APPEND args --autotune)
+    if(ARG_BUDGET)
+      list(APPEND args --budget "${ARG_BUDGET}")
+    endif()
+  endif()
+  list(APPEND args ${ARG_OPTIONS})
+
+  file(MAKE_DIRECTORY "${outdir}")
+  add_custom_command(
+    OUTPUT "${outdir}/${name}.cu" "${outdir}/${name}.h"
+    COMMAND stencilc::stencilc ${args}
+    DEPENDS "${source}" "${STENCILC_EXECUTABLE}"
+    COMMENT "stencilc ${ARG_SOURCE} -> ${name}.cu, ${name}.h"
+    VERBATIM)
+  add_library(${target} STATIC "${outdir}/${name}.cu" "${outdir}/${name}.h")
+  target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${outdir}>")
+  target_link_libraries(${target} PUBLIC CUDA::cudart)
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()

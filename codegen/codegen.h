@@ -14,6 +14,12 @@ int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h);
 /* cg_emit, and with distributed set also the distributed API of docs/distributed.md (NCCL halo
  * exchange over a Cartesian process grid; the header then includes <nccl.h>). */
 int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu, StrBuf *h);
+/* The interior of one rank's local buffers in a distributed run of p over global split by procs
+ * with exchange depth `depth` (the largest rank's, as NAME_dist_init lays it out): what a
+ * distributed tuning measures on. Returns 0, or -1 with a reason (a part thinner than the
+ * layers it sends, a split of an axis the grid does not have). */
+int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, long local[3],
+                       char *why, int whylen);
 
 /* The stencil's name as a C identifier (what cg_emit uses as the prefix), in arena. */
 const char *cg_c_identifier(Arena *arena, const char *name);

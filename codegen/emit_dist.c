@@ -332,6 +332,8 @@ static const char *const DIST_TEMPLATE[] = {
     "        if (coords[a] < 0 || coords[a] >= procs[a])\n"
     "            return @_dist_fail_(d, \"coordinates outside the process grid\"), ^_DIST_INVALID;\n"
     "    }\n"
+    "    if (!@_grid_ok_(global[0], global[1], global[2]))\n"
+    "        return @_dist_fail_(d, \"the global size is beyond the index range (docs/c-api.md)\"), ^_DIST_INVALID;\n"
     "    if ((long long)procs[0] * procs[1] * procs[2] != d->nranks)\n"
     "        return @_dist_fail_(d, \"the process grid does not have as many ranks as the communicator\"),\n"
     "               ^_DIST_MISMATCH;\n"
@@ -1030,4 +1032,32 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
     }
     emit_local_run(api, cu);
     put_template(api, DIST_RUN, cu);
+}
+
+int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, long local[3],
+                       char *why, int whylen)
+{
+    for (int a = 0; a < 3; a++) {
+        local[a] = global[a];
+        if (a >= p->dims) {
+            if (procs[a] != 1) {
+                snprintf(why, (size_t)whylen, "the process grid splits axis %c, which the %dD grid does not have",
+                         "xyz"[a], p->dims);
+                return -1;
+            }
+            continue;
+        }
+        const long width = (long)depth * step_reach(p, a);
+        const int exchanges = width > 0 && (procs[a] > 1 || any_periodic(p));
+        if (exchanges && global[a] / procs[a] < width) {
+            snprintf(why, (size_t)whylen, "a part of %ld points along %c is thinner than the %ld layers it must "
+                     "send (depth %d x reach %d)", global[a] / procs[a], "xyz"[a], width, depth, step_reach(p, a));
+            return -1;
+        }
+        /* the largest part, with the most faces that compute layers again (NAME_dist_layout_) */
+        const long ext = exchanges ? width - p->halo[a] : 0;
+        const long faces = any_periodic(p) ? 2 : procs[a] - 1 < 2 ? procs[a] - 1 : 2;
+        local[a] = (global[a] + procs[a] - 1) / procs[a] + faces * ext;
+    }
+    return 0;
 }

@@ -33,6 +33,9 @@ static const char usage_text[] =
     "  --validate          also parse the emitted CUDA with libclang and report its diagnostics\n"
     "  --distributed       also emit the multi-GPU API: NCCL halo exchange over a process grid\n"
     "                      (docs/distributed.md; the header then includes <nccl.h>)\n"
+    "  --procs PXxPYxPZ    with --distributed: tune and bench on one rank's part of --grid (the\n"
+    "                      largest) split over this process grid\n"
+    "  --depth K           with --procs: steps between exchanges the part is sized for (default 1)\n"
     "  --fast-math         float: let the optimized kernels use approximate division, rsqrt,\n"
     "                      exp, log, sin, cos and pow (as nvcc --use_fast_math), verified at a\n"
     "                      relative tolerance of 1e-3 instead of 1e-5 (docs/config.md)\n"
@@ -76,8 +79,8 @@ static int parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-/* "512x512x512", "8192x8192" or "1024" */
-static int parse_grid(const char *s, Options *o)
+/* "512x512x512", "8192x8192" or "1024": up to three sizes in [1, hi]; returns how many, or -1 */
+static int parse_sizes(const char *s, long hi, long out[3])
 {
     char buf[128];
     if (strlen(s) >= sizeof buf)
@@ -85,11 +88,17 @@ static int parse_grid(const char *s, Options *o)
     strcpy(buf, s);
     int n = 0;
     for (char *tok = strtok(buf, "x,"); tok; tok = strtok(NULL, "x,")) {
-        if (n == 3 || parse_long(tok, 1, 1L << 30, &o->grid[n]) != 0)
+        if (n == 3 || parse_long(tok, 1, hi, &out[n]) != 0)
             return -1;
         n++;
     }
-    if (n == 0)
+    return n > 0 ? n : -1;
+}
+
+static int parse_grid(const char *s, Options *o)
+{
+    int n = parse_sizes(s, 1L << 30, o->grid);
+    if (n < 0)
         return -1;
     o->ngrid = n;
     return 0;
@@ -268,6 +277,14 @@ int options_parse(int argc, char **argv, Options *o)
             o->fast_math = 1;
         } else if (!strcmp(a, "--distributed")) {
             o->distributed = 1;
+        } else if (!strcmp(a, "--procs")) {
+            NEED_ARG();
+            if ((o->nprocs = parse_sizes(next, 1L << 20, o->procs)) < 0)
+                return usage_error("--procs takes a process grid like 1x1x4, not '%s'", diag_name(next));
+        } else if (!strcmp(a, "--depth")) {
+            NEED_ARG();
+            if (parse_long(next, 1, 1024, &o->depth) != 0)
+                return usage_error("--depth takes steps between exchanges, 1 to 1024, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--autotune")) {
             o->autotune = 1;
         } else if (!strcmp(a, "--budget")) {

@@ -23,6 +23,9 @@ typedef struct {
     const char *config;       /* --config */
     int list_space, dump_ast, dump_ir, validate;
     int distributed;          /* --distributed: also the NCCL multi-GPU API (codegen/emit_dist.c) */
+    long procs[3];            /* --procs: the process grid a distributed tuning is for */
+    int nprocs;
+    long depth;               /* --depth: its steps between exchanges; 0 = not given (1) */
     int fast_math;            /* --fast-math: approximate float arithmetic in the optimized
                                  kernels, verified at a looser tolerance */
     int autotune, quiet;

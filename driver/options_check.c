@@ -15,13 +15,14 @@ typedef struct {
 static const struct {
     const char *mode, *excludes, *why;
 } conflicts[] = {
-    {"check", "--autotune --tune-record -o --config --list-space --validate --replay --dump-ast --dump-ir",
+    {"check", "--autotune --tune-record -o --config --list-space --validate --replay --dump-ast --dump-ir "
+              "--distributed",
      "check runs the interpreter on a small grid and writes nothing"},
     {"bench", "-o --list-space --validate --dump-ast --dump-ir", "bench times the kernel and writes nothing"},
     {"replay", "-o --config --autotune --tune-record --replay --stencil --grid --type --steps --list-space "
-               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math",
+               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed",
      "replay compares strategies on the recording alone"},
-    {"--list-space", "-o --autotune --tune-record --config --validate --dump-ast --dump-ir",
+    {"--list-space", "-o --autotune --tune-record --config --validate --dump-ast --dump-ir --distributed",
      "--list-space prints the space and stops"},
     {"--dump-ast", "--dump-ir -o --autotune --tune-record --config --validate", "--dump-ast prints the program and stops"},
     {"--dump-ir", "-o --autotune --tune-record --config --validate", "--dump-ir prints the IR and stops"},
@@ -33,6 +34,8 @@ static const struct {
     const char *option, *needs;
 } needs[] = {
     {"--replay", "--autotune"},
+    {"--procs", "--distributed"},
+    {"--depth", "--procs"},
     {"--tune-db", "--autotune --tune-record"},
     {"--tune-log", "--autotune --tune-record"},
     {"--budget", "--autotune --tune-record replay"},
@@ -72,6 +75,7 @@ int options_check_conflicts(const Options *o)
         {"--validate", o->validate}, {"--fast-math", o->fast_math}, {"--replay", o->replay != NULL},
         {"--budget", o->budget_s > 0 || o->budget_count > 0}, {"--strategy", o->strategy != NULL},
         {"--gest", o->gest != NULL}, {"--tune-log", o->tune_log != NULL}, {"--tune-db", o->tune_db != NULL},
+        {"--distributed", o->distributed}, {"--procs", o->nprocs > 0}, {"--depth", o->depth > 0},
     };
     int n = (int)(sizeof g / sizeof g[0]);
     char other[32];

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../ir/interp.h"
+#include "../codegen/codegen.h"
 #include "steps.h"
 
 int step_read_and_parse(Job *job)
@@ -47,6 +48,33 @@ static const AstStencil *select_stencil(Job *job)
     return NULL;
 }
 
+/* --procs: the grid becomes one rank's part (the largest, with the layers it computes again),
+ * which is what each GPU of the distributed run computes: tuning and bench measure that. */
+static int distributed_part(Job *job)
+{
+    const Options *o = job->opt;
+    const IrProgram *p = job->prog;
+    if (o->nprocs != p->dims) {
+        fprintf(stderr, "stencilc: error: --procs gives %d counts but '%s' is %dD\n", o->nprocs, p->name, p->dims);
+        return -1;
+    }
+    long procs[3] = {1, 1, 1}, local[3];
+    for (int d = 0; d < o->nprocs; d++)
+        procs[d] = o->procs[d];
+    char why[256];
+    if (cg_dist_local_size(p, job->grid, procs, o->depth ? (int)o->depth : 1, local, why, sizeof why) != 0) {
+        fprintf(stderr, "stencilc: error: --procs: %s\n", why);
+        return -1;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "stencilc: one rank's part of %ldx%ldx%ld over %ldx%ldx%ld (depth %ld): %ldx%ldx%ld\n",
+                job->grid[0], job->grid[1], job->grid[2], procs[0], procs[1], procs[2], o->depth ? o->depth : 1,
+                local[0], local[1], local[2]);
+    for (int d = 0; d < 3; d++)
+        job->grid[d] = local[d];
+    return 0;
+}
+
 /* The grid: --grid, else the file's `size`, else a size that suits the dimension. */
 static int settle_grid(Job *job)
 {
@@ -63,6 +91,8 @@ static int settle_grid(Job *job)
         for (int d = 0; d < p->dims; d++)
             job->grid[d] = o->grid[d];
     }
+    if (o->nprocs && distributed_part(job) != 0)
+        return -1;
     job->steps = o->steps ? o->steps : (p->steps ? p->steps : 100);
     char why[256];
     if (ir_check_grid(p, job->grid, why, sizeof why) != 0) {

@@ -645,9 +645,13 @@ int step_autotune(Job *job)
     /* The step count shapes the space (tblock <= steps): a one-step tuning is not the answer
      * for a run that may fuse steps, so the largest tblock the space allows is part of the key. */
     const SpaceParam *tbp = &job->space.params[P_TB];
-    char generator[96];
-    snprintf(generator, sizeof generator, "%s; tblock<=%d", options_generator_name(),
-             tbp->values[tbp->nvalues - 1]);
+    char generator[160];
+    int used = snprintf(generator, sizeof generator, "%s; tblock<=%d", options_generator_name(),
+                        tbp->values[tbp->nvalues - 1]);
+    if (o->nprocs) /* a distributed tuning: one rank's part (job->grid), named as such */
+        snprintf(generator + used, sizeof generator - (size_t)used, "; distributed %ldx%ldx%ld depth %ld",
+                 o->procs[0], o->nprocs > 1 ? o->procs[1] : 1, o->nprocs > 2 ? o->procs[2] : 1,
+                 o->depth ? o->depth : 1);
     TuneDbKey key = {program ? program : p->name, {job->grid[0], job->grid[1], job->grid[2]},
                      elem_name(p), "", "", generator};
     int rc;

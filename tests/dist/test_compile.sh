@@ -7,9 +7,22 @@
 set -euo pipefail
 stencilc=$1 root=$2
 nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
-[ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
+
+# --procs: tuning and bench measure one rank's part, or say why the split cannot be
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+part=$("$stencilc" "$root/examples/bench/star3d1r.st" --distributed --procs 1x1x4 --depth 2 --grid 512x512x2048 \
+  --config tb=32x4x2 -o "$dir/part.cu" 2>&1 | grep "one rank's part")
+[ "$part" = "stencilc: one rank's part of 512x512x2048 over 1x1x4 (depth 2): 512x512x514" ] \
+  || { echo "FAIL: --procs part: '$part'"; exit 1; }
+if "$stencilc" "$root/examples/bench/star3d1r.st" --distributed --procs 1x1x4 --depth 8 --grid 37x33x29 \
+     --config tb=32x4x2 -o "$dir/thin.cu" 2>"$dir/procs.err"; then echo "FAIL: a thin part accepted"; exit 1; fi
+grep -q "thinner than the 8 layers" "$dir/procs.err" || { echo "FAIL: no reason for the thin part"; exit 1; }
+rc=0; "$stencilc" "$root/examples/heat.st" --procs 1x1x2 -o "$dir/x.cu" 2>/dev/null || rc=$?; [ $rc -eq 2 ] \
+  || { echo "FAIL: --procs without --distributed is not a usage error"; exit 1; }
+echo "--procs: the part and its refusals"
+
+[ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
 n=0
 emit() { # FILE STENCIL CONFIG
   local out="$dir/p$n.cu"
@@ -17,7 +30,8 @@ emit() { # FILE STENCIL CONFIG
   [ -n "$3" ] && args+=(--config "$3")
   "$stencilc" "${args[@]}"
   # each program under its own prefix, so that one file can hold them all
-  sed -i "s/\b$2_/p${n}_/g; s/\b$(echo "$2" | tr a-z A-Z)_/P${n}_/g" "$out" "${out%.cu}.h"
+  sed -i "s/\b$2_/p${n}_/g; s/\b$(echo "$2" | tr a-z A-Z)_/P${n}_/g; s/STENCILC_PAIR_/STENCILC_PAIR_P${n}_/g" \
+    "$out" "${out%.cu}.h"
   grep -q "p${n}_dist_run" "$out" || { echo "FAIL: no p${n}_dist_run in $1"; exit 1; }
   grep -q "#include <nccl.h>" "${out%.cu}.h" || { echo "FAIL: the header does not include nccl.h"; exit 1; }
   echo "#include \"p$n.cu\"" >>"$dir/all.cu"

@@ -75,7 +75,7 @@ run b3t 4 2 2 1 8 2; run b3t 4 1 1 4 8 4
 run heat 4 2 2 1 6 1; run heatd 4 1 2 2 6 3
 run wave 2 2 1 1 9 1; run wave 2 1 2 1 9 2; run wave 4 2 2 1 9 1; run wave 4 4 1 1 9 3; run wave 4 1 4 1 9 2
 run gs 2 2 1 1 9 1; run gs 2 1 2 1 9 3; run gs 4 2 2 1 9 1; run gs 4 2 2 1 9 3; run gs 4 4 1 1 9 2; run gs 4 1 4 1 9 1
-run gs 4 2 2 1 9 1 errors
+run gs 4 2 2 1 9 1 errors; run gs 2 2 1 1 9 1 errors
 run flux 2 2 1 1 6 1; run flux 2 1 2 1 6 2; run flux 4 2 2 1 6 1; run flux 4 2 2 1 6 2; run flux 4 4 1 1 6 1
 run allbc 2 2 1 1 5 1; run allbc 4 2 2 1 5 1; run allbc 4 1 4 1 5 1
 run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2

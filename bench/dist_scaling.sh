@@ -73,20 +73,21 @@ if [ "$ngpu" -ge 4 ] && want deep; then
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 3
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 6
 fi
-if [ "$ngpu" -ge 4 ] && want depth; then
-  echo "== exchange depth with one-step kernels (4 GPUs; the 1-GPU figure first)"
+if [ "$ngpu" -ge 2 ] && want depth; then
+  np=$((ngpu >= 4 ? 4 : 2))
+  echo "== exchange depth with one-step kernels ($np GPUs; the 1-GPU figure first)"
   mpi 1 "$work/s3/run" bench 512 512 512 1 1 1 "$steps" 1
   mpi 1 "$work/b3/run" bench 512 512 512 1 1 1 "$steps" 1
   for depth in 1 2 3 4; do
-    STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 512 512 2048 1 1 4 "$steps" $depth
-    STC_DIST_OVERLAP=0 mpi 4 "$work/b3/run" bench 512 512 2048 1 1 4 "$steps" $depth
+    STC_DIST_OVERLAP=0 mpi $np "$work/s3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" $depth
+    STC_DIST_OVERLAP=0 mpi $np "$work/b3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" $depth
   done
-  mpi 4 "$work/s3/run" bench 512 512 2048 1 1 4 "$steps" 1
-  mpi 4 "$work/b3/run" bench 512 512 2048 1 1 4 "$steps" 1
+  mpi $np "$work/s3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
+  mpi $np "$work/b3/run" bench 512 512 $((512 * np)) 1 1 $np "$steps" 1
   mpi 1 "$work/s3/run" bench 1024 1024 1024 1 1 1 "$steps" 1
   for depth in 1 2 4; do
-    STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" $depth
+    STC_DIST_OVERLAP=0 mpi $np "$work/s3/run" bench 1024 1024 1024 1 1 $np "$steps" $depth
   done
-  mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
-  mpi 4 "$work/peer" 1024 1024 256 "$steps" overlap
+  mpi $np "$work/s3/run" bench 1024 1024 1024 1 1 $np "$steps" 1
+  mpi $np "$work/peer" 1024 1024 $((1024 / np)) "$steps" overlap
 fi

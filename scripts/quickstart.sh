@@ -12,7 +12,7 @@ say() { printf '== %s\n' "$*" >&2; }
 
 # --- 1. packages (Debian/Ubuntu) -------------------------------------------------------------
 need=(meson ninja-build re2c bison gcc pkg-config python3)
-[ "$mode" = test ] && need+=(clang libclang-rt-dev cmake)  # cmake: the install_cmake test
+[ "$mode" = test ] && need+=(clang libclang-rt-dev cmake libopenmpi-dev)  # cmake: install_cmake; MPI: the distributed harness compiles
 # libclang for --validate: any of 19 (preferred) is fine; it is loaded at run time. Its builtin
 # headers (stddef.h, which glibc's string.h needs) come with libclang-common-19-dev.
 want_optional=(libclang1-19 libclang-common-19-dev)

@@ -9,6 +9,7 @@ typedef struct {
     const IrProgram *prog;
     Arena *arena;
     const char *pfx;      /* C prefix: heat */
+    const char *upper;    /* the prefix in capitals, for macros: HEAT */
     const char *T;        /* element type */
     const char **member;  /* per field: its member name in NAME_fields */
     const char **pmember; /* per param */

@@ -82,8 +82,7 @@ static void put_template(const Api *api, const char *const *parts, StrBuf *o)
             if (*t == '@')
                 sb_puts(o, api->pfx);
             else if (*t == '^')
-                for (const char *c = api->pfx; *c; c++)
-                    sb_printf(o, "%c", *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+                sb_puts(o, api->upper);
             else
                 sb_putn(o, t, 1);
         }
@@ -170,20 +169,16 @@ static const char *const DIST_HEADER[] = {
 void api_emit_dist_header(const Api *api, StrBuf *h)
 {
     const IrProgram *p = api->prog;
-    StrBuf guard = {0};
-    for (const char *c = api->pfx; *c; c++)
-        sb_printf(&guard, "%c", (*c >= 'a' && *c <= 'z') ? *c - 'a' + 'A' : *c);
     sb_printf(h, "/* The fields, for code written once for any program: X(member, levels). */\n"
-              "#define %s_STATE_FIELDS(X)", guard.data);
+              "#define %s_STATE_FIELDS(X)", api->upper);
     for (int f = 0; f < p->nfields; f++)
         if (p->fields[f].role == ROLE_STATE)
             sb_printf(h, " X(%s, %d)", api->member[f], p->fields[f].levels);
-    sb_printf(h, "\n#define %s_COEF_FIELDS(X)", guard.data);
+    sb_printf(h, "\n#define %s_COEF_FIELDS(X)", api->upper);
     for (int f = 0; f < p->nfields; f++)
         if (p->fields[f].role == ROLE_COEF)
             sb_printf(h, " X(%s, 1)", api->member[f]);
     sb_puts(h, "\n\n");
-    sb_free(&guard);
     put_template(api, DIST_HEADER, h);
 }
 

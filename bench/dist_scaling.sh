@@ -63,6 +63,10 @@ if [ "$ngpu" -ge 4 ] && want strong; then
   STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
   mpi 4 "$work/peer" 1024 1024 256 "$steps" naive
   mpi 4 "$work/peer" 1024 1024 256 "$steps" overlap
+  echo "== strong scaling, star3d1r 1024^3, the tuned multi-step kernel (tblock=3)"
+  mpi 1 "$work/s3t/run" bench 1024 1024 1024 1 1 1 300 3
+  mpi 4 "$work/s3t/run" bench 1024 1024 1024 1 1 4 300 3
+  mpi 4 "$work/s3t/run" bench 1024 1024 1024 1 1 4 300 6
 fi
 if [ "$ngpu" -ge 4 ] && want deep; then
   echo "== deep halos: multi-step kernels, depth = the fused steps"

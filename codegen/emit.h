@@ -8,6 +8,7 @@
 #include "../util/arena.h"
 #include "../util/strbuf.h"
 #include "codegen.h" /* cg_version */
+#include "kir.h"
 #include "plan.h"
 
 typedef struct CgCtx CgCtx;
@@ -17,6 +18,10 @@ typedef void (*CgReadHook)(CgCtx *ctx, const IrNode *n, StrBuf *out);
 /* Emits the point's store of `value` to the buffer named `array` (its w-th stored write). */
 typedef void (*CgStoreHook)(CgCtx *ctx, int w, const char *array, const char *value,
                             const char *indent);
+/* The kernel representation's hooks (kir.h): the load of read node n, and the point's w-th
+ * stored write of value to array (pushed onto out). */
+typedef KExpr *(*CgReadFn)(CgCtx *ctx, const IrNode *n);
+typedef void (*CgStoreFn)(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value);
 
 struct CgCtx {
     const IrProgram *prog;
@@ -29,7 +34,20 @@ struct CgCtx {
     const char *idx;     /* expression of the point's linear index (default "idx") */
     CgReadHook read_hook;/* NULL: the plain global-memory load */
     CgStoreHook store_hook; /* NULL: array[idx] = value; */
+    Kb kb;               /* the kernel representation's builder (ctx->arena, the element type) */
+    CgReadFn kread;      /* NULL: read_hook, else the plain global-memory load */
+    CgStoreFn kstore;    /* NULL: array[index] = value; */
+    KExpr *kidx;         /* the point's linear index (NULL: a variable named ctx->idx or idx) */
 };
+
+/* One stored write of a point: array[index] = value. */
+typedef struct {
+    KExpr *array, *value;
+} CgPointStore;
+typedef struct {
+    CgPointStore *items;
+    int n, cap;
+} CgPointStores;
 
 /* A kernel's argument list, with which buffers it writes (those are not const). */
 typedef struct {
@@ -97,7 +115,30 @@ const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
 /* What the emitted files' Configuration line adds for a --fast-math program (the tolerance it
  * was verified at is rt_tolerance's, and grows with the steps: not repeated here). */
 #define FAST_MATH_NOTE " (fast math: approximate float arithmetic, docs/config.md)"
-/* Operand count of an op (ir_op_arity without linking the IR library). */
-int cg_node_arity(IrOp op);
+
+/* ---- the kernel representation's shared pieces (kir_point.c, emit_kernel.c) ---- */
+
+/* The point computation of ctx->stage: shared nodes declared onto out, the stored writes'
+ * values into stores (in order). */
+void cg_build_point(CgCtx *ctx, KBlock *out, CgPointStores *stores);
+/* The same with its stores pushed too (ctx->kstore's, or array[point index] = value). */
+void cg_point(CgCtx *ctx, KBlock *out);
+/* The load of read node n at the point (ctx->kread's, or the global load at the point). */
+KExpr *cg_read(CgCtx *ctx, const IrNode *n);
+/* in[index + off . strides]: the plain global-memory load of read node n. */
+KExpr *cg_global_read(CgCtx *ctx, const IrNode *n, KExpr *index);
+/* The point's linear index: ctx->kidx, or the variable ctx->idx (default idx). */
+KExpr *cg_point_index(CgCtx *ctx);
+/* The buffer of (field, level) as a kernel argument. */
+KExpr *cg_buf(CgCtx *ctx, int field, int level);
+/* A temp read at zero offset in the stage that writes it: the node of the value written, or -1. */
+int cg_same_stage_value(const IrProgram *p, const IrStage *st, const IrNode *n);
+/* A kernel with the arguments of args as parameters. */
+KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args);
+/* Declares s1, s2 (as the program's dims need) onto out; returns them in s[1], s[2]. */
+void cg_strides(CgCtx *ctx, KBlock *out, KExpr *s[3]);
+/* (long long)(k + hk) * s2 + (long long)(j + hj) * s1 + (i + hi): the linear index of interior
+ * point (c[0], c[1], c[2]) shifted by the halo (as the program's dims need). */
+KExpr *cg_linear_index(CgCtx *ctx, KExpr *const c[3], KExpr *const s[3]);
 
 #endif

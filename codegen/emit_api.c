@@ -469,7 +469,7 @@ int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu
     for (char *c = upper; *c; c++)
         *c = *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
     api.upper = upper;
-    api.T = p->type == ELEM_DOUBLE ? "double" : "float";
+    api.T = ir_elem_name(p->type);
     api.member = arena_alloc(arena, sizeof(char *) * (size_t)(p->nfields + 1));
     api.pmember = arena_alloc(arena, sizeof(char *) * (size_t)(p->nparams + 1));
     for (int f = 0; f < p->nfields; f++)

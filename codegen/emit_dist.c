@@ -194,6 +194,7 @@ static void emit_sided_fills(const Api *api, StrBuf *cu)
     ctx.arena = api->arena;
     ctx.prefix = api->pfx;
     ctx.T = api->T;
+    ctx.kb = (Kb){api->arena, p->type};
     ctx.src = cu;
     ctx.idx = "idx";
     const PlanLaunch *groups[3] = {plan->prologue, plan->step, plan->single};

@@ -33,7 +33,7 @@ static int *count_uses(const IrStage *st, Arena *arena)
     for (int i = 0; i < st->nnodes; i++) {
         const IrNode *n = &st->nodes[i];
         const int ops[3] = {n->a, n->b, n->c};
-        for (int k = 0; k < cg_node_arity(n->op); k++)
+        for (int k = 0; k < ir_op_arity(n->op); k++)
             if (ops[k] >= 0 && ops[k] < st->nnodes)
                 uses[ops[k]]++;
     }

@@ -256,7 +256,8 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
     b.ctx.cfg = &plan->config;
     b.ctx.arena = arena;
     b.ctx.prefix = cg_c_identifier(arena, prog->name);
-    b.ctx.T = prog->type == ELEM_DOUBLE ? "double" : "float";
+    b.ctx.T = ir_elem_name(prog->type);
+    b.ctx.kb = (Kb){arena, prog->type};
     b.ctx.src = &src;
     b.ctx.idx = "idx";
 

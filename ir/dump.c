@@ -17,17 +17,6 @@ const char *ir_op_name(IrOp op)
     return op >= 0 && op < N_OP_COUNT && op_names[op] ? op_names[op] : "?";
 }
 
-int ir_op_arity(IrOp op)
-{
-    if (op >= N_NEG && op <= N_FLOOR)
-        return 1;
-    if (op >= N_ADD && op <= N_OR)
-        return 2;
-    if (op == N_SELECT)
-        return 3;
-    return 0;
-}
-
 const char *ir_bc_name(BoundaryKind bc)
 {
     switch (bc) {
@@ -121,7 +110,7 @@ static void dump_node(FILE *out, const IrProgram *p, int i, const IrNode *n)
 void ir_dump(FILE *out, const IrProgram *p)
 {
     fprintf(out, "stencil %s: %dd, %s", p->name ? p->name : "?", p->dims,
-            p->type == ELEM_DOUBLE ? "double" : "float");
+            ir_elem_name(p->type));
     if (p->size[0] > 0) {
         fprintf(out, ", size");
         for (int d = 0; d < p->dims; d++)

@@ -158,7 +158,6 @@ void ir_dump(FILE *out, const IrProgram *prog);
 const char *ir_op_name(IrOp op);
 const char *ir_bc_name(BoundaryKind bc);
 const char *ir_shape_name(IrShape s);
-int ir_op_arity(IrOp op); /* 0 for leaves */
 
 /* Replaces the element type (the CLI's --type) and updates the analyses that depend on it. */
 void ir_set_type(IrProgram *prog, ElemType type);
@@ -186,6 +185,17 @@ int ir_check_report(FILE *out, const IrProgram *prog, unsigned seed, int steps,
                     int (*tick)(void *ctx, int done, int total), void *ctx);
 
 static inline int ir_elem_size(const IrProgram *p) { return p->type == ELEM_DOUBLE ? 8 : 4; }
+/* The element type's C name. */
+static inline const char *ir_elem_name(ElemType t) { return t == ELEM_DOUBLE ? "double" : "float"; }
+/* Operand count of an op: 0 for leaves (inline: codegen uses it without linking the IR). */
+static inline int ir_op_arity(IrOp op)
+{
+    if (op >= N_NEG && op <= N_FLOOR)
+        return 1;
+    if (op >= N_ADD && op <= N_OR)
+        return 2;
+    return op == N_SELECT ? 3 : 0;
+}
 
 /* The number of state fields of p; *first (when given) gets the first one's index, or -1. */
 static inline int ir_state_fields(const IrProgram *p, int *first)

@@ -1,0 +1,174 @@
+/* The kernel representation: what a stencil kernel is made of, built by the kernel families
+ * (opt_*.c, emit_*.c) and written out by one printer per target (kir_cuda.c). Expressions are
+ * trees of KExpr, statements are KStmt in KBlocks; a KKernel is a signature and a body. Nothing
+ * here is text until a printer walks it, so a test can inspect a kernel's structure and a second
+ * target (C with OpenMP) needs a printer, not new builders.
+ *
+ * Everything lives in the arena given to kb_new and is freed with it. */
+#ifndef STC_KIR_H
+#define STC_KIR_H
+#include "../ir/ir.h"
+#include "../util/arena.h"
+#include "../util/strbuf.h"
+
+typedef enum {
+    KE_INT,     /* integer literal: ival, unsigned_lit */
+    KE_REAL,    /* floating constant exactly in elem type: fval, elem */
+    KE_VAR,     /* a variable, parameter or array by name */
+    KE_THREAD,  /* the thread's index in its block along axis (CUDA threadIdx) */
+    KE_BLOCK,   /* the block's index along axis (CUDA blockIdx) */
+    KE_UNARY,   /* op a */
+    KE_BINARY,  /* a op b */
+    KE_SELECT,  /* a ? b : c */
+    KE_CAST,    /* (type)a */
+    KE_INDEX,   /* a[b] */
+    KE_CALL,    /* name(args...) */
+} KExprKind;
+
+typedef enum {
+    KO_NEG, KO_NOT,                               /* unary */
+    KO_MUL, KO_DIV, KO_MOD, KO_ADD, KO_SUB,       /* arithmetic */
+    KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ, KO_NE,     /* comparisons */
+    KO_LAND, KO_LOR,                              /* logical */
+} KOp;
+
+typedef struct KExpr KExpr;
+struct KExpr {
+    KExprKind kind;
+    KOp op;
+    int axis;            /* KE_THREAD, KE_BLOCK */
+    long long ival;      /* KE_INT */
+    int unsigned_lit;    /* KE_INT: printed with a u suffix */
+    double fval;         /* KE_REAL */
+    ElemType elem;       /* KE_REAL */
+    const char *name;    /* KE_VAR, KE_CALL; KE_CAST: the type */
+    KExpr *a, *b, *c;
+    KExpr **args;        /* KE_CALL */
+    int nargs;
+};
+
+typedef enum {
+    KS_DECL,     /* [const] type name [= init]; */
+    KS_ASSIGN,   /* lhs = rhs; (op: KO_ADD for +=) */
+    KS_IF,       /* if (cond) then [else els] */
+    KS_FOR,      /* for (int var = init; var < limit; var += step) body, with an unroll hint */
+    KS_BLOCK,    /* { body } */
+    KS_RETURN,
+    KS_CONTINUE,
+    KS_BARRIER,  /* all threads of the block wait (CUDA __syncthreads) */
+    KS_COMMENT,
+} KStmtKind;
+
+typedef struct KStmt KStmt;
+typedef struct {
+    KStmt **items;
+    int n, cap;
+} KBlock;
+
+/* Qualifiers of a declaration. */
+enum {
+    KQ_CONST = 1,
+    KQ_SHARED = 2,    /* in the block's shared memory */
+    KQ_CONSTANT = 4,  /* in constant memory (at file scope) */
+    KQ_ARRAY = 8,     /* an array of `extent` elements (0: dynamic shared memory) */
+};
+
+struct KStmt {
+    KStmtKind kind;
+    int quals;           /* KS_DECL: KQ_*; KS_ASSIGN: 1 for += */
+    const char *type;    /* KS_DECL */
+    const char *name;    /* KS_DECL, KS_FOR's variable; KS_COMMENT's text */
+    long long extent;    /* KS_DECL with KQ_ARRAY: the element count (0: extern, dynamic) */
+    int align;           /* KS_DECL: alignment in bytes, or 0 */
+    KExpr **inits;       /* KS_DECL with KQ_ARRAY: the initial values, ninits of them */
+    int ninits, cap_inits;
+    KExpr *init;         /* KS_DECL (may be NULL), KS_FOR's start */
+    KExpr *lhs, *rhs;    /* KS_ASSIGN */
+    KExpr *cond;         /* KS_IF; KS_FOR's limit (var < cond) */
+    KExpr *step;         /* KS_FOR (NULL: 1) */
+    int unroll;          /* KS_FOR: 0 no pragma, 1 `unroll 1`, -1 `unroll` */
+    KBlock body, els;    /* KS_IF, KS_FOR, KS_BLOCK */
+};
+
+/* A kernel parameter: an array of elem (const unless written) or a scalar. */
+typedef struct {
+    const char *type;    /* element or scalar type */
+    const char *name;
+    int pointer, writes;
+} KParam;
+
+typedef struct {
+    const char *comment; /* printed above the kernel, or NULL */
+    const char *name;
+    int maxreg;          /* > 1: a register cap; else threads is the launch bound */
+    int threads;
+    KParam *params;
+    int nparams, cap;
+    KBlock body;
+} KKernel;
+
+/* The builder: an arena and the element type's C name. */
+typedef struct {
+    Arena *arena;
+    ElemType elem;
+} Kb;
+
+/* ---- expressions ---- */
+KExpr *k_int(Kb *b, long long v);
+KExpr *k_uint(Kb *b, long long v);
+KExpr *k_real(Kb *b, double v);              /* in b->elem */
+KExpr *k_var(Kb *b, const char *name);
+KExpr *k_varf(Kb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+KExpr *k_thread(Kb *b, int axis);
+KExpr *k_block(Kb *b, int axis);
+KExpr *k_un(Kb *b, KOp op, KExpr *a);
+KExpr *k_bin(Kb *b, KOp op, KExpr *x, KExpr *y);
+KExpr *k_add(Kb *b, KExpr *x, KExpr *y);
+KExpr *k_sub(Kb *b, KExpr *x, KExpr *y);
+KExpr *k_mul(Kb *b, KExpr *x, KExpr *y);
+/* x + c, x - |c| or x itself for c == 0: an offset term as the old printer wrote it. */
+KExpr *k_plus(Kb *b, KExpr *x, long long c);
+/* x + c * stride (x - stride, x + stride, x + 3 * stride; x itself for c == 0). */
+KExpr *k_plus_scaled(Kb *b, KExpr *x, long long c, KExpr *stride);
+KExpr *k_select(Kb *b, KExpr *c, KExpr *x, KExpr *y);
+KExpr *k_cast(Kb *b, const char *type, KExpr *a);
+KExpr *k_index(Kb *b, KExpr *array, KExpr *index);
+KExpr *k_call(Kb *b, const char *fn, int nargs, ...);
+/* a && b with either side NULL meaning true. */
+KExpr *k_and(Kb *b, KExpr *x, KExpr *y);
+KExpr *k_or(Kb *b, KExpr *x, KExpr *y);
+
+/* ---- statements ---- */
+KStmt *k_decl(Kb *b, int quals, const char *type, const char *name, KExpr *init);
+KStmt *k_array(Kb *b, int quals, const char *type, const char *name, long long extent);
+KStmt *k_assign(Kb *b, KExpr *lhs, KExpr *rhs);
+KStmt *k_if(Kb *b, KExpr *cond);
+KStmt *k_for(Kb *b, const char *var, KExpr *start, KExpr *limit, KExpr *step, int unroll);
+KStmt *k_scope(Kb *b);
+KStmt *k_return(Kb *b);
+KStmt *k_continue(Kb *b);
+KStmt *k_barrier(Kb *b);
+KStmt *k_comment(Kb *b, const char *text);
+void k_push(Kb *b, KBlock *block, KStmt *s);
+/* Appends an initial value to an array declaration. */
+void k_push_init(Kb *b, KStmt *array, KExpr *value);
+/* `const type name = init;` pushed onto block; returns a KE_VAR of name. */
+KExpr *k_let(Kb *b, KBlock *block, const char *type, const char *name, KExpr *init);
+
+/* ---- kernels ---- */
+KKernel *k_kernel(Kb *b, const char *name, int maxreg, int threads);
+void k_param(Kb *b, KKernel *k, const char *type, const char *name, int pointer, int writes);
+
+/* ---- the CUDA printer (kir_cuda.c) ---- */
+void kir_cuda_expr(StrBuf *out, const KExpr *e);
+void kir_cuda_block(StrBuf *out, const KBlock *block, int depth);
+void kir_cuda_kernel(StrBuf *out, const KKernel *k);
+/* Only the kernel's comment, signature and opening brace. */
+void kir_cuda_kernel_head(StrBuf *out, const KKernel *k);
+/* A declaration at file scope (constant-memory arrays). */
+void kir_cuda_global(StrBuf *out, const KStmt *decl);
+
+/* The element type's C name: "float" or "double" (the one place it is spelled). */
+const char *k_elem_name(ElemType t);
+
+#endif

@@ -1,0 +1,283 @@
+/* The CUDA printer of the kernel representation: the one place that turns kernels into text.
+ * Expressions are printed with the parentheses C's precedence needs and no others, so the text
+ * means what the tree means; statements four spaces a level. */
+#include "kir.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { PREC_SELECT = 3, PREC_LOR = 4, PREC_LAND = 5, PREC_EQ = 9, PREC_REL = 10, PREC_ADD = 12,
+       PREC_MUL = 13, PREC_UNARY = 15, PREC_POSTFIX = 16, PREC_PRIMARY = 17 };
+
+static const struct {
+    const char *text;
+    int prec;
+} ops[] = {
+    [KO_NEG] = {"-", PREC_UNARY},  [KO_NOT] = {"!", PREC_UNARY},  [KO_MUL] = {"*", PREC_MUL},
+    [KO_DIV] = {"/", PREC_MUL},    [KO_MOD] = {"%", PREC_MUL},    [KO_ADD] = {"+", PREC_ADD},
+    [KO_SUB] = {"-", PREC_ADD},    [KO_LT] = {"<", PREC_REL},     [KO_LE] = {"<=", PREC_REL},
+    [KO_GT] = {">", PREC_REL},     [KO_GE] = {">=", PREC_REL},    [KO_EQ] = {"==", PREC_EQ},
+    [KO_NE] = {"!=", PREC_EQ},     [KO_LAND] = {"&&", PREC_LAND}, [KO_LOR] = {"||", PREC_LOR},
+};
+
+static int prec(const KExpr *e)
+{
+    switch (e->kind) {
+    case KE_INT: return e->ival < 0 ? PREC_UNARY : PREC_PRIMARY;
+    case KE_UNARY:
+    case KE_CAST: return PREC_UNARY;
+    case KE_BINARY: return ops[e->op].prec;
+    case KE_SELECT: return PREC_SELECT;
+    case KE_INDEX:
+    case KE_CALL: return PREC_POSTFIX;
+    default: return PREC_PRIMARY; /* a negative KE_REAL prints its own parentheses */
+    }
+}
+
+static void expr_at(StrBuf *out, const KExpr *e, int min_prec)
+{
+    int paren = prec(e) < min_prec;
+    if (paren)
+        sb_puts(out, "(");
+    kir_cuda_expr(out, e);
+    if (paren)
+        sb_puts(out, ")");
+}
+
+/* A constant printed exactly in its type (a float constant as the float it rounds to). */
+static void real(StrBuf *out, double v, ElemType t)
+{
+    int is_float = t == ELEM_FLOAT;
+    if (isnan(v)) {
+        sb_puts(out, is_float ? "__int_as_float(0x7fffffff)" : "__longlong_as_double(0x7ff8000000000000LL)");
+        return;
+    }
+    if (is_float && isinf((float)v))
+        v = (float)v; /* a double constant beyond float range rounds to infinity */
+    if (isinf(v)) {
+        sb_puts(out, v < 0 ? "(-" : "");
+        sb_puts(out, is_float ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)");
+        sb_puts(out, v < 0 ? ")" : "");
+        return;
+    }
+    char num[64];
+    /* 9 significant digits identify a float exactly, 17 a double. */
+    snprintf(num, sizeof num, is_float ? "%.9g" : "%.17g", is_float ? (double)(float)v : v);
+    int negative = num[0] == '-';
+    sb_printf(out, "%s%s%s%s%s", negative ? "(" : "", num, strpbrk(num, ".eE") ? "" : ".0",
+              is_float ? "f" : "", negative ? ")" : "");
+}
+
+static void call(StrBuf *out, const KExpr *e)
+{
+    sb_printf(out, "%s(", e->name);
+    for (int i = 0; i < e->nargs; i++) {
+        sb_puts(out, i ? ", " : "");
+        expr_at(out, e->args[i], PREC_SELECT);
+    }
+    sb_puts(out, ")");
+}
+
+static void unary(StrBuf *out, const KExpr *e)
+{
+    sb_puts(out, ops[e->op].text);
+    /* -(-x) must not print as --x */
+    int min = e->a->kind == KE_UNARY || (e->a->kind == KE_INT && e->a->ival < 0) ? PREC_PRIMARY : PREC_UNARY;
+    expr_at(out, e->a, min);
+}
+
+void kir_cuda_expr(StrBuf *out, const KExpr *e)
+{
+    static const char xyz[3] = {'x', 'y', 'z'};
+    int p = prec(e);
+    switch (e->kind) {
+    case KE_INT: sb_printf(out, "%lld%s", e->ival, e->unsigned_lit ? "u" : ""); return;
+    case KE_REAL: real(out, e->fval, e->elem); return;
+    case KE_VAR: sb_puts(out, e->name); return;
+    case KE_THREAD: sb_printf(out, "threadIdx.%c", xyz[e->axis]); return;
+    case KE_BLOCK: sb_printf(out, "blockIdx.%c", xyz[e->axis]); return;
+    case KE_UNARY: unary(out, e); return;
+    case KE_BINARY: /* left-associative: the right operand needs parentheses at equal precedence */
+        expr_at(out, e->a, p);
+        sb_printf(out, " %s ", ops[e->op].text);
+        expr_at(out, e->b, p + 1);
+        return;
+    case KE_SELECT:
+        expr_at(out, e->a, p + 1);
+        sb_puts(out, " ? ");
+        expr_at(out, e->b, p);
+        sb_puts(out, " : ");
+        expr_at(out, e->c, p);
+        return;
+    case KE_CAST:
+        sb_printf(out, "(%s)", e->name);
+        expr_at(out, e->a, PREC_UNARY);
+        return;
+    case KE_INDEX:
+        expr_at(out, e->a, PREC_POSTFIX);
+        sb_puts(out, "[");
+        kir_cuda_expr(out, e->b);
+        sb_puts(out, "]");
+        return;
+    case KE_CALL: call(out, e); return;
+    }
+}
+
+/* ---- statements ---- */
+
+static void indent(StrBuf *out, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        sb_puts(out, "    ");
+}
+
+static void decl(StrBuf *out, const KStmt *s)
+{
+    const char *extern_ = (s->quals & KQ_ARRAY) && s->extent == 0 ? "extern " : "";
+    sb_printf(out, "%s%s%s%s", extern_, s->quals & KQ_SHARED ? "__shared__ " : "",
+              s->quals & KQ_CONSTANT ? "__constant__ " : "", s->quals & KQ_CONST ? "const " : "");
+    if (s->align)
+        sb_printf(out, "__align__(%d) ", s->align);
+    sb_printf(out, "%s %s", s->type, s->name);
+    if (s->quals & KQ_ARRAY)
+        sb_printf(out, s->extent ? "[%lld]" : "[]", s->extent);
+    if (s->init) {
+        sb_puts(out, " = ");
+        kir_cuda_expr(out, s->init);
+    }
+    if (s->ninits) {
+        sb_puts(out, " = {");
+        for (int i = 0; i < s->ninits; i++) {
+            sb_puts(out, i == 0 ? "\n    " : i % 6 == 0 ? ",\n    " : ", ");
+            kir_cuda_expr(out, s->inits[i]);
+        }
+        sb_puts(out, "}");
+    }
+    sb_puts(out, ";\n");
+}
+
+static void stmt(StrBuf *out, const KStmt *s, int depth);
+
+/* A body of one simple statement is printed without braces on its own line. */
+static int simple(const KBlock *b)
+{
+    if (b->n != 1)
+        return 0;
+    KStmtKind k = b->items[0]->kind;
+    return k == KS_RETURN || k == KS_CONTINUE || k == KS_ASSIGN;
+}
+
+static void body(StrBuf *out, const KBlock *b, int depth)
+{
+    if (simple(b)) {
+        sb_puts(out, "\n");
+        stmt(out, b->items[0], depth + 1);
+        return;
+    }
+    sb_puts(out, " {\n");
+    kir_cuda_block(out, b, depth + 1);
+    indent(out, depth);
+    sb_puts(out, "}\n");
+}
+
+static void if_stmt(StrBuf *out, const KStmt *s, int depth)
+{
+    sb_puts(out, "if (");
+    kir_cuda_expr(out, s->cond);
+    sb_puts(out, ")");
+    if (s->els.n == 0) {
+        body(out, &s->body, depth);
+        return;
+    }
+    sb_puts(out, " {\n");
+    kir_cuda_block(out, &s->body, depth + 1);
+    indent(out, depth);
+    sb_puts(out, "} else {\n");
+    kir_cuda_block(out, &s->els, depth + 1);
+    indent(out, depth);
+    sb_puts(out, "}\n");
+}
+
+static void for_stmt(StrBuf *out, const KStmt *s, int depth)
+{
+    if (s->unroll) {
+        sb_puts(out, s->unroll > 0 ? "#pragma unroll 1\n" : "#pragma unroll\n");
+        indent(out, depth);
+    }
+    sb_printf(out, "for (int %s = ", s->name);
+    kir_cuda_expr(out, s->init);
+    sb_printf(out, "; %s < ", s->name);
+    expr_at(out, s->cond, PREC_REL + 1);
+    if (s->step) {
+        sb_printf(out, "; %s += ", s->name);
+        kir_cuda_expr(out, s->step);
+        sb_puts(out, ")");
+    } else {
+        sb_printf(out, "; %s++)", s->name);
+    }
+    body(out, &s->body, depth);
+}
+
+static void stmt(StrBuf *out, const KStmt *s, int depth)
+{
+    indent(out, depth);
+    switch (s->kind) {
+    case KS_DECL: decl(out, s); return;
+    case KS_ASSIGN:
+        kir_cuda_expr(out, s->lhs);
+        sb_puts(out, s->quals ? " += " : " = ");
+        kir_cuda_expr(out, s->rhs);
+        sb_puts(out, ";\n");
+        return;
+    case KS_IF: if_stmt(out, s, depth); return;
+    case KS_FOR: for_stmt(out, s, depth); return;
+    case KS_BLOCK:
+        sb_puts(out, "{\n");
+        kir_cuda_block(out, &s->body, depth + 1);
+        indent(out, depth);
+        sb_puts(out, "}\n");
+        return;
+    case KS_RETURN: sb_puts(out, "return;\n"); return;
+    case KS_CONTINUE: sb_puts(out, "continue;\n"); return;
+    case KS_BARRIER: sb_puts(out, "__syncthreads();\n"); return;
+    case KS_COMMENT: sb_printf(out, "/* %s */\n", s->name); return;
+    }
+}
+
+void kir_cuda_block(StrBuf *out, const KBlock *block, int depth)
+{
+    for (int i = 0; i < block->n; i++)
+        stmt(out, block->items[i], depth);
+}
+
+void kir_cuda_global(StrBuf *out, const KStmt *d) { stmt(out, d, 0); }
+
+void kir_cuda_kernel_head(StrBuf *out, const KKernel *k)
+{
+    if (k->comment)
+        sb_printf(out, "/* %s */\n", k->comment);
+    sb_puts(out, "extern \"C\" __global__ void ");
+    /* __maxnreg__ and __launch_bounds__ cannot be combined: a register cap replaces the bound. */
+    if (k->maxreg > 1)
+        sb_printf(out, "__maxnreg__(%d)\n", k->maxreg);
+    else
+        sb_printf(out, "__launch_bounds__(%d)\n", k->threads);
+    sb_printf(out, "%s(", k->name);
+    for (int i = 0; i < k->nparams; i++) {
+        const KParam *p = &k->params[i];
+        sb_puts(out, i ? ",\n    " : "\n    ");
+        if (p->pointer)
+            sb_printf(out, "%s%s *__restrict__ %s", p->writes ? "" : "const ", p->type, p->name);
+        else
+            sb_printf(out, "const %s %s", p->type, p->name);
+    }
+    sb_puts(out, ")\n{\n");
+}
+
+void kir_cuda_kernel(StrBuf *out, const KKernel *k)
+{
+    kir_cuda_kernel_head(out, k);
+    kir_cuda_block(out, &k->body, 1);
+    sb_puts(out, "}\n\n");
+}

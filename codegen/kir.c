@@ -140,6 +140,25 @@ KExpr *k_call(Kb *b, const char *fn, int nargs, ...)
     return e;
 }
 
+KExpr *k_brace(Kb *b, const char *type, KExpr **lanes, int n)
+{
+    KExpr *e = node(b, KE_BRACE);
+    e->name = type;
+    e->nargs = n;
+    e->args = arena_alloc(b->arena, sizeof *e->args * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        e->args[i] = lanes[i];
+    return e;
+}
+
+KExpr *k_member(Kb *b, KExpr *a, const char *name)
+{
+    KExpr *e = node(b, KE_MEMBER);
+    e->a = a;
+    e->name = name;
+    return e;
+}
+
 KExpr *k_and(Kb *b, KExpr *x, KExpr *y)
 {
     if (!x || !y)

@@ -23,13 +23,15 @@ typedef enum {
     KE_CAST,    /* (type)a */
     KE_INDEX,   /* a[b] */
     KE_CALL,    /* name(args...) */
+    KE_BRACE,   /* name{args...}: a vector value built from its lanes */
+    KE_MEMBER,  /* a.name: a vector's lane */
 } KExprKind;
 
 typedef enum {
-    KO_NEG, KO_NOT,                               /* unary */
+    KO_NEG, KO_NOT, KO_ADDR, KO_DEREF,            /* unary: - ! & * */
     KO_MUL, KO_DIV, KO_MOD, KO_ADD, KO_SUB,       /* arithmetic */
     KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ, KO_NE,     /* comparisons */
-    KO_LAND, KO_LOR,                              /* logical */
+    KO_LAND, KO_LOR, KO_BOR,                      /* logical, bitwise or */
 } KOp;
 
 typedef struct KExpr KExpr;
@@ -86,7 +88,7 @@ struct KStmt {
     KExpr *lhs, *rhs;    /* KS_ASSIGN */
     KExpr *cond;         /* KS_IF; KS_FOR's limit (var < cond) */
     KExpr *step;         /* KS_FOR (NULL: 1) */
-    int unroll;          /* KS_FOR: 0 no pragma, 1 `unroll 1`, -1 `unroll` */
+    int unroll;          /* KS_FOR: 0 no pragma, N > 0 `unroll N`, -1 `unroll` */
     KBlock body, els;    /* KS_IF, KS_FOR, KS_BLOCK */
 };
 
@@ -134,6 +136,9 @@ KExpr *k_select(Kb *b, KExpr *c, KExpr *x, KExpr *y);
 KExpr *k_cast(Kb *b, const char *type, KExpr *a);
 KExpr *k_index(Kb *b, KExpr *array, KExpr *index);
 KExpr *k_call(Kb *b, const char *fn, int nargs, ...);
+/* type{lanes...} from an array of n expressions. */
+KExpr *k_brace(Kb *b, const char *type, KExpr **lanes, int n);
+KExpr *k_member(Kb *b, KExpr *a, const char *name);
 /* a && b with either side NULL meaning true. */
 KExpr *k_and(Kb *b, KExpr *x, KExpr *y);
 KExpr *k_or(Kb *b, KExpr *x, KExpr *y);

@@ -7,14 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { PREC_SELECT = 3, PREC_LOR = 4, PREC_LAND = 5, PREC_EQ = 9, PREC_REL = 10, PREC_ADD = 12,
+enum { PREC_SELECT = 3, PREC_LOR = 4, PREC_LAND = 5, PREC_BOR = 6, PREC_EQ = 9, PREC_REL = 10, PREC_ADD = 12,
        PREC_MUL = 13, PREC_UNARY = 15, PREC_POSTFIX = 16, PREC_PRIMARY = 17 };
 
 static const struct {
     const char *text;
     int prec;
 } ops[] = {
-    [KO_NEG] = {"-", PREC_UNARY},  [KO_NOT] = {"!", PREC_UNARY},  [KO_MUL] = {"*", PREC_MUL},
+    [KO_NEG] = {"-", PREC_UNARY},  [KO_NOT] = {"!", PREC_UNARY},  [KO_ADDR] = {"&", PREC_UNARY},
+    [KO_DEREF] = {"*", PREC_UNARY}, [KO_BOR] = {"|", PREC_BOR},   [KO_MUL] = {"*", PREC_MUL},
     [KO_DIV] = {"/", PREC_MUL},    [KO_MOD] = {"%", PREC_MUL},    [KO_ADD] = {"+", PREC_ADD},
     [KO_SUB] = {"-", PREC_ADD},    [KO_LT] = {"<", PREC_REL},     [KO_LE] = {"<=", PREC_REL},
     [KO_GT] = {">", PREC_REL},     [KO_GE] = {">=", PREC_REL},    [KO_EQ] = {"==", PREC_EQ},
@@ -30,7 +31,9 @@ static int prec(const KExpr *e)
     case KE_BINARY: return ops[e->op].prec;
     case KE_SELECT: return PREC_SELECT;
     case KE_INDEX:
-    case KE_CALL: return PREC_POSTFIX;
+    case KE_CALL:
+    case KE_BRACE:
+    case KE_MEMBER: return PREC_POSTFIX;
     default: return PREC_PRIMARY; /* a negative KE_REAL prints its own parentheses */
     }
 }
@@ -69,14 +72,15 @@ static void real(StrBuf *out, double v, ElemType t)
               is_float ? "f" : "", negative ? ")" : "");
 }
 
-static void call(StrBuf *out, const KExpr *e)
+/* name(args) or name{args} */
+static void call(StrBuf *out, const KExpr *e, const char *open, const char *close)
 {
-    sb_printf(out, "%s(", e->name);
+    sb_printf(out, "%s%s", e->name, open);
     for (int i = 0; i < e->nargs; i++) {
         sb_puts(out, i ? ", " : "");
         expr_at(out, e->args[i], PREC_SELECT);
     }
-    sb_puts(out, ")");
+    sb_puts(out, close);
 }
 
 static void unary(StrBuf *out, const KExpr *e)
@@ -120,7 +124,12 @@ void kir_cuda_expr(StrBuf *out, const KExpr *e)
         kir_cuda_expr(out, e->b);
         sb_puts(out, "]");
         return;
-    case KE_CALL: call(out, e); return;
+    case KE_CALL: call(out, e, "(", ")"); return;
+    case KE_BRACE: call(out, e, "{", "}"); return;
+    case KE_MEMBER:
+        expr_at(out, e->a, PREC_POSTFIX);
+        sb_printf(out, ".%s", e->name);
+        return;
     }
 }
 
@@ -202,7 +211,10 @@ static void if_stmt(StrBuf *out, const KStmt *s, int depth)
 static void for_stmt(StrBuf *out, const KStmt *s, int depth)
 {
     if (s->unroll) {
-        sb_puts(out, s->unroll > 0 ? "#pragma unroll 1\n" : "#pragma unroll\n");
+        if (s->unroll > 0)
+            sb_printf(out, "#pragma unroll %d\n", s->unroll);
+        else
+            sb_puts(out, "#pragma unroll\n");
         indent(out, depth);
     }
     sb_printf(out, "for (int %s = ", s->name);

@@ -4,171 +4,176 @@
 
 #include <stdio.h>
 
-static const char *const stride_name[3] = {"1", "s1", "s2"};
-
-/* Padded extent of axis d as an expression of the dims arguments: an int, which ir.h's index
- * range bounds by IR_MAX_EXTENT (the host code refuses larger sizes before any launch). */
-static void padded(StrBuf *o, const IrProgram *p, int d)
+/* Padded extent of axis d: an int, which ir.h's index range bounds by IR_MAX_EXTENT (the host
+ * code refuses larger sizes before any launch). */
+static KExpr *padded(CgCtx *ctx, int d)
 {
-    if (d < p->dims)
-        sb_printf(o, "(n%d + %d)", d, 2 * p->halo[d]);
-    else
-        sb_puts(o, "1");
+    Kb *b = &ctx->kb;
+    return d < ctx->prog->dims ? k_plus(b, k_varf(b, "n%d", d), 2 * ctx->prog->halo[d]) : k_int(b, 1);
 }
 
-static const char *buf_name(CgCtx *ctx, int field, int level)
+/* The stride of axis d (1 along x). */
+static KExpr *stride(CgCtx *ctx, int d) { return d == 0 ? k_int(&ctx->kb, 1) : k_varf(&ctx->kb, "s%d", d); }
+
+/* src_<c>: the interior coordinate whose value halo coordinate c takes, along an axis of n
+ * points. Periodic and mirror are written for any n (even n smaller than the halo). */
+static KExpr *source_coord(CgCtx *ctx, KBlock *out, BoundaryKind bc, const char *c, KExpr *n)
 {
-    PlanArg a = {ARG_BUF, field, level, 0};
-    char an[160];
-    cg_arg_name(ctx->prog, &a, an, sizeof an);
-    return arena_strdup(ctx->arena, an);
+    Kb *b = &ctx->kb;
+    KExpr *x = k_var(b, c);
+    const char *name = arena_printf(ctx->arena, "src_%s", c);
+    if (bc == BC_PERIODIC)
+        return k_let(b, out, "int", name, k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, n), n), n));
+    if (bc == BC_CLAMP)
+        return k_let(b, out, "int", name, k_select(b, k_bin(b, KO_LT, x, k_int(b, 0)), k_int(b, 0), k_plus(b, n, -1)));
+    if (bc != BC_MIRROR)
+        return k_let(b, out, "int", name, x);
+    /* reflect about 0 and n-1 without repeating the edge: period 2(n-1), which passes INT_MAX
+     * for n > 2^30, so the reflection is computed in 64 bits */
+    KExpr *period = k_var(b, "period"), *src = k_var(b, name);
+    KExpr *wrapped = k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, period), period), period);
+    k_push(b, out, k_decl(b, 0, "long long", name, k_select(b, k_bin(b, KO_GT, period, k_int(b, 0)), wrapped, k_int(b, 0))));
+    KStmt *reflect = k_if(b, k_bin(b, KO_GE, src, n));
+    k_push(b, &reflect->body, k_assign(b, src, k_sub(b, period, src)));
+    k_push(b, out, reflect);
+    return src;
 }
 
-/* Declares `src_<c>`: the interior coordinate whose value halo coordinate `c` takes, along an
- * axis of n points. Periodic and mirror are written for any n (even n smaller than the halo). */
-static void emit_source_coord(StrBuf *o, BoundaryKind bc, const char *c, const char *n)
+/* buf[base + (long long)at * stride] = value, under `if (side)` in the distributed variant. */
+static void fill_store(CgCtx *ctx, KBlock *out, const char *side, KExpr *at, int axis, KExpr *value, int field)
 {
-    switch (bc) {
-    case BC_PERIODIC:
-        sb_printf(o, "        const int src_%s = ((%s %% %s) + %s) %% %s;\n", c, c, n, n, n);
-        return;
-    case BC_CLAMP:
-        sb_printf(o, "        const int src_%s = %s < 0 ? 0 : %s - 1;\n", c, c, n);
-        return;
-    case BC_MIRROR:
-        /* reflect about 0 and n-1 without repeating the edge: period 2(n-1), which passes
-         * INT_MAX for n > 2^30, so the reflection is computed in 64 bits */
-        sb_printf(o, "        long long src_%s = period > 0 ? ((%s %% period) + period) %% period : 0;\n", c, c);
-        sb_printf(o, "        if (src_%s >= %s)\n            src_%s = period - src_%s;\n", c, n, c, c);
-        return;
-    default:
-        sb_printf(o, "        const int src_%s = %s;\n", c, c);
+    Kb *b = &ctx->kb;
+    KExpr *where = k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", at), stride(ctx, axis)));
+    KStmt *st = k_assign(b, k_index(b, cg_buf(ctx, field, 0), where), value);
+    if (side) {
+        KStmt *guard = k_if(b, k_var(b, side));
+        k_push(b, &guard->body, st);
+        st = guard;
+    }
+    k_push(b, out, st);
+}
+
+/* One layer h of the halo: its low and high copies (or the constant). */
+static void fill_layer(CgCtx *ctx, KBlock *out, int field, int axis, int sided)
+{
+    Kb *b = &ctx->kb;
+    const IrField *f = &ctx->prog->fields[field];
+    int h = ctx->prog->halo[axis];
+    KExpr *layer = k_var(b, "h"), *n = k_varf(b, "n%d", axis);
+    const char *lo_side = sided ? "side_lo" : NULL, *hi_side = sided ? "side_hi" : NULL;
+    if (f->bc == BC_CONSTANT) {
+        fill_store(ctx, out, lo_side, k_sub(b, k_int(b, h), layer), axis, k_real(b, f->bc_value), field);
+        fill_store(ctx, out, hi_side, k_add(b, k_plus(b, k_plus(b, n, h), -1), layer), axis, k_real(b, f->bc_value), field);
         return;
     }
+    KExpr *lo = k_let(b, out, "int", "lo", k_un(b, KO_NEG, layer));
+    KExpr *hi = k_let(b, out, "int", "hi", k_add(b, k_plus(b, n, -1), layer));
+    if (f->bc == BC_MIRROR)
+        k_let(b, out, "long long", "period", k_plus(b, k_mul(b, k_cast(b, "long long", k_int(b, 2)), n), -2));
+    KExpr *src_lo = source_coord(ctx, out, f->bc, "lo", n), *src_hi = source_coord(ctx, out, f->bc, "hi", n);
+    KExpr *from_lo = k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", k_plus(b, src_lo, h)), stride(ctx, axis)));
+    KExpr *from_hi = k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", k_plus(b, src_hi, h)), stride(ctx, axis)));
+    fill_store(ctx, out, lo_side, k_plus(b, lo, h), axis, k_index(b, cg_buf(ctx, field, 0), from_lo), field);
+    fill_store(ctx, out, hi_side, k_plus(b, hi, h), axis, k_index(b, cg_buf(ctx, field, 0), from_hi), field);
 }
 
 void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
 {
     const IrProgram *p = ctx->prog;
     const IrField *f = &p->fields[field];
-    StrBuf *o = ctx->src;
+    Kb *b = &ctx->kb;
     int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2; /* the other two axes, x first */
     int block[3] = {CG_UTIL_BLOCK, 1, 1};
-    const char *buf = buf_name(ctx, field, 0);
     static const char axis_letter[3] = {'x', 'y', 'z'};
-    sb_printf(o, "/* halo of %s along %c (%s), over the padded extent of the other axes */\n",
-              f->name, axis_letter[axis],
-              f->bc == BC_CONSTANT ? "constant" : f->bc == BC_PERIODIC ? "periodic"
-              : f->bc == BC_CLAMP  ? "clamp" : f->bc == BC_MIRROR ? "mirror" : "fixed");
-    cg_emit_signature(ctx, name, block, args);
-    sb_printf(o, "    const int q = (int)(blockIdx.x * %uu + threadIdx.x);\n", (unsigned)CG_UTIL_BLOCK);
-    if (o2 < p->dims)
-        sb_puts(o, "    const int r = (int)blockIdx.y;\n");
-    sb_puts(o, "    if (q >= ");
-    padded(o, p, o1);
-    if (o2 < p->dims) {
-        sb_puts(o, " || r >= ");
-        padded(o, p, o2);
-    }
-    sb_puts(o, ")\n        return;\n");
-    cg_emit_strides(ctx);
-    if (o1 < p->dims)
-        sb_printf(o, "    const long long base = (long long)q * %s", stride_name[o1]);
-    else
-        sb_puts(o, "    const long long base = 0");
-    if (o2 < p->dims)
-        sb_printf(o, " + (long long)r * %s", stride_name[o2]);
-    sb_puts(o, ";\n");
-    int h = p->halo[axis];
-    const char *sa = stride_name[axis];
+    KKernel *k = cg_kernel(ctx, name, block, args);
+    k->comment = arena_printf(ctx->arena, "halo of %s along %c (%s), over the padded extent of the other axes",
+                              f->name, axis_letter[axis], ir_bc_name(f->bc));
+    KExpr *q = k_let(b, &k->body, "int", "q", k_cast(b, "int", k_add(b, k_mul(b, k_block(b, 0), k_uint(b, CG_UTIL_BLOCK)), k_thread(b, 0))));
+    KExpr *r = o2 < p->dims ? k_let(b, &k->body, "int", "r", k_cast(b, "int", k_block(b, 1))) : NULL;
+    KStmt *guard = k_if(b, k_or(b, k_bin(b, KO_GE, q, padded(ctx, o1)), r ? k_bin(b, KO_GE, r, padded(ctx, o2)) : NULL));
+    k_push(b, &guard->body, k_return(b));
+    k_push(b, &k->body, guard);
+    KExpr *s[3];
+    cg_strides(ctx, &k->body, s);
+    KExpr *base = o1 < p->dims ? k_mul(b, k_cast(b, "long long", q), stride(ctx, o1)) : k_int(b, 0);
+    if (r)
+        base = k_add(b, base, k_mul(b, k_cast(b, "long long", r), stride(ctx, o2)));
+    k_let(b, &k->body, "long long", "base", base);
     /* the distributed code's variant fills only the sides that are faces of the global grid */
     int sided = cg_args_find(args, ARG_SIDE, 0, 0, 2 * axis) >= 0;
-    const char *if_lo = sided ? "if (side_lo)\n            " : "";
-    const char *if_hi = sided ? "if (side_hi)\n            " : "";
-    sb_printf(o, "    for (int h = 1; h <= %d; h++) {\n", h);
-    if (f->bc == BC_CONSTANT) {
-        sb_printf(o, "        %s%s[base + (long long)(%d - h) * %s] = ", if_lo, buf, h, sa);
-        cg_emit_const(o, f->bc_value, p->type);
-        sb_printf(o, ";\n        %s%s[base + (long long)(n%d + %d - 1 + h) * %s] = ", if_hi, buf, axis, h, sa);
-        cg_emit_const(o, f->bc_value, p->type);
-        sb_puts(o, ";\n");
-    } else {
-        char nname[8];
-        snprintf(nname, sizeof nname, "n%d", axis);
-        sb_puts(o, "        const int lo = -h;\n");
-        sb_printf(o, "        const int hi = n%d - 1 + h;\n", axis);
-        if (f->bc == BC_MIRROR)
-            sb_printf(o, "        const long long period = 2LL * n%d - 2;\n", axis);
-        emit_source_coord(o, f->bc, "lo", nname);
-        emit_source_coord(o, f->bc, "hi", nname);
-        sb_printf(o, "        %s%s[base + (long long)(lo + %d) * %s] = %s[base + (long long)(src_lo + %d) * %s];\n",
-                  if_lo, buf, h, sa, buf, h, sa);
-        sb_printf(o, "        %s%s[base + (long long)(hi + %d) * %s] = %s[base + (long long)(src_hi + %d) * %s];\n",
-                  if_hi, buf, h, sa, buf, h, sa);
-    }
-    sb_puts(o, "    }\n}\n\n");
+    KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, p->halo[axis] + 1), NULL, 0);
+    fill_layer(ctx, &layers->body, field, axis, sided);
+    k_push(b, &k->body, layers);
+    kir_cuda_kernel(ctx->src, k);
 }
 
-/* The common head of a whole-padded-buffer kernel: thread (a, b, c) = padded point, bounds
- * checked, linear index `at`. */
-static void whole_buffer_head(CgCtx *ctx, const char *name, const CgArgs *args, const char *what)
+/* A whole-padded-buffer kernel: thread (a, b, c) = padded point, bounds checked, linear index
+ * `at`; returns it with the kernel. */
+static KKernel *whole_buffer(CgCtx *ctx, const char *name, const CgArgs *args, const char *what, KExpr *c[3])
 {
     const IrProgram *p = ctx->prog;
-    StrBuf *o = ctx->src;
+    Kb *b = &ctx->kb;
     int block[3] = {CG_UTIL_BLOCK, 1, 1};
-    sb_printf(o, "/* %s */\n", what);
-    cg_emit_signature(ctx, name, block, args);
-    sb_printf(o, "    const int a = (int)(blockIdx.x * %uu + threadIdx.x);\n", (unsigned)CG_UTIL_BLOCK);
-    if (p->dims >= 2)
-        sb_puts(o, "    const int b = (int)blockIdx.y;\n");
-    if (p->dims >= 3)
-        sb_puts(o, "    const int c = (int)blockIdx.z;\n");
-    sb_puts(o, "    if (a >= ");
-    padded(o, p, 0);
-    if (p->dims >= 2) {
-        sb_puts(o, " || b >= ");
-        padded(o, p, 1);
+    KKernel *k = cg_kernel(ctx, name, block, args);
+    k->comment = what;
+    static const char *const coord[3] = {"a", "b", "c"};
+    KExpr *outside = NULL;
+    for (int d = 0; d < p->dims; d++) {
+        KExpr *v = d == 0 ? k_add(b, k_mul(b, k_block(b, 0), k_uint(b, CG_UTIL_BLOCK)), k_thread(b, 0)) : k_block(b, d);
+        c[d] = k_let(b, &k->body, "int", coord[d], k_cast(b, "int", v));
+        outside = k_or(b, outside, k_bin(b, KO_GE, c[d], padded(ctx, d)));
     }
-    if (p->dims >= 3) {
-        sb_puts(o, " || c >= ");
-        padded(o, p, 2);
+    KStmt *guard = k_if(b, outside);
+    k_push(b, &guard->body, k_return(b));
+    k_push(b, &k->body, guard);
+    KExpr *s[3];
+    cg_strides(ctx, &k->body, s);
+    KExpr *at = NULL;
+    for (int d = p->dims - 1; d >= 1; d--) {
+        KExpr *term = k_mul(b, k_cast(b, "long long", c[d]), s[d]);
+        at = at ? k_add(b, at, term) : term;
     }
-    sb_puts(o, ")\n        return;\n");
-    cg_emit_strides(ctx);
-    sb_puts(o, "    const long long at = ");
-    if (p->dims >= 3)
-        sb_puts(o, "(long long)c * s2 + ");
-    if (p->dims >= 2)
-        sb_puts(o, "(long long)b * s1 + ");
-    sb_puts(o, "a;\n");
+    k_let(b, &k->body, "long long", "at", at ? k_add(b, at, c[0]) : c[0]);
+    return k;
+}
+
+static KExpr *at_of(CgCtx *ctx, int field, int level)
+{
+    return k_index(&ctx->kb, cg_buf(ctx, field, level), k_var(&ctx->kb, "at"));
 }
 
 void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args)
 {
-    whole_buffer_head(ctx, name, args, "zero a temp buffer (its fixed halo holds 0)");
-    sb_printf(ctx->src, "    %s[at] = (%s)0;\n}\n\n", buf_name(ctx, field, 0), ctx->T);
+    KExpr *c[3];
+    KKernel *k = whole_buffer(ctx, name, args, "zero a temp buffer (its fixed halo holds 0)", c);
+    k_push(&ctx->kb, &k->body, k_assign(&ctx->kb, at_of(ctx, field, 0), k_cast(&ctx->kb, ctx->T, k_int(&ctx->kb, 0))));
+    kir_cuda_kernel(ctx->src, k);
 }
 
 void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)
 {
-    whole_buffer_head(ctx, name, args, "a state field the step does not write keeps its value");
-    sb_printf(ctx->src, "    %s[at] = %s[at];\n}\n\n", buf_name(ctx, field, 1), buf_name(ctx, field, 0));
+    KExpr *c[3];
+    KKernel *k = whole_buffer(ctx, name, args, "a state field the step does not write keeps its value", c);
+    k_push(&ctx->kb, &k->body, k_assign(&ctx->kb, at_of(ctx, field, 1), at_of(ctx, field, 0)));
+    kir_cuda_kernel(ctx->src, k);
 }
 
 void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)
 {
     const IrProgram *p = ctx->prog;
-    StrBuf *o = ctx->src;
-    whole_buffer_head(ctx, name, args, "fixed boundary: every buffer starts with the newest one's halo");
-    static const char coord[3] = {'a', 'b', 'c'};
-    sb_puts(o, "    if (");
-    for (int d = 0; d < p->dims; d++)
-        sb_printf(o, "%s(%c >= %d && %c < n%d + %d)", d ? " && " : "", coord[d], p->halo[d], coord[d],
-                  d, p->halo[d]);
-    sb_puts(o, ")\n        return;\n");
+    Kb *b = &ctx->kb;
+    KExpr *c[3];
+    KKernel *k = whole_buffer(ctx, name, args, "fixed boundary: every buffer starts with the newest one's halo", c);
+    KExpr *interior = NULL;
+    for (int d = 0; d < p->dims; d++) {
+        KExpr *in = k_and(b, k_bin(b, KO_GE, c[d], k_int(b, p->halo[d])), k_bin(b, KO_LT, c[d], k_plus(b, k_varf(b, "n%d", d), p->halo[d])));
+        interior = k_and(b, interior, in);
+    }
+    KStmt *skip = k_if(b, interior);
+    k_push(b, &skip->body, k_return(b));
+    k_push(b, &k->body, skip);
     for (int i = 0; i < args->nargs; i++)
         if (args->args[i].kind == ARG_BUF && args->writes[i])
-            sb_printf(o, "    %s[at] = %s[at];\n", buf_name(ctx, field, args->args[i].level),
-                      buf_name(ctx, field, 0));
-    sb_puts(o, "}\n\n");
+            k_push(b, &k->body, k_assign(b, at_of(ctx, field, args->args[i].level), at_of(ctx, field, 0)));
+    kir_cuda_kernel(ctx->src, k);
 }

@@ -17,18 +17,6 @@ const char *ir_op_name(IrOp op)
     return op >= 0 && op < N_OP_COUNT && op_names[op] ? op_names[op] : "?";
 }
 
-const char *ir_bc_name(BoundaryKind bc)
-{
-    switch (bc) {
-    case BC_FIXED: return "fixed";
-    case BC_CONSTANT: return "constant";
-    case BC_PERIODIC: return "periodic";
-    case BC_CLAMP: return "clamp";
-    case BC_MIRROR: return "mirror";
-    }
-    return "?";
-}
-
 const char *ir_shape_name(IrShape s)
 {
     switch (s) {

@@ -156,7 +156,6 @@ void ir_dump(FILE *out, const IrProgram *prog);
 
 /* Names for printing. */
 const char *ir_op_name(IrOp op);
-const char *ir_bc_name(BoundaryKind bc);
 const char *ir_shape_name(IrShape s);
 
 /* Replaces the element type (the CLI's --type) and updates the analyses that depend on it. */
@@ -187,6 +186,13 @@ int ir_check_report(FILE *out, const IrProgram *prog, unsigned seed, int steps,
 static inline int ir_elem_size(const IrProgram *p) { return p->type == ELEM_DOUBLE ? 8 : 4; }
 /* The element type's C name. */
 static inline const char *ir_elem_name(ElemType t) { return t == ELEM_DOUBLE ? "double" : "float"; }
+/* A boundary condition's name as the language spells it (inline, as ir_op_arity). */
+static inline const char *ir_bc_name(BoundaryKind bc)
+{
+    static const char *const names[] = {[BC_FIXED] = "fixed", [BC_CONSTANT] = "constant", [BC_PERIODIC] = "periodic",
+                                        [BC_CLAMP] = "clamp", [BC_MIRROR] = "mirror"};
+    return bc >= 0 && bc < (int)(sizeof names / sizeof names[0]) && names[bc] ? names[bc] : "?";
+}
 /* Operand count of an op: 0 for leaves (inline: codegen uses it without linking the IR). */
 static inline int ir_op_arity(IrOp op)
 {

@@ -123,7 +123,7 @@ int main(void)
     plan = hb_plan(a, box, "");
     hb_has(plan->source, "f_u_l0[idx - s2 - s1 - 1]");
     hb_has(plan->source, "0.5 *");
-    hb_has(plan->source, "% n2) + n2) % n2");
+    hb_has(plan->source, "% n2 + n2) % n2");
     assert(plan->nstep == 4);
     assert(plan->step[0].rotate_after && !plan->step[1].rotate_after);
     assert(plan->nprologue == 6); /* x, y, z fills of both buffers */

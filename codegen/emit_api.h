@@ -3,6 +3,7 @@
 #ifndef STC_CG_EMIT_API_H
 #define STC_CG_EMIT_API_H
 #include "emit.h"
+#include "template.h"
 
 typedef struct {
     const Plan *plan;
@@ -15,6 +16,10 @@ typedef struct {
     const char **pmember; /* per param */
 } Api;
 
+/* Appends a template (template.h) with '@' the prefix and '^' the prefix in capitals. */
+void api_put(const Api *api, StrBuf *o, const char *text, const TplVar *vars);
+/* Param i's default (0 when none) as a constant of the element type. */
+const char *api_param_default(const Api *api, int i);
 /* Whether temp f has a buffer in the workspace. */
 int api_temp_has_buffer(const IrProgram *p, int f);
 /* "const " for a coef whose halo nobody writes, else "". */

@@ -27,11 +27,6 @@ const char *ir_shape_name(IrShape s)
     return "?";
 }
 
-static const char *role_name(FieldRole r)
-{
-    return r == ROLE_STATE ? "state" : r == ROLE_COEF ? "coef" : "temp";
-}
-
 static void print_offsets(FILE *out, const IrProgram *p, const int *off)
 {
     fputc('[', out);
@@ -46,7 +41,7 @@ static void dump_fields(FILE *out, const IrProgram *p)
     fprintf(out, "fields:\n");
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fd = &p->fields[f];
-        fprintf(out, "  %s: %s", fd->name, role_name(fd->role));
+        fprintf(out, "  %s: %s", fd->name, ir_role_name(fd->role));
         if (fd->role == ROLE_STATE)
             fprintf(out, ", levels %d", fd->levels);
         fprintf(out, ", bc %s", ir_bc_name(fd->bc));

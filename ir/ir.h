@@ -186,6 +186,8 @@ int ir_check_report(FILE *out, const IrProgram *prog, unsigned seed, int steps,
 static inline int ir_elem_size(const IrProgram *p) { return p->type == ELEM_DOUBLE ? 8 : 4; }
 /* The element type's C name. */
 static inline const char *ir_elem_name(ElemType t) { return t == ELEM_DOUBLE ? "double" : "float"; }
+/* A field role's name as the language spells it. */
+static inline const char *ir_role_name(FieldRole r) { return r == ROLE_STATE ? "state" : r == ROLE_COEF ? "coef" : "temp"; }
 /* A boundary condition's name as the language spells it (inline, as ir_op_arity). */
 static inline const char *ir_bc_name(BoundaryKind bc)
 {

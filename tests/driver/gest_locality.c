@@ -1,15 +1,17 @@
 /* How far GeST's proposals stray from its best, offline: GeST runs on a benchmark's real space
- * (one step, 512^3 or 8192^2), and each proposal is answered from a long search's tune log
- * (bench/work/ls/NAME/leg*.jsonl joined, or a reference's log tarball in bench/logs), 2 ms
- * where the log has no measurement of it. Prints how many proposals the log answered, how many
- * after the dataset keep streaming along z with retiming (box3d1r's best family), and the best.
- * No GPU. docs/autotune.md ("Balanced groups") has what it showed. The build makes it
- * (tests/driver/meson.build); from the repository root:
+ * (one step, 512^3 or 8192^2), and each proposal is answered from a long search's measurements,
+ * 2 ms where they hold none. The measurements are a reference's file (tests/data/reference_*.tsv,
+ * written by `bench/longsearch.py reference`, decompressed: CONFIG<TAB>ms lines) or a search's
+ * tune log (--tune-log JSON lines, e.g. bench/work/ls/NAME/leg*.jsonl joined). Prints how many
+ * proposals they answered, how many after the dataset keep streaming along z with retiming
+ * (box3d1r's best family), and the best. No GPU. tests/driver/gest_locality_study.py runs it on
+ * every reference (the test tuner_reference_logs); docs/autotune.md ("Balanced groups") has what
+ * it showed. From the repository root:
  *
  *   ninja -C build-dev tests/driver/gest_locality
- *   cat bench/work/ls/box3d1r/leg*.jsonl > /tmp/box3d1r.jsonl
+ *   xz -dc tests/data/reference_box3d1r_h100.tsv.xz > /tmp/box3d1r.tsv
  *   GEST=priors=0,balance=1 SHOW_GROUPS=1 STC_SOURCE_ROOT=$PWD \
- *       build-dev/tests/driver/gest_locality examples/bench/box3d1r.st /tmp/box3d1r.jsonl 333 SEED
+ *       build-dev/tests/driver/gest_locality examples/bench/box3d1r.st /tmp/box3d1r.tsv 333 SEED
  *
  * GEST: GeST's knobs (--gest); SHOW_GROUPS: also print the groups formed from the dataset; SHOW=N:
  * print the first N proposals; UNMEASURED: what a proposal the log lacks counts as, a time in ms
@@ -34,7 +36,28 @@ typedef struct {
 static Measured *measured;
 static int nmeasured;
 
-/* The tune log's ok lines: {"config":"...","ms":...,"status":"ok",...} */
+/* A reference's CONFIG<TAB>ms line, or a tune log's ok line {"config":"...","ms":...,
+ * "status":"ok",...}: the configuration in place, its time in *ms; NULL for any other line. */
+static char *parse_line(char *line, double *ms)
+{
+    char *tab = strchr(line, '\t');
+    if (line[0] != '{' && line[0] != '#' && tab) {
+        *tab = '\0';
+        *ms = atof(tab + 1);
+        return line;
+    }
+    char *c = strstr(line, "\"config\":\""), *m = strstr(line, "\"ms\":");
+    if (!c || !m || !strstr(line, "\"status\":\"ok\""))
+        return NULL;
+    c += strlen("\"config\":\"");
+    char *end = strchr(c, '"');
+    if (!end)
+        return NULL;
+    *end = '\0';
+    *ms = atof(m + strlen("\"ms\":"));
+    return c;
+}
+
 static int load_log(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -43,20 +66,16 @@ static int load_log(const char *path)
     char line[1024];
     int cap = 0;
     while (fgets(line, sizeof line, f)) {
-        char *c = strstr(line, "\"config\":\""), *m = strstr(line, "\"ms\":");
-        if (!c || !m || !strstr(line, "\"status\":\"ok\""))
+        double ms;
+        char *c = parse_line(line, &ms);
+        if (!c)
             continue;
-        c += strlen("\"config\":\"");
-        char *end = strchr(c, '"');
-        if (!end)
-            continue;
-        *end = '\0';
         if (nmeasured == cap) {
             cap = cap ? 2 * cap : 1024;
             measured = realloc(measured, (size_t)cap * sizeof *measured);
         }
-        snprintf(measured[nmeasured].config, sizeof measured[nmeasured].config, "%s", c);
-        measured[nmeasured++].ms = atof(m + strlen("\"ms\":"));
+        snprintf(measured[nmeasured].config, sizeof measured[nmeasured].config, "%.255s", c);
+        measured[nmeasured++].ms = ms;
     }
     fclose(f);
     return 0;
@@ -73,7 +92,7 @@ static double lookup(const char *config)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s STENCIL.st TUNELOG.jsonl PROPOSALS [SEED]\n", argv[0]);
+        fprintf(stderr, "usage: %s STENCIL.st MEASUREMENTS(.tsv|.jsonl) PROPOSALS [SEED]\n", argv[0]);
         return 2;
     }
     if (load_log(argv[2]) != 0) {

@@ -1,63 +1,47 @@
 #!/usr/bin/env python3
-"""GeST's knobs compared offline on every 20-minute reference's log (no GPU).
+"""GeST's knobs compared offline on every 20-minute reference's measurements (no GPU).
 
-For each bench/logs/longsearch-NAME-*.tar.gz, runs gest_locality (bench/experiments/
-gest_locality.c) for as many proposals as the reference's own search measured in its first 60 s,
-over SEEDS seeds and each knob setting, each proposal answered from the reference's log
-(UNMEASURED=invalid: one the log lacks counts as a failed variant, as in replay); the log is the
-legs joined, then the separate short run's log where the tarball has one. Prints a
-Markdown table: per stencil and setting, the geometric mean over seeds of best found / the log's
-best, and how many seeds came within 5% of it.
+For each tests/data/reference_NAME_h100.tsv.xz (a reference search's measurements, written by
+`bench/longsearch.py reference`), runs gest_locality (tests/driver/gest_locality.c) for as many
+proposals as the reference's own search measured in its first 60 s, over SEEDS seeds and each
+knob setting, each proposal answered from the reference (UNMEASURED=invalid: one it lacks counts
+as a failed variant, as in replay). Prints a Markdown table: per stencil and setting, the
+geometric mean over seeds of best found / the reference's best, and how many seeds came within
+5% of it.
 
-The log is a long GeST search of the default settings, so it holds more of what the default
+The reference is a long GeST search of the default settings, so it holds more of what the default
 proposes than of what another setting proposes: the comparison leans towards the default.
 
     ninja -C build-dev tests/driver/gest_locality
-    python3 bench/experiments/gest_locality_study.py build-dev/tests/driver/gest_locality \
+    python3 tests/driver/gest_locality_study.py build-dev/tests/driver/gest_locality \
         [--seeds 10] [--settings 'default=;balance=balance=1;nopriors=priors=0;...']
 """
 import argparse
 import glob
+import lzma
 import math
 import os
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-import benchlib as bl  # noqa: E402
 DEFAULT_SETTINGS = ("default=;balance=balance=1;"
                     "nopriors=priors=0;nopriors-balance=priors=0,balance=1")
 
 
-def reference_log(tarball, path):
-    """Writes a reference's legs, joined in order, to path (the tune log gest_locality reads);
-    returns the log's best ms and how many variants the search measured in its first 60 s."""
-    with tarfile.open(tarball) as t:
-        members = [m for m in t.getmembers() if m.isfile()]
-        legs = sorted((m for m in members if re.search(r"/leg\d+\.jsonl$", m.name)),
-                      key=lambda m: m.name)
-        if not legs:  # star2d2r's 12-minute search names its legs l1, l2
-            legs = sorted((m for m in members if re.search(r"/l\d+\.jsonl$", m.name)),
-                          key=lambda m: m.name)
-        if not legs:
-            sys.exit(f"gest_locality_study: {os.path.basename(tarball)} holds no leg logs (NAME/legN.jsonl)")
-        # The separate short run's log after the legs: a kernel it measured that the search never
-        # tried (box2d4r's float2 prior, newer than its first leg) is part of the reference's best.
-        # gest_locality answers a configuration from its first line, so the legs' times come first.
-        legs += [m for m in members if m.name.endswith("/short-run.jsonl")]
-        texts = [t.extractfile(m).read().decode() for m in legs]
-    with open(path, "w") as f:
-        f.write("".join(text if text.endswith("\n") else text + "\n" for text in texts))
-    with open(path + ".leg1", "w") as f:
-        f.write(texts[0])
-    in60 = sum(1 for r in bl.parse_tune_log_rows(path + ".leg1")
-               if isinstance(r.get("elapsed_s"), (int, float)) and r["elapsed_s"] <= 60)
-    os.unlink(path + ".leg1")
-    return bl.best_by(bl.parse_tune_log_rows(path))[0], in60
+def reference_log(reference, path):
+    """Writes a reference's measurements, decompressed, to path (what gest_locality reads);
+    returns the reference's best ms and how many variants its search measured in its first 60 s."""
+    with lzma.open(reference, "rt", encoding="utf-8") as f:
+        text = f.read()
+    head = dict(kv.split("=", 1) for kv in text.split("\n", 1)[0].split("\t")[1:])
+    if not text.startswith("#stencilc-reference") or head.get("short") != "60s":
+        sys.exit(f"gest_locality_study: {os.path.basename(reference)} is not a reference of 60 s")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return float(head["best_ms"]), int(head["short_variants"])
 
 
 def run(tool, stencil, logpath, n, seed, knobs):
@@ -86,13 +70,13 @@ def main():
     print("| stencil | proposals (its first 60 s) | " + " | ".join(names) + " |")
     print("|---|---:|" + "---:|" * len(names))
     ratios = {n: [] for n in names}
-    for tarball in sorted(glob.glob(os.path.join(ROOT, "bench/logs/longsearch-*-h100-*.tar.gz"))):
-        name = re.match(r"longsearch-(.+)-h100-", os.path.basename(tarball)).group(1)
+    for reference in sorted(glob.glob(os.path.join(ROOT, "tests/data/reference_*_h100.tsv.xz"))):
+        name = re.match(r"reference_(.+)_h100\.tsv\.xz$", os.path.basename(reference)).group(1)
         if a.only and name not in a.only.split(","):
             continue
         with tempfile.TemporaryDirectory() as tmp:  # removed whatever fails inside
-            logpath = os.path.join(tmp, name + ".jsonl")
-            best, in60 = reference_log(tarball, logpath)
+            logpath = os.path.join(tmp, name + ".tsv")
+            best, in60 = reference_log(reference, logpath)
             cells = []
             for label, knobs in settings:
                 got = [run(a.tool, os.path.join(ROOT, "examples/bench", name + ".st"), logpath, in60,

@@ -8,6 +8,7 @@ minutes), in legs, since a device call may run only 10 minutes.
                                        [--rounds 3] [--merge bench/results.json]
     python3 bench/longsearch.py merge  --work DIR --merge bench/results.json
     python3 bench/longsearch.py rest   --work DIR [--total 1200s]       (prints e.g. 135s)
+    python3 bench/longsearch.py reference --work DIR --name star2d1r --gpu G --date D --out F.tsv.xz
 
 `leg` runs one GeST search (`stencilc FILE --autotune --budget B --seed 1 --tune-db DIR/db
 --tune-log DIR/legN.jsonl`). The first leg starts from an empty database; a later one deletes the
@@ -24,10 +25,17 @@ budget emits (its own search and re-timing of its best few, from an empty databa
 results file as the stencil's quality entry's `reference` (bench/report.py shows it); `merge`
 does only that, for a summary brought back from the GPU machine. `rest` prints the search time
 left of `--total` after the legs run so far (their `search_s`), the last leg's budget.
+
+`reference` writes what the offline study of GeST (tests/driver/gest_locality_study.py) and the
+test tuner_reference_logs read of a finished search: every configuration the legs and then the
+separate short run measured ok, with its first time (CONFIG<TAB>ms, sorted), under a header that
+names the GPU and date and holds the log's best time and how many variants the search measured
+in its first `--short` seconds. With `.xz` at the end of `--out` the file is compressed.
 """
 import argparse
 import glob
 import json
+import lzma
 import os
 import shutil
 import sys
@@ -169,9 +177,46 @@ def cmd_rest(a):
     return 0
 
 
+def cmd_reference(a):
+    """The measurements of a finished search as tests/data/reference_NAME_GPU.tsv.xz."""
+    legs = legs_of(a.work)
+    if not legs:
+        sys.exit(f"longsearch: no legs in {a.work}")
+    logs = [logf for _, logf, _ in legs]
+    short_run = os.path.join(a.work, "short-run.jsonl")
+    if os.path.exists(short_run):
+        logs.append(short_run)  # a kernel only the separate run measured is part of the best
+    rows, first = [], {}
+    for logf in logs:
+        for r in bl.parse_tune_log_rows(logf) or []:
+            rows.append(r)
+            if r.get("status") == "ok" and isinstance(r.get("config"), str):
+                ms = r.get("ms")
+                first.setdefault(r["config"], ms if isinstance(ms, (int, float)) else 0)
+    best = bl.best_by(rows)[0]
+    if best is None:
+        sys.exit("longsearch: no valid variant in the legs' logs")
+    short_s = bl.budget_seconds(a.short)
+    in_short = sum(1 for r in bl.parse_tune_log_rows(logs[0]) or []
+                   if isinstance(r.get("elapsed_s"), (int, float)) and r["elapsed_s"] <= short_s)
+    head = {"program": a.name, "type": a.type, "steps": a.steps, "gpu": a.gpu, "date": a.date,
+            "search_s": round(sum(info.get("search_s") or 0.0 for _, _, info in legs), 1),
+            "short": a.short, "short_variants": in_short, "best_ms": repr(best)}
+    text = ("#stencilc-reference\t" + "\t".join(f"{k}={v}" for k, v in head.items()) + "\n"
+            "# bench/longsearch.py reference: each configuration the search's legs, then its separate "
+            "short run, measured ok, with its first time: CONFIG<TAB>ms per step\n"
+            + "".join(f"{c}\t{first[c]!r}\n" for c in sorted(first)))
+    data = text.encode()
+    with open(a.out, "wb") as f:
+        f.write(lzma.compress(data, preset=9) if a.out.endswith(".xz") else data)
+    print(f"longsearch {a.name}: {len(first)} configurations, best {best:.5g} ms, "
+          f"{in_short} variants in the first {a.short} -> {a.out}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("leg", "finish", "merge", "rest"))
+    ap.add_argument("what", choices=("leg", "finish", "merge", "rest", "reference"))
     ap.add_argument("--stencilc", help="leg, finish: the stencilc to run")
     ap.add_argument("--name", help="leg, finish: a benchmark stencil (examples/bench)")
     ap.add_argument("--work", required=True, help="the folder of the legs, the database and the summary")
@@ -187,10 +232,16 @@ def main():
                          "empty database) and re-time what it emits with the two bests")
     ap.add_argument("--merge", default=None, help="finish, merge: results.json to store the summary in")
     ap.add_argument("--total", default="1200s", help="rest: the whole search's budget")
+    ap.add_argument("--gpu", help="reference: the GPU the search ran on")
+    ap.add_argument("--date", help="reference: the day the search ran (YYYY-MM-DD)")
+    ap.add_argument("--out", help="reference: the file to write (.tsv or .tsv.xz)")
     a = ap.parse_args()
-    if a.what not in ("merge", "rest") and not (a.stencilc and a.name):
+    if a.what == "reference" and not (a.name and a.gpu and a.date and a.out):
+        ap.error("reference needs --name, --gpu, --date and --out")
+    if a.what not in ("merge", "rest", "reference") and not (a.stencilc and a.name):
         ap.error(f"{a.what} needs --stencilc and --name")
-    return {"leg": cmd_leg, "finish": cmd_finish, "merge": cmd_merge, "rest": cmd_rest}[a.what](a)
+    return {"leg": cmd_leg, "finish": cmd_finish, "merge": cmd_merge, "rest": cmd_rest,
+            "reference": cmd_reference}[a.what](a)
 
 
 if __name__ == "__main__":

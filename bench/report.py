@@ -595,8 +595,7 @@ def render(res, out_dir):
     lines += scaling_section(out_dir)
     lines += failures_section(res)
     lines += ["Reproduce: see docs/benchmarks.md. Raw figures: results.json; every command and its "
-              "output: work/suite.log of the latest run (the committed report keeps each run's log, "
-              "gzipped, in bench/logs/).", ""]
+              "output: work/suite.log of the run (not committed).", ""]
     os.makedirs(out_dir, exist_ok=True)
     written = []
     for name, text in charts.items():

@@ -88,9 +88,8 @@ static void gest_observe(TuneStrategy *st, const TuneSample *r)
 /* A step away from a measured configuration: 1 to 3 free parameters of a valid one (the
  * better of two drawn at random) re-drawn by tune_sample. A long search can use up what the random
  * draws reach, since each draw is repaired toward the padded form and so favours sparse
- * configurations: on star2d2r (H100, 2026-11-23) a run resumed after 6645 variants found
- * nothing new after 2655 more and stopped at 186 s of its 560. Returns 1 with a fresh valid
- * configuration in out, or 0. */
+ * configurations; without this it stops early (docs/autotune.md, "Exhausted"). Returns 1 with
+ * a fresh valid configuration in out, or 0. */
 static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *out)
 {
     int free_params[P_COUNT], nfree = 0;
@@ -190,7 +189,7 @@ static void form_groups(Gest *g)
 /* Knob `fill`: the room a round leaves in the evaluator's batch takes more samples around the
  * best, one per group in turn from the highest ratio down, credited to the group that drew
  * them; where every group has run out, random draws. The GPU pipeline compiles a batch in
- * parallel: on the H100 a batch of 2-4 took about 0.25 s, one of 12 about 0.55 s. */
+ * parallel, so a full batch costs little more time than a narrow one (docs/autotune.md). */
 static int fill_batch(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int room)
 {
     int order[GEST_MAX_GROUPS], live[GEST_MAX_GROUPS], got = 0;
@@ -242,9 +241,7 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
     if (!g->priors_done) {
         /* Resumed from a journal past its dataset: the priors it lacks go first. A search that
          * stopped before priors were added (a newer stencilc; priors are not part of the
-         * generator digest) would otherwise never measure them: box2d4r's 20-minute reference,
-         * resumed three times, never proposed the float2 prior its 60 s run then chose
-         * (H100, 2026-11-25: 283 GStencil/s against the search's best 238). */
+         * generator digest) would otherwise never measure them (docs/autotune.md, "Resume"). */
         TuneSeen *batch = tune_seen_new();
         int got = hand_out(g, out, take_priors(g, h, batch, out, max));
         tune_seen_free(batch);

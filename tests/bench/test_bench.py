@@ -4,6 +4,7 @@ bench/testdata's stand-ins for stencilc, nvcc and the peers (canned outputs in t
 formats), with injected failures, a hang that --timeout stops and a missing peer module; the
 parsers are checked on stencilc's real output lines; every SVG must be well-formed XML."""
 import json
+import lzma
 import os
 import shutil
 import subprocess
@@ -517,6 +518,25 @@ def longsearch():
     run(ls + ["merge", "--work", os.path.join(tmp, "w"), "--merge", os.path.join(tmp, "r2.json")], dict(os.environ))
     r2 = json.load(open(os.path.join(tmp, "r2.json")))["quality"]["star2d1r/float"]
     check(r2 == {"long": "120s", "reference": sm}, "merge adds the reference and keeps the entry")
+    # What the offline study reads: every configuration measured ok (the legs, then the separate
+    # short run), its first time, sorted; the best and the count of the first --short seconds.
+    ref = os.path.join(tmp, "reference.tsv.xz")
+    run(ls + ["reference", "--work", os.path.join(tmp, "w"), "--name", "star2d1r", "--gpu", "G",
+              "--date", "2000-01-01", "--short", "5s", "--out", ref], dict(os.environ))
+    lines = lzma.open(ref, "rt").read().splitlines()
+    head = dict(kv.split("=", 1) for kv in lines[0].split("\t")[1:])
+    short_rows = [json.loads(l) for l in open(os.path.join(tmp, "w", "short-run.jsonl"))]
+    first = {}
+    for r in rows1 + rows2 + short_rows:
+        if r["status"] == "ok":
+            first.setdefault(r["config"], r["ms"])
+    got = [l.split("\t") for l in lines[1:] if not l.startswith("#")]
+    check(lines[0].startswith("#stencilc-reference\t") and head["gpu"] == "G"
+          and head["date"] == "2000-01-01" and head["program"] == "star2d1r", f"reference header: {lines[0]}")
+    check(got == [[c, repr(first[c])] for c in sorted(first)], "reference rows: each ok configuration's first time")
+    check(float(head["best_ms"]) == min(r["ms"] for r in rows1 + rows2 + short_rows if r["status"] == "ok") and
+          int(head["short_variants"]) == sum(1 for r in rows1 if r["elapsed_s"] <= 5),
+          f"reference best and count of the first 5 s: {head}")
     md = "\n".join(report.reference_section(merged["quality"]))
     check("### Against a longer reference search" in md and f"| {rr:.3f} | {'yes' if rr <= 1.05 else 'no'} |" in md
           and "| star2d1r/float | 30 (2) | 80 |" in md and f"| `{sr['config']}`: {sr['ratio_retimed']:.3f} |" in md

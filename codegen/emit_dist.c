@@ -73,22 +73,12 @@ static int any_periodic(const IrProgram *p)
     return 0;
 }
 
-/* Prints the parts of a template with each '@' replaced by the prefix and each '^' by the
- * prefix in capitals (heat, HEAT). */
+/* Prints the parts of a template (template.h: '@' the prefix, '^' in capitals). */
 static void put_template(const Api *api, const char *const *parts, StrBuf *o)
 {
     for (; *parts; parts++)
-        for (const char *t = *parts; *t; t++) {
-            if (*t == '@')
-                sb_puts(o, api->pfx);
-            else if (*t == '^')
-                sb_puts(o, api->upper);
-            else
-                sb_putn(o, t, 1);
-        }
+        api_put(api, o, *parts, NULL);
 }
-
-/* ------------------------------------------------------------------ header */
 
 static const char *const DIST_HEADER[] = {
     "/* ---- Distributed runs over NCCL (docs/distributed.md) ---------------------------------\n"

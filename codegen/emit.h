@@ -100,11 +100,9 @@ enum { CG_UTIL_BLOCK = 128 };
  * materialized (a later stage reads it) and some stage writes it. Writes of other temps are
  * register values only and are not stored. */
 int cg_field_stored(const IrProgram *p, int f);
-/* The stage that writes field f, or -1. */
-int cg_writing_stage(const IrProgram *p, int f);
+/* The stage that writes field f, or -1 (the IR records it: a field is written once a step). */
+static inline int cg_writing_stage(const IrProgram *p, int f) { return p->fields[f].write_stage; }
 
-/* The stencil's name as a C identifier (dashes and other characters become '_'). */
-const char *cg_c_identifier(Arena *arena, const char *name);
 /* A field or param name as a C identifier that is not a C or C++ keyword. */
 const char *cg_member_name(Arena *arena, const char *name);
 /* In float programs, stage `stage` as the optimized kernels emit it (codegen/fast_arith.c):

@@ -57,21 +57,12 @@ const char *cg_member_name(Arena *arena, const char *name)
     return id;
 }
 
-int cg_writing_stage(const IrProgram *p, int f)
-{
-    for (int s = 0; s < p->nstages; s++)
-        for (int w = 0; w < p->stages[s].nwrites; w++)
-            if (p->stages[s].writes[w].field == f)
-                return s;
-    return -1;
-}
-
 int cg_field_stored(const IrProgram *p, int f)
 {
     const IrField *fd = &p->fields[f];
     if (fd->role != ROLE_TEMP)
         return 1;
-    return fd->materialized && cg_writing_stage(p, f) >= 0;
+    return fd->materialized && p->fields[f].write_stage >= 0;
 }
 
 /* ---- arguments ---- */

@@ -38,6 +38,7 @@ struct CgCtx {
     CgReadFn kread;      /* NULL: read_hook, else the plain global-memory load */
     CgStoreFn kstore;    /* NULL: array[index] = value; */
     KExpr *kidx;         /* the point's linear index (NULL: a variable named ctx->idx or idx) */
+    KModule *module;     /* where built kernels go (the plan's), or NULL */
 };
 
 /* One stored write of a point: array[index] = value. */
@@ -131,6 +132,9 @@ KExpr *cg_point_index(CgCtx *ctx);
 KExpr *cg_buf(CgCtx *ctx, int field, int level);
 /* A temp read at zero offset in the stage that writes it: the node of the value written, or -1. */
 int cg_same_stage_value(const IrProgram *p, const IrStage *st, const IrNode *n);
+/* Adds a built kernel (or a file-scope declaration) to the plan's module and prints it. */
+void cg_add_kernel(CgCtx *ctx, const KKernel *k);
+void cg_add_global(CgCtx *ctx, const KStmt *decl);
 /* A kernel with the arguments of args as parameters. */
 KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args);
 /* Declares s1, s2 (as the program's dims need) onto out; returns them in s[1], s[2]. */

@@ -104,7 +104,7 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, p->halo[axis] + 1), NULL, 0);
     fill_layer(ctx, &layers->body, field, axis, sided);
     k_push(b, &k->body, layers);
-    kir_cuda_kernel(ctx->src, k);
+    cg_add_kernel(ctx, k);
 }
 
 /* A whole-padded-buffer kernel: thread (a, b, c) = padded point, bounds checked, linear index
@@ -147,7 +147,7 @@ void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args)
     KExpr *c[3];
     KKernel *k = whole_buffer(ctx, name, args, "zero a temp buffer (its fixed halo holds 0)", c);
     k_push(&ctx->kb, &k->body, k_assign(&ctx->kb, at_of(ctx, field, 0), k_cast(&ctx->kb, ctx->T, k_int(&ctx->kb, 0))));
-    kir_cuda_kernel(ctx->src, k);
+    cg_add_kernel(ctx, k);
 }
 
 void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)
@@ -155,7 +155,7 @@ void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)
     KExpr *c[3];
     KKernel *k = whole_buffer(ctx, name, args, "a state field the step does not write keeps its value", c);
     k_push(&ctx->kb, &k->body, k_assign(&ctx->kb, at_of(ctx, field, 1), at_of(ctx, field, 0)));
-    kir_cuda_kernel(ctx->src, k);
+    cg_add_kernel(ctx, k);
 }
 
 void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)
@@ -175,5 +175,5 @@ void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *ar
     for (int i = 0; i < args->nargs; i++)
         if (args->args[i].kind == ARG_BUF && args->writes[i])
             k_push(b, &k->body, k_assign(b, at_of(ctx, field, args->args[i].level), at_of(ctx, field, 0)));
-    kir_cuda_kernel(ctx->src, k);
+    cg_add_kernel(ctx, k);
 }

@@ -122,6 +122,20 @@ KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArg
     return k;
 }
 
+void cg_add_kernel(CgCtx *ctx, const KKernel *k)
+{
+    if (ctx->module)
+        k_module_add(&ctx->kb, ctx->module, NULL, k);
+    kir_cuda_kernel(ctx->src, k);
+}
+
+void cg_add_global(CgCtx *ctx, const KStmt *decl)
+{
+    if (ctx->module)
+        k_module_add(&ctx->kb, ctx->module, decl, NULL);
+    kir_cuda_global(ctx->src, decl);
+}
+
 void cg_emit_signature(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args)
 {
     kir_cuda_kernel_head(ctx->src, cg_kernel(ctx, name, block, args));
@@ -302,5 +316,5 @@ void cg_emit_stage_plain(CgCtx *ctx, int stage, const char *name, const CgArgs *
     ctx->kidx = k_let(b, &k->body, "long long", "idx", cg_linear_index(ctx, at, s));
     cg_point(ctx, &k->body);
     ctx->kidx = NULL;
-    kir_cuda_kernel(ctx->src, k);
+    cg_add_kernel(ctx, k);
 }

@@ -109,6 +109,16 @@ typedef struct {
     KBlock body;
 } KKernel;
 
+/* The device code of a plan as built: file-scope declarations and kernels, in order. */
+typedef struct {
+    const KStmt *global; /* a comment or a constant-memory array; NULL for a kernel */
+    const KKernel *kernel;
+} KItem;
+typedef struct {
+    KItem *items;
+    int n, cap;
+} KModule;
+
 /* The builder: an arena and the element type's C name. */
 typedef struct {
     Arena *arena;
@@ -163,6 +173,18 @@ KExpr *k_let(Kb *b, KBlock *block, const char *type, const char *name, KExpr *in
 /* ---- kernels ---- */
 KKernel *k_kernel(Kb *b, const char *name, int maxreg, int threads);
 void k_param(Kb *b, KKernel *k, const char *type, const char *name, int pointer, int writes);
+
+void k_module_add(Kb *b, KModule *m, const KStmt *global, const KKernel *kernel);
+/* The kernel of that name in m, or NULL. */
+const KKernel *k_module_kernel(const KModule *m, const char *name);
+
+/* ---- walking a kernel (tests check structure with these) ---- */
+/* Statements of kind in block and all blocks nested in it. */
+int kir_count_stmts(const KBlock *b, KStmtKind kind);
+/* The n-th (0-based, depth first, in order) statement of kind in block, or NULL. */
+const KStmt *kir_find_stmt(const KBlock *b, KStmtKind kind, int n);
+/* Index expressions into the array named `array` anywhere in block (loads and stores). */
+int kir_count_index(const KBlock *b, const char *array);
 
 /* ---- the CUDA printer (kir_cuda.c) ---- */
 void kir_cuda_expr(StrBuf *out, const KExpr *e);

@@ -360,7 +360,7 @@ static void describe(CgCtx *ctx, int stage, const TileGeom *g)
                                     ctx->cfg->v[P_CMEM] == 2 ? ", constants in constant memory" : "");
     if (g->vec > 1)
         text = arena_printf(ctx->arena, "%s, x in vectors of %d from %d before the grid", text, g->vec, g->shift);
-    kir_cuda_global(ctx->src, k_comment(&ctx->kb, text));
+    cg_add_global(ctx, k_comment(&ctx->kb, text));
 }
 
 /* The kernel's body: origins, staging, the fast path and (points > 1) the slow path. */
@@ -413,7 +413,7 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     ctx->stage = stage;
     tc.base.prog = p;
     tile_halo_columns(&tc.base, &k->body, &g, tc.s);
-    kir_cuda_kernel(ctx->src, k);
+    cg_add_kernel(ctx, k);
     for (int d = 0; d < 3; d++) {
         l->block[d] = g.tb[d];
         l->tile[d] = d < g.dims ? g.tile[d] : g.tb[d];

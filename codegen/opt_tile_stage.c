@@ -158,7 +158,7 @@ const IrProgram *tile_constants_to_cmem(CgCtx *ctx, const IrProgram *p, int stag
     KStmt *arr = k_array(b, KQ_CONSTANT, ctx->T, arena_printf(ctx->arena, "p_%s_c", name), nv);
     for (int k = 0; k < nv; k++)
         k_push_init(b, arr, k_real(b, values[k]));
-    kir_cuda_global(ctx->src, arr);
+    cg_add_global(ctx, arr);
     return constants_as_params(ctx, p, stage, name, values, nv);
 }
 

@@ -258,6 +258,7 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
     b.ctx.prefix = cg_c_identifier(arena, prog->name);
     b.ctx.T = ir_elem_name(prog->type);
     b.ctx.kb = (Kb){arena, prog->type};
+    b.ctx.module = &plan->module;
     b.ctx.src = &src;
     b.ctx.idx = "idx";
 

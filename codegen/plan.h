@@ -5,6 +5,7 @@
 #define STC_PLAN_H
 #include "../ir/ir.h"
 #include "config.h"
+#include "kir.h"
 
 typedef enum {
     ARG_BUF,    /* a field's buffer: field, level (0 = step t, -1 = t-1, +1 = the one written) */
@@ -41,6 +42,7 @@ typedef struct {
     const IrProgram *prog;
     Config config;
     char *source;          /* device code only: NVRTC compiles it as is (no #include) */
+    KModule module;        /* the device code as built (kir.h): what `source` prints */
     PlanLaunch *prologue;  /* run once at the start of a run: boundary set-up */
     int nprologue;
     PlanLaunch *step;      /* one group of launches; advances step_count steps */

@@ -43,13 +43,7 @@ static const char *fn_name(IrOp op, int is_float, int fast)
         default: break;
         }
     }
-    static const char *const fns[N_OP_COUNT][2] = {
-        [N_SQRT] = {"sqrt", "sqrtf"}, [N_RSQRT] = {"rsqrt", "rsqrtf"}, [N_EXP] = {"exp", "expf"},
-        [N_LOG] = {"log", "logf"},    [N_SIN] = {"sin", "sinf"},       [N_COS] = {"cos", "cosf"},
-        [N_ABS] = {"fabs", "fabsf"},  [N_FLOOR] = {"floor", "floorf"}, [N_POW] = {"pow", "powf"},
-        [N_MIN] = {"fmin", "fminf"},  [N_MAX] = {"fmax", "fmaxf"},
-    };
-    return fns[op][is_float];
+    return ir_op(op)->c_fn[is_float];
 }
 
 static const KOp infix[N_OP_COUNT] = {
@@ -80,12 +74,33 @@ static KExpr *logic(Point *pt, const IrNode *n)
     return k_select(b, x, y, value(pt, n->c));
 }
 
+/* clamp(x, lo, hi) = min(max(x, lo), hi) */
+static KExpr *clamp(Point *pt, const IrNode *n)
+{
+    Kb *b = &pt->ctx->kb;
+    int is_float = pt->ctx->prog->type == ELEM_FLOAT;
+    KExpr *x = value(pt, n->a);
+    KExpr *lo = value(pt, n->b);
+    KExpr *raised = k_call(b, ir_op(N_MAX)->c_fn[is_float], 2, x, lo);
+    return k_call(b, ir_op(N_MIN)->c_fn[is_float], 2, raised, value(pt, n->c));
+}
+
+/* sign(x) = (T)((x > (T)0) - (x < (T)0)): C has no such function. */
+static KExpr *sign(CgCtx *ctx, KExpr *x)
+{
+    Kb *b = &ctx->kb;
+    KExpr *d = k_sub(b, k_bin(b, KO_GT, x, zero(ctx)), k_bin(b, KO_LT, x, zero(ctx)));
+    return k_cast(b, ctx->T, d);
+}
+
 static KExpr *arith(Point *pt, const IrNode *n)
 {
     CgCtx *ctx = pt->ctx;
     Kb *b = &ctx->kb;
     int is_float = ctx->prog->type == ELEM_FLOAT;
     KExpr *x = value(pt, n->a);
+    if (n->op == N_SIGN)
+        return sign(ctx, x);
     if (ir_op_arity(n->op) == 1)
         return k_call(b, fn_name(n->op, is_float, ctx->prog->fast_ops), 1, x);
     KExpr *y = value(pt, n->b);
@@ -111,6 +126,7 @@ static KExpr *expr(Point *pt, int node)
     case N_AND:
     case N_OR:
     case N_SELECT: return logic(pt, n);
+    case N_CLAMP: return clamp(pt, n);
     default: return arith(pt, n);
     }
 }

@@ -10,6 +10,7 @@
 
 #include "../codegen/codegen.h"
 #include "../util/diag.h"
+#include "../util/nearest.h"
 #include "../tuner/tune.h"
 
 static const char usage_text[] =
@@ -157,27 +158,6 @@ static int given_before(const char **given, int *n, const char *name)
 }
 
 /* Edit distance of two short words (longer ones are simply far apart). */
-static int distance(const char *a, const char *b)
-{
-    int la = (int)strlen(a), lb = (int)strlen(b), row[33];
-    if (la > 32 || lb > 32)
-        return 99;
-    for (int j = 0; j <= lb; j++)
-        row[j] = j;
-    for (int i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[lb];
-}
-
 /* `stencilc comp x.st`: a first word that is no file and reads as a misspelt command (it is
  * followed by another argument that is no option, or it is close to a command) says so instead
  * of "more than one input file". Reports and returns 1 when it is one. */
@@ -189,7 +169,7 @@ static int unknown_command(int argc, char **argv)
         return 0;
     const char *near = NULL;
     for (int k = 0; k < 3; k++)
-        if (distance(w, commands[k]) <= 2)
+        if (text_distance(w, commands[k]) <= 2)
             near = commands[k];
     int another = 0;
     for (int k = 2; k < argc; k++)

@@ -485,6 +485,7 @@ primary
     | IDENT '@' '-' INT '[' offsets ']' { $$ = expr_name(ps, @$, AST_READ, $1, -(int)$4, &$6); }
     | IDENT '(' ')'                { ExprList none = {0}; $$ = expr_name(ps, @$, AST_CALL, $1, 0, &none); }
     | IDENT '(' args ')'           { $$ = expr_name(ps, @$, AST_CALL, $1, 0, &$3); }
+    | "clamp" '(' args ')'         { $$ = expr_name(ps, @$, AST_CALL, "clamp", 0, &$3); } /* also a boundary */
     ;
 
 offsets
@@ -611,6 +612,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
         take(set, &n, YYSYMBOL_INT);
         take(set, &n, YYSYMBOL_REAL);
         take(set, &n, YYSYMBOL_IDENT);
+        take(set, &n, YYSYMBOL_CLAMP); /* the function clamp(x, lo, hi) */
     }
     if (closer) {
         static const char ops[] = "+-*/<>?@[(";

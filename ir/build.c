@@ -19,6 +19,14 @@ double ir_eval_op(IrOp op, double a, double b, double c)
     case N_COS: return cos(a);
     case N_ABS: return fabs(a);
     case N_FLOOR: return floor(a);
+    case N_TANH: return tanh(a);
+    case N_CBRT: return cbrt(a);
+    case N_EXP2: return exp2(a);
+    case N_LOG2: return log2(a);
+    case N_ROUND: return round(a);
+    case N_CEIL: return ceil(a);
+    case N_TRUNC: return trunc(a);
+    case N_SIGN: return (a > 0.0) - (a < 0.0);
     case N_ADD: return a + b;
     case N_SUB: return a - b;
     case N_MUL: return a * b;
@@ -26,6 +34,9 @@ double ir_eval_op(IrOp op, double a, double b, double c)
     case N_POW: return pow(a, b);
     case N_MIN: return fmin(a, b);
     case N_MAX: return fmax(a, b);
+    case N_ATAN2: return atan2(a, b);
+    case N_FMOD: return fmod(a, b);
+    case N_HYPOT: return hypot(a, b);
     case N_LT: return a < b;
     case N_LE: return a <= b;
     case N_GT: return a > b;
@@ -35,6 +46,7 @@ double ir_eval_op(IrOp op, double a, double b, double c)
     case N_AND: return a != 0.0 && b != 0.0;
     case N_OR: return a != 0.0 || b != 0.0;
     case N_SELECT: return a != 0.0 ? b : c;
+    case N_CLAMP: return fmin(fmax(a, b), c);
     default: return 0.0;
     }
 }

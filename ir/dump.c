@@ -1,20 +1,10 @@
 /* Readable printing of the IR and its analyses (--dump-ir), and the names used for it. */
 #include "ir.h"
 
-static const char *const op_names[N_OP_COUNT] = {
-    [N_CONST] = "const", [N_PARAM] = "param", [N_READ] = "read",
-    [N_NEG] = "neg",     [N_NOT] = "not",     [N_SQRT] = "sqrt",   [N_RSQRT] = "rsqrt",
-    [N_EXP] = "exp",     [N_LOG] = "log",     [N_SIN] = "sin",     [N_COS] = "cos",
-    [N_ABS] = "abs",     [N_FLOOR] = "floor", [N_ADD] = "add",     [N_SUB] = "sub",
-    [N_MUL] = "mul",     [N_DIV] = "div",     [N_POW] = "pow",     [N_MIN] = "min",
-    [N_MAX] = "max",     [N_LT] = "lt",       [N_LE] = "le",       [N_GT] = "gt",
-    [N_GE] = "ge",       [N_EQ] = "eq",       [N_NE] = "ne",       [N_AND] = "and",
-    [N_OR] = "or",       [N_SELECT] = "select",
-};
 
 const char *ir_op_name(IrOp op)
 {
-    return op >= 0 && op < N_OP_COUNT && op_names[op] ? op_names[op] : "?";
+    return ir_op(op)->name;
 }
 
 const char *ir_shape_name(IrShape s)

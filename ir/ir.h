@@ -30,16 +30,9 @@
 #define IR_MAX_ELEMS (1LL << IR_MAX_ELEMS_LOG2)
 
 typedef enum {
-    N_CONST,  /* value */
-    N_PARAM,  /* param: index into IrProgram.params */
-    N_READ,   /* field, level, off[3] */
-    /* unary: a */
-    N_NEG, N_NOT, N_SQRT, N_RSQRT, N_EXP, N_LOG, N_SIN, N_COS, N_ABS, N_FLOOR,
-    /* binary: a, b */
-    N_ADD, N_SUB, N_MUL, N_DIV, N_POW, N_MIN, N_MAX,
-    N_LT, N_LE, N_GT, N_GE, N_EQ, N_NE, N_AND, N_OR,
-    /* ternary: a ? b : c */
-    N_SELECT,
+#define OP(id, name, fn, arity, c_double, c_float) id,
+#include "ops.def"
+#undef OP
     N_OP_COUNT
 } IrOp;
 
@@ -195,15 +188,26 @@ static inline const char *ir_bc_name(BoundaryKind bc)
                                         [BC_CLAMP] = "clamp", [BC_MIRROR] = "mirror"};
     return bc >= 0 && bc < (int)(sizeof names / sizeof names[0]) && names[bc] ? names[bc] : "?";
 }
-/* Operand count of an op: 0 for leaves (inline: codegen uses it without linking the IR). */
-static inline int ir_op_arity(IrOp op)
+/* What an operation is (ir/ops.def, the one table of them). */
+typedef struct {
+    const char *name;     /* in dumps */
+    const char *fn;       /* the language's function, or NULL for an operator */
+    int arity;
+    const char *c_fn[2];  /* the C function for double and for float, or NULL */
+} IrOpInfo;
+/* What op is (ir/ops.def; inline, so codegen uses it without linking the IR). */
+static inline const IrOpInfo *ir_op(IrOp op)
 {
-    if (op >= N_NEG && op <= N_FLOOR)
-        return 1;
-    if (op >= N_ADD && op <= N_OR)
-        return 2;
-    return op == N_SELECT ? 3 : 0;
+    static const IrOpInfo table[N_OP_COUNT + 1] = {
+#define OP(id, name, fn, arity, c_double, c_float) [id] = {name, fn, arity, {c_double, c_float}},
+#include "ops.def"
+#undef OP
+        [N_OP_COUNT] = {"?", NULL, 0, {NULL, NULL}},
+    };
+    return &table[op >= 0 && op < N_OP_COUNT ? op : N_OP_COUNT];
 }
+/* Operand count of an op: 0 for leaves. */
+static inline int ir_op_arity(IrOp op) { return ir_op(op)->arity; }
 
 /* The number of state fields of p; *first (when given) gets the first one's index, or -1. */
 static inline int ir_state_fields(const IrProgram *p, int *first)

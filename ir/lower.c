@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/nearest.h"
+#include "../util/strbuf.h"
+
 enum { MAX_FIELDS = 64, MAX_OFFSET = 255 };
 
 typedef enum { SYM_PARAM, SYM_CONST, SYM_FIELD, SYM_LET } SymKind;
@@ -142,24 +145,38 @@ static const char *kind_word(const Lower *L, const Sym *s)
 
 /* ---- functions ---- */
 
+/* A function of the language: its operation and operand count (ir/ops.def). */
 typedef struct {
-    const char *name;
     IrOp op;
     int arity;
 } Func;
 
-static const Func funcs[] = {
-    {"sqrt", N_SQRT, 1}, {"rsqrt", N_RSQRT, 1}, {"exp", N_EXP, 1}, {"log", N_LOG, 1},
-    {"sin", N_SIN, 1},   {"cos", N_COS, 1},     {"abs", N_ABS, 1}, {"floor", N_FLOOR, 1},
-    {"pow", N_POW, 2},   {"min", N_MIN, 2},     {"max", N_MAX, 2}, {"select", N_SELECT, 3},
-};
-
-static const Func *func_find(const char *name)
+/* "unknown function 'fabs'; did you mean 'abs'?", or the list of the functions there are. */
+static void unknown_function(Lower *L, const AstExpr *e)
 {
-    for (size_t i = 0; name && i < sizeof funcs / sizeof funcs[0]; i++)
-        if (strcmp(funcs[i].name, name) == 0)
-            return &funcs[i];
-    return NULL;
+    const char *names[N_OP_COUNT];
+    int n = 0;
+    StrBuf list = {0};
+    for (int op = 0; op < N_OP_COUNT; op++)
+        if (ir_op(op)->fn) {
+            sb_printf(&list, "%s%s", n ? ", " : "", ir_op(op)->fn);
+            names[n++] = ir_op(op)->fn;
+        }
+    const char *near = text_nearest(e->name, names, n, strlen(e->name) > 3 ? 2 : 1);
+    if (near)
+        diag_error(L->diag, e->loc, STC_E_BAD_CALL, "unknown function '%s'; did you mean '%s'?", e->name, near);
+    else
+        diag_error(L->diag, e->loc, STC_E_BAD_CALL, "unknown function '%s' (the functions are %s)", e->name, list.data);
+    sb_free(&list);
+}
+
+/* The language's function of that name; arity 0 when there is none. */
+static Func func_find(const char *name)
+{
+    for (int op = 0; name && op < N_OP_COUNT; op++)
+        if (ir_op(op)->fn && strcmp(ir_op(op)->fn, name) == 0)
+            return (Func){(IrOp)op, ir_op(op)->arity};
+    return (Func){N_CONST, 0};
 }
 
 static IrOp binary_op(AstOp op)
@@ -251,7 +268,7 @@ static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
         return 1;
     }
     case AST_CALL: {
-        const Func *f = func_find(e->name);
+        const Func fn = func_find(e->name), *f = fn.arity ? &fn : NULL;
         double v[3] = {0, 0, 0};
         int res = 1;
         for (int i = 0; i < e->nargs; i++) {
@@ -266,7 +283,7 @@ static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
         }
         if (!f || f->arity != e->nargs) {
             if (!quiet && !f)
-                diag_error(L->diag, e->loc, STC_E_BAD_CALL, "unknown function '%s'", e->name);
+                unknown_function(L, e);
             else if (!quiet)
                 diag_error(L->diag, e->loc, STC_E_BAD_CALL, "'%s' takes %d argument%s, not %d",
                            e->name, f->arity, f->arity == 1 ? "" : "s", e->nargs);
@@ -525,7 +542,7 @@ static int lower_read(Lower *L, const AstExpr *e)
 
 static int lower_call(Lower *L, const AstExpr *e)
 {
-    const Func *f = func_find(e->name);
+    const Func fn = func_find(e->name), *f = fn.arity ? &fn : NULL;
     int args[3] = {-1, -1, -1}, ok = 1;
     for (int i = 0; i < e->nargs; i++) {
         int v = lower_expr(L, e->args[i]);
@@ -539,8 +556,8 @@ static int lower_call(Lower *L, const AstExpr *e)
         if (s >= 0)
             REPORT(L, e->loc, STC_E_BAD_CALL, "'%s' is a %s, not a function", e->name,
                    kind_word(L, &L->syms[s]));
-        else
-            REPORT(L, e->loc, STC_E_BAD_CALL, "unknown function '%s'", e->name);
+        else if (!L->quiet)
+            unknown_function(L, e);
         return -1;
     }
     if (f->arity != e->nargs) {

@@ -245,8 +245,21 @@ static IrProgram *twofield(Arena *a)
                           hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_NE, uc, vc, -1),
                                 hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_LE, uc, vc, -1), hb_op(a, p, s, N_GT, uc, vc, -1), -1), -1), -1), -1);
     int quarter = hb_const(a, p, s, 0.25);
+    /* the further functions: smooth ones of the fields, the steps (round, ceil, trunc, sign,
+     * fmod) of the parameter only, where float and double cannot fall on different sides */
+    int smooth = hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_TANH, uc, -1, -1), hb_op(a, p, s, N_ATAN2, vc, hb_const(a, p, s, 3), -1), -1);
+    smooth = hb_op(a, p, s, N_ADD, smooth, hb_op(a, p, s, N_HYPOT, uc, vc, -1), -1);
+    smooth = hb_op(a, p, s, N_ADD, smooth, hb_op(a, p, s, N_CBRT, hb_op(a, p, s, N_ADD, hb_const(a, p, s, 1), hb_op(a, p, s, N_ABS, wc, -1, -1), -1), -1, -1), -1);
+    smooth = hb_op(a, p, s, N_ADD, smooth, hb_op(a, p, s, N_EXP2, hb_op(a, p, s, N_NEG, hb_op(a, p, s, N_ABS, uc, -1, -1), -1, -1), -1, -1), -1);
+    smooth = hb_op(a, p, s, N_ADD, smooth, hb_op(a, p, s, N_LOG2, hb_op(a, p, s, N_ADD, hb_const(a, p, s, 2), hb_op(a, p, s, N_ABS, vc, -1, -1), -1), -1, -1), -1);
+    smooth = hb_op(a, p, s, N_ADD, smooth, hb_op(a, p, s, N_CLAMP, uc, hb_const(a, p, s, -0.5), hb_const(a, p, s, 0.5)), -1);
+    int steps = hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_ROUND, kk, -1, -1), hb_op(a, p, s, N_CEIL, kk, -1, -1), -1);
+    steps = hb_op(a, p, s, N_ADD, steps, hb_op(a, p, s, N_TRUNC, kk, -1, -1), -1);
+    steps = hb_op(a, p, s, N_ADD, steps, hb_op(a, p, s, N_SIGN, hb_op(a, p, s, N_NEG, kk, -1, -1), -1, -1), -1);
+    steps = hb_op(a, p, s, N_ADD, steps, hb_op(a, p, s, N_FMOD, kk, hb_const(a, p, s, 0.3), -1), -1);
+    int further = hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.05), hb_op(a, p, s, N_ADD, smooth, steps, -1), -1);
     hb_write(a, p, s, u, hb_op(a, p, s, N_MUL, quarter, hb_op(a, p, s, N_ADD, e1, hb_op(a, p, s, N_ADD, sel, cmp, -1), -1), -1));
-    hb_write(a, p, s, v, hb_op(a, p, s, N_MUL, quarter, hb_op(a, p, s, N_ADD, logic, hb_op(a, p, s, N_ADD, trig, tame, -1), -1), -1));
+    hb_write(a, p, s, v, hb_op(a, p, s, N_MUL, quarter, hb_op(a, p, s, N_ADD, logic, hb_op(a, p, s, N_ADD, trig, hb_op(a, p, s, N_ADD, tame, further, -1), -1), -1), -1));
     return p;
 }
 

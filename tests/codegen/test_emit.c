@@ -159,6 +159,11 @@ int main(void)
     hb_has(plan->source, "powf(");
     hb_has(plan->source, "rsqrtf(");
     hb_has(plan->source, "rsqrtf(__int_as_float(0x7f800000))"); /* 1e300 rounds to float infinity */
+    static const char *const further[] = {"tanhf(", "atan2f(", "hypotf(", "cbrtf(", "exp2f(", "log2f(",
+                                          "fminf(fmaxf(", "roundf(", "ceilf(", "truncf(", "fmodf("};
+    for (size_t i = 0; i < sizeof further / sizeof further[0]; i++)
+        hb_has(plan->source, further[i]);
+    hb_has(plan->source, "(float)((-p_k > (float)0) - (-p_k < (float)0))"); /* sign, no C function */
     assert(cg_emit(plan, "two", &cu, &h) == 0);
     hb_has(h.data, "float *new_[2];");
     hb_has(h.data, "float k;");

@@ -195,6 +195,20 @@ static void test_cse_and_folding(void)
         CHECK(count_op(p, N_SELECT) == 0 && count_op(p, N_READ) == 2);
         CHECK(p->halo[0] == 1 && p->halo[1] == 0);
     }
+    /* The further functions lower to their operations; constant arguments fold (ir/ops.def). */
+    p = ok_program(a, HEAD " state u;\n const s = sign(-2) + round(2.5) + ceil(0.1) + trunc(-1.9) + fmod(7, 4);\n"
+                        " u = tanh(u) + atan2(u, 2) + hypot(u, 1) + cbrt(u) + exp2(u) + log2(2 + u)\n"
+                        "     + clamp(u[1,0], 0, 1) + s;\n}\n");
+    if (p) {
+        static const IrOp ops[] = {N_TANH, N_ATAN2, N_HYPOT, N_CBRT, N_EXP2, N_LOG2, N_CLAMP};
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+            CHECK(count_op(p, ops[i]) == 1);
+        int found5 = 0; /* -1 + 3 + 1 - 1 + 3 */
+        for (int i = 0; i < p->stages[0].nnodes; i++)
+            found5 |= p->stages[0].nodes[i].op == N_CONST && p->stages[0].nodes[i].value == 5;
+        CHECK(found5);
+    }
+    expect_error(HEAD " state u;\n u = clamp(u, 1);\n}\n", STC_E_BAD_CALL, 4);
     /* Commutative operands are shared whichever order they are written in. */
     p = ok_program(a, HEAD " state u;\n state v;\n u = u*v + v*u;\n v = min(u, v) - min(v, u);\n}\n");
     if (p) {

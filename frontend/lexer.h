@@ -15,8 +15,8 @@ typedef struct {
     int stopped;      /* a fatal error ended the input early (too deep, too many errors) */
     Loc last, before; /* the last token returned and the one before it */
     int last_token;   /* its token kind */
-    const char *last_text;
-    int last_len;
+    const char *last_text, *before_text; /* the last token's text, and the one before it's */
+    int last_len, before_len;
     int last_had_error; /* the lexer reported an error while reading the last token */
 } Lexer;
 

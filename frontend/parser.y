@@ -26,6 +26,7 @@ typedef struct { long v[3]; int n; } SizeList;
 
 %code {
 #include "lexer.h"
+#include "../util/nearest.h"
 
 #include <string.h>
 
@@ -572,6 +573,24 @@ static const char *describe_found(ParseState *ps, yysymbol_kind_t k)
     }
 }
 
+/* `stat u;`: a statement that starts with two names is a declaration whose keyword is misspelt. */
+static int misspelt_declaration(ParseState *ps, Loc at)
+{
+    static const char *const words[] = {"state", "coef", "temp", "param", "const", "let", "grid", "type", "size", "steps"};
+    char word[33];
+    int len = ps->lx.before_len;
+    if (!ps->lx.before_text || len <= 0 || len >= (int)sizeof word)
+        return 0;
+    memcpy(word, ps->lx.before_text, (size_t)len);
+    word[len] = 0;
+    const char *near = text_nearest(word, words, (int)(sizeof words / sizeof words[0]), 2);
+    if (!near)
+        return 0;
+    diag_error(ps->diag, ps->lx.before, STC_E_SYNTAX, "unknown declaration '%s'; did you mean '%s'?", word, near);
+    (void)at;
+    return 1;
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
 {
     /* The lexer has already said what is wrong here; a second message would only confuse. */
@@ -588,6 +607,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (found == YYSYMBOL_YYEOF) /* at the end of the last token, not on an empty last line */
         at = after(ps->lx.before);
 
+    if (found == YYSYMBOL_IDENT && ps->before_token == TOK_IDENT && ps->item_token == TOK_IDENT && misspelt_declaration(ps, at))
+        return 0;
     if (ps->before_token == '@' && found != YYTRANSLATE('-')) {
         diag_error(ps->diag, at, STC_E_SYNTAX, "expected '-' after '@': an older time level is written as name@-1");
         return 0;

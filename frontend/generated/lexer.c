@@ -67,6 +67,10 @@ static void bad_char(Lexer *lx, Loc loc)
         diag_error(lx->diag, loc, STC_E_BAD_CHAR, "unexpected character '%c'; did you mean '%c%c'?", c, c, c);
     else if (c >= 0x80)
         diag_error(lx->diag, loc, STC_E_BAD_CHAR, "unexpected non-ASCII character");
+    else if (c == '^')
+        diag_error(lx->diag, loc, STC_E_BAD_CHAR, "unexpected character '^': there is no power operator; write x * x or pow(x, y)");
+    else if (c == '%')
+        diag_error(lx->diag, loc, STC_E_BAD_CHAR, "unexpected character '%%': there is no remainder operator; write fmod(x, y)");
     else if (c > 0x20 && c < 0x7f)
         diag_error(lx->diag, loc, STC_E_BAD_CHAR, "unexpected character '%c'", c);
     else
@@ -902,8 +906,12 @@ yy49:
 yy50:
 	{
             *loc = loc_here(lx, lx->tok, lx->cur);
-            diag_error(lx->diag, *loc, STC_E_BAD_NUMBER, "malformed number '%.*s'",
-                       loc->len > 40 ? 40 : loc->len, lx->tok);
+            if (loc->len == 2 && lx->tok[0] >= '1' && lx->tok[0] <= '3' && (lx->tok[1] == 'D'))
+                diag_error(lx->diag, *loc, STC_E_BAD_NUMBER, "malformed number '%.2s'; did you mean '%cd'?",
+                           lx->tok, lx->tok[0]);
+            else
+                diag_error(lx->diag, *loc, STC_E_BAD_NUMBER, "malformed number '%.*s'",
+                           loc->len > 40 ? 40 : loc->len, lx->tok);
             val->rval = 0;
             return TOK_REAL;
         }
@@ -2928,6 +2936,8 @@ int lex_next(Lexer *lx, PARSE_STYPE *val, Loc *loc)
     lx->before = lx->last;
     lx->last = *loc;
     lx->last_token = t;
+    lx->before_text = lx->last_text;
+    lx->before_len = lx->last_len;
     lx->last_text = lx->tok;
     lx->last_len = (int)(lx->cur - lx->tok);
     return t;

@@ -179,6 +179,7 @@ typedef enum yysymbol_kind_t yysymbol_kind_t;
 /* Unqualified %code blocks.  */
 
 #include "lexer.h"
+#include "../util/nearest.h"
 
 #include <string.h>
 
@@ -748,14 +749,14 @@ static const yytype_int8 yytranslate[] =
 /* YYRLINE[YYN] -- Source line where rule number YYN was defined.  */
 static const yytype_int16 yyrline[] =
 {
-       0,   276,   276,   277,   278,   282,   283,   284,   292,   296,
-     297,   301,   302,   306,   307,   308,   312,   323,   326,   334,
-     342,   345,   355,   365,   368,   371,   374,   383,   384,   385,
-     389,   396,   407,   408,   421,   436,   437,   438,   439,   440,
-     441,   446,   454,   455,   459,   460,   461,   462,   463,   464,
-     465,   466,   467,   468,   469,   470,   471,   472,   473,   474,
-     475,   479,   480,   481,   482,   483,   484,   485,   486,   487,
-     488,   492,   493,   497,   498
+       0,   277,   277,   278,   279,   283,   284,   285,   293,   297,
+     298,   302,   303,   307,   308,   309,   313,   324,   327,   335,
+     343,   346,   356,   366,   369,   372,   375,   384,   385,   386,
+     390,   397,   408,   409,   422,   437,   438,   439,   440,   441,
+     442,   447,   455,   456,   460,   461,   462,   463,   464,   465,
+     466,   467,   468,   469,   470,   471,   472,   473,   474,   475,
+     476,   480,   481,   482,   483,   484,   485,   486,   487,   488,
+     489,   493,   494,   498,   499
 };
 #endif
 
@@ -2530,6 +2531,24 @@ static const char *describe_found(ParseState *ps, yysymbol_kind_t k)
     }
 }
 
+/* `stat u;`: a statement that starts with two names is a declaration whose keyword is misspelt. */
+static int misspelt_declaration(ParseState *ps, Loc at)
+{
+    static const char *const words[] = {"state", "coef", "temp", "param", "const", "let", "grid", "type", "size", "steps"};
+    char word[33];
+    int len = ps->lx.before_len;
+    if (!ps->lx.before_text || len <= 0 || len >= (int)sizeof word)
+        return 0;
+    memcpy(word, ps->lx.before_text, (size_t)len);
+    word[len] = 0;
+    const char *near = text_nearest(word, words, (int)(sizeof words / sizeof words[0]), 2);
+    if (!near)
+        return 0;
+    diag_error(ps->diag, ps->lx.before, STC_E_SYNTAX, "unknown declaration '%s'; did you mean '%s'?", word, near);
+    (void)at;
+    return 1;
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
 {
     /* The lexer has already said what is wrong here; a second message would only confuse. */
@@ -2546,6 +2565,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (found == YYSYMBOL_YYEOF) /* at the end of the last token, not on an empty last line */
         at = after(ps->lx.before);
 
+    if (found == YYSYMBOL_IDENT && ps->before_token == TOK_IDENT && ps->item_token == TOK_IDENT && misspelt_declaration(ps, at))
+        return 0;
     if (ps->before_token == '@' && found != YYTRANSLATE('-')) {
         diag_error(ps->diag, at, STC_E_SYNTAX, "expected '-' after '@': an older time level is written as name@-1");
         return 0;

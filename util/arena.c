@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
+
 typedef struct Block {
     struct Block *next;
     size_t used, size;
@@ -18,10 +20,8 @@ struct Arena {
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n);
-    if (!p) {
-        fputs("stencilc: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!p)
+        diag_out_of_memory();
     return p;
 }
 

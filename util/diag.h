@@ -1,5 +1,11 @@
 /* Diagnostics: `file:line:col: error: message [STC-NNN]`, then the source line and a caret.
- * Error codes are stable; docs/errors.md lists them and tests/err/ names them. */
+ * Error codes are stable; docs/errors.md lists them and tests/err/ names them.
+ *
+ * Every message stencilc writes to stderr goes through here: those about a place in the source
+ * (diag_error and its kin), those about the run itself (`stencilc: error: ...`: the command line,
+ * other files, the GPU, the tuner), the tuner's progress line, and, where no Diag is at hand,
+ * diag_plain. One path, so that a message looks the same wherever it comes from and a progress
+ * line on a terminal is ended before anything else is printed. */
 #ifndef STC_DIAG_H
 #define STC_DIAG_H
 #include <stdio.h>
@@ -20,12 +26,32 @@ typedef struct {
     FILE *out;
     int errors, warnings;
     int max_errors; /* stop reporting after this many (0: 50) */
+    double progress_shown; /* monotonic seconds of the last progress line shown */
+    int progress_open;     /* a '\r'-updated progress line on a terminal awaits its end */
 } Diag;
 
 void diag_init(Diag *d, const Source *src, FILE *out);
 void diag_error(Diag *d, Loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_warning(Diag *d, Loc loc, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* About the run, not a place in the source, whatever source d has: "stencilc: error: ...",
+ * "stencilc: warning: ...", and "stencilc: ..." (no kind, not counted) for what the run does or
+ * found. The message may hold more lines ("...\n(see stencilc --help)"). */
+void diag_run_error(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_run_warning(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_run_info(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A progress line (the tuner's): on a terminal rewritten in place at most 10 times a second,
+ * elsewhere one line every 5 seconds, so that a log does not fill up; the last one (last != 0)
+ * is always shown. The line is printed as it is, without "stencilc:". */
+void diag_progress(Diag *d, const char *line, int last);
+
+/* For code that has no Diag (the GPU worker process, the allocators): "stencilc: ..." on stderr
+ * by the same path. */
+void diag_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "stencilc: out of memory", then exit status 3. */
+_Noreturn void diag_out_of_memory(void);
 
 /* s itself, or, where it is longer than 120 characters, its first 60 and last 40 around a
  * count: for echoing a name the user gave (a 1 MB path is not printed whole). The result is one

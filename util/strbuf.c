@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "outfile.h"
 
 static void reserve(StrBuf *sb, size_t extra)
@@ -16,10 +17,8 @@ static void reserve(StrBuf *sb, size_t extra)
     while (cap < sb->len + extra + 1)
         cap *= 2;
     char *p = realloc(sb->data, cap);
-    if (!p) {
-        fputs("stencilc: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!p)
+        diag_out_of_memory();
     sb->data = p;
     sb->cap = cap;
 }

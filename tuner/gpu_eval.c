@@ -488,7 +488,7 @@ int gpu_eval_compare_plain(GpuEval *g, const Config *c, long steps, RtVerifyResu
     res->ok = m.match == 1;
     res->max_rel_err = m.max_rel_err;
     res->tolerance = m.tolerance;
-    res->steps = (long)m.ms;
+    res->steps = m.steps;
     for (int d = 0; d < 3; d++)
         res->n[d] = d < g->prog->dims ? (int)g->grid[d] : 1;
     if (m.match == 2) {

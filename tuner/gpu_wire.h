@@ -28,8 +28,10 @@ typedef struct {
 
 enum { MSG_HELLO = 1, MSG_COMPILING, MSG_BEGIN, MSG_RESULT, MSG_DONE };
 typedef struct {
-    int type, index, ok, sticky, match;
-    double ms, cost_s, compile_s, gpu_s;
+    int type, index, ok, sticky;
+    double ms, cost_s, compile_s, gpu_s; /* a measurement's: ms per step, seconds */
+    int match;                           /* a comparison's: 1 agree, 0 differ, 2 undecided */
+    long steps;                          /* a comparison's: the steps both kernels ran */
     double max_rel_err, tolerance;
     char why[400];
 } Msg;

@@ -292,7 +292,7 @@ static void worker_compare(Worker *w, const Req *rq, const Config *c)
     RtModule *a = worker_compile(w, &plain, arena, &pa, why, (int)sizeof why);
     RtModule *b = a ? worker_compile(w, c, arena, &pb, why, (int)sizeof why) : NULL;
     long steps = rq->steps > 0 ? rq->steps : rt_reference_steps(pb);
-    m.ms = (double)steps; /* tells the parent how many steps ran */
+    m.steps = steps;
     RtVerifyResult res;
     int decided = 0;
     if (a && b && rt_compare_reference(w->rc, a, b, w->n, steps, &res, &decided, why, (int)sizeof why) == 0) {

@@ -16,14 +16,16 @@
 int main(int argc, char **argv)
 {
     Options opt;
-    int rc = options_parse(argc, argv, &opt);
+    Job job = {.opt = &opt};
+    diag_init(&job.diag, &job.src, stderr); /* every message goes there; the source comes later */
+    int rc = options_parse(argc, argv, &opt, &job.diag);
     if (rc == 1)
         return 0;
     if (rc == 2)
         return 2;
 
     Arena *arena = arena_new();
-    Job job = {.opt = &opt, .arena = arena};
+    job.arena = arena;
     rc = 1;
     if (opt.cmd == CMD_REPLAY) {
         rc = step_replay(&job);

@@ -58,14 +58,15 @@ static const char usage_text[] =
     "exit status: 0 success, 1 errors in the input or the run, 2 usage errors (also options\n"
     "that conflict or are given twice), 130 check stopped by Ctrl-C\n";
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+/* An error on the command line, with a pointer to --help: returns 2, the exit status. */
+__attribute__((format(printf, 2, 3))) static int usage_error(Diag *d, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
-    fputs("stencilc: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputs("\n(see stencilc --help)\n", stderr);
+    diag_run_error(d, "%s\n(see stencilc --help)", msg);
     return 2;
 }
 
@@ -161,7 +162,7 @@ static int given_before(const char **given, int *n, const char *name)
 /* `stencilc comp x.st`: a first word that is no file and reads as a misspelt command (it is
  * followed by another argument that is no option, or it is close to a command) says so instead
  * of "more than one input file". Reports and returns 1 when it is one. */
-static int unknown_command(int argc, char **argv)
+static int unknown_command(int argc, char **argv, Diag *d)
 {
     static const char *const commands[] = {"check", "bench", "replay"};
     const char *w = argv[1];
@@ -177,14 +178,14 @@ static int unknown_command(int argc, char **argv)
     if (!near && !another)
         return 0;
     if (near)
-        usage_error("unknown command '%s'; did you mean '%s'?", diag_name(w), near);
+        usage_error(d, "unknown command '%s'; did you mean '%s'?", diag_name(w), near);
     else
-        usage_error("unknown command '%s' (the commands are check, bench and replay; to compile, "
+        usage_error(d, "unknown command '%s' (the commands are check, bench and replay; to compile, "
                     "give the file alone: stencilc FILE.st)", diag_name(w));
     return 1;
 }
 
-int options_parse(int argc, char **argv, Options *o)
+int options_parse(int argc, char **argv, Options *o, Diag *d)
 {
     memset(o, 0, sizeof *o);
     o->type = -1;
@@ -198,7 +199,7 @@ int options_parse(int argc, char **argv, Options *o)
             o->cmd = CMD_BENCH, i = 2;
         else if (!strcmp(argv[1], "replay"))
             o->cmd = CMD_REPLAY, i = 2;
-        else if (unknown_command(argc, argv))
+        else if (unknown_command(argc, argv, d))
             return 2;
     }
     const char *given[64]; /* the options with a value seen so far */
@@ -206,13 +207,13 @@ int options_parse(int argc, char **argv, Options *o)
     for (; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG()                                                          \
-    do {                                                                    \
-        if (!next)                                                          \
-            return usage_error("option '%s' needs an argument", a);         \
-        if (given_before(given, &ngiven, a))                                \
-            return usage_error("'%s' given twice; give it once", a);        \
-        i++;                                                                \
+#define NEED_ARG()                                                      \
+    do {                                                                \
+        if (!next)                                                      \
+            return usage_error(d, "option '%s' needs an argument", a);  \
+        if (given_before(given, &ngiven, a))                            \
+            return usage_error(d, "'%s' given twice; give it once", a); \
+        i++;                                                            \
     } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
@@ -233,15 +234,15 @@ int options_parse(int argc, char **argv, Options *o)
             else if (!strcmp(next, "double"))
                 o->type = 1;
             else
-                return usage_error("--type takes float or double, not '%s'", diag_name(next));
+                return usage_error(d, "--type takes float or double, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--grid")) {
             NEED_ARG();
             if (parse_grid(next, o) != 0)
-                return usage_error("--grid takes sizes like 512x512x512, not '%s'", diag_name(next));
+                return usage_error(d, "--grid takes sizes like 512x512x512, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--steps")) {
             NEED_ARG();
             if (parse_long(next, 1, 1L << 30, &o->steps) != 0)
-                return usage_error("--steps takes a positive count, not '%s'", diag_name(next));
+                return usage_error(d, "--steps takes a positive count, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--config")) {
             NEED_ARG();
             o->config = next;
@@ -260,17 +261,17 @@ int options_parse(int argc, char **argv, Options *o)
         } else if (!strcmp(a, "--procs")) {
             NEED_ARG();
             if ((o->nprocs = parse_sizes(next, 1L << 20, o->procs)) < 0)
-                return usage_error("--procs takes a process grid like 1x1x4, not '%s'", diag_name(next));
+                return usage_error(d, "--procs takes a process grid like 1x1x4, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--depth")) {
             NEED_ARG();
             if (parse_long(next, 1, 1024, &o->depth) != 0)
-                return usage_error("--depth takes steps between exchanges, 1 to 1024, not '%s'", diag_name(next));
+                return usage_error(d, "--depth takes steps between exchanges, 1 to 1024, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--autotune")) {
             o->autotune = 1;
         } else if (!strcmp(a, "--budget")) {
             NEED_ARG();
             if (parse_budget(next, o) != 0)
-                return usage_error("--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", diag_name(next));
+                return usage_error(d, "--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", diag_name(next));
         } else if (!strcmp(a, "--strategy")) {
             NEED_ARG();
             o->strategy = next;
@@ -280,19 +281,19 @@ int options_parse(int argc, char **argv, Options *o)
             char err[256];
             tune_knobs_default(&k);
             if (tune_knobs_parse(&k, next, err, sizeof err) != 0)
-                return usage_error("--gest: %s", err);
+                return usage_error(d, "--gest: %s", err);
             o->gest = next;
         } else if (!strcmp(a, "--seed")) {
             long v;
             NEED_ARG();
             if (parse_long(next, 0, 0x7fffffff, &v) != 0)
-                return usage_error("--seed takes a number, not '%s'", diag_name(next));
+                return usage_error(d, "--seed takes a number, not '%s'", diag_name(next));
             o->seed = (unsigned)v;
         } else if (!strcmp(a, "--seeds")) {
             long v;
             NEED_ARG();
             if (parse_long(next, 1, 1000, &v) != 0)
-                return usage_error("--seeds takes a count from 1 to 1000, not '%s'", diag_name(next));
+                return usage_error(d, "--seeds takes a count from 1 to 1000, not '%s'", diag_name(next));
             o->seeds = (int)v;
         } else if (!strcmp(a, "--tune-log")) {
             NEED_ARG();
@@ -310,15 +311,15 @@ int options_parse(int argc, char **argv, Options *o)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
         } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", diag_name(a));
+            return usage_error(d, "unknown option '%s'", diag_name(a));
         } else if (o->input) {
-            return usage_error("more than one input file ('%s')", diag_name(a));
+            return usage_error(d, "more than one input file ('%s')", diag_name(a));
         } else {
             o->input = a;
         }
 #undef NEED_ARG
     }
     if (!o->input)
-        return usage_error("%s", "no input file");
-    return options_check_conflicts(o);
+        return usage_error(d, "%s", "no input file");
+    return options_check_conflicts(o, d);
 }

@@ -49,12 +49,12 @@ typedef struct {
 const char *options_generator_name(void);
 
 /* Parses argv. Returns 0 to go on, 1 when --help/--version was printed (exit 0), 2 on a usage
- * error (message printed). */
-int options_parse(int argc, char **argv, Options *o);
+ * error (said on d). */
+int options_parse(int argc, char **argv, Options *o, Diag *d);
 
-/* Options that conflict, or that need another to mean anything: 2 with a message naming both,
- * else 0 (options_check.c). options_parse calls it last. */
-int options_check_conflicts(const Options *o);
+/* Options that conflict, or that need another to mean anything: 2 with a message naming both
+ * (on d), else 0 (options_check.c). options_parse calls it last. */
+int options_check_conflicts(const Options *o, Diag *d);
 
 /* The tuner's knobs (--seed, --gest) and budget (--budget) that the options ask for. */
 void options_tuning(const Options *o, TuneKnobs *knobs, TuneBudget *budget);

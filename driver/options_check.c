@@ -64,7 +64,7 @@ static const char *first_on(const Given *g, int n, const char *list, char *buf, 
     return NULL;
 }
 
-int options_check_conflicts(const Options *o)
+int options_check_conflicts(const Options *o, Diag *d)
 {
     const Given g[] = {
         {"check", o->cmd == CMD_CHECK}, {"bench", o->cmd == CMD_BENCH}, {"replay", o->cmd == CMD_REPLAY},
@@ -81,8 +81,8 @@ int options_check_conflicts(const Options *o)
     char other[32];
     for (size_t i = 0; i < sizeof conflicts / sizeof conflicts[0]; i++)
         if (is_on(g, n, conflicts[i].mode) && first_on(g, n, conflicts[i].excludes, other, sizeof other)) {
-            fprintf(stderr, "stencilc: error: '%s' and '%s' conflict: %s\n(see stencilc --help)\n",
-                    conflicts[i].mode, other, conflicts[i].why);
+            diag_run_error(d, "'%s' and '%s' conflict: %s\n(see stencilc --help)", conflicts[i].mode, other,
+                           conflicts[i].why);
             return 2;
         }
     for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
@@ -93,8 +93,8 @@ int options_check_conflicts(const Options *o)
                 size_t used = strlen(list);
                 snprintf(list + used, sizeof list - used, "%s'%s'", used ? " or " : "", word);
             }
-            fprintf(stderr, "stencilc: error: '%s' needs %s: without it, it would be ignored\n"
-                            "(see stencilc --help)\n", needs[i].option, list);
+            diag_run_error(d, "'%s' needs %s: without it, it would be ignored\n(see stencilc --help)",
+                           needs[i].option, list);
             return 2;
         }
     return 0;

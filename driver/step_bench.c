@@ -12,15 +12,16 @@
 
 int step_bench(Job *job)
 {
+    Diag *d = &job->diag;
     char why[1024];
     const IrProgram *p = job->prog;
     if (!rt_available(why, sizeof why)) {
-        fprintf(stderr, "stencilc: error: bench needs a GPU: %s\n", why);
+        diag_run_error(d, "bench needs a GPU: %s", why);
         return 1;
     }
     RtContext *rc = rt_context_new(why, sizeof why);
     if (!rc) {
-        fprintf(stderr, "stencilc: error: %s\n", why);
+        diag_run_error(d, "%s", why);
         return 1;
     }
     int status = 1;
@@ -29,20 +30,20 @@ int step_bench(Job *job)
     char doing[600];
     snprintf(doing, sizeof doing, "stencilc bench '%.100s' of %.400s", p->name, job->opt->input);
     if (tune_gpu_lock(&gpu_lock, rt_device_info(rc)->bus_id, rt_device_info(rc)->name, doing, why, sizeof why) != 0)
-        fprintf(stderr, "stencilc: warning: timing without the GPU's lock: %s\n", why);
+        diag_run_warning(d, "timing without the GPU's lock: %s", why);
     RtModule *m = rt_compile_plan(rc, job->plan, why, sizeof why);
     if (!m) {
-        fprintf(stderr, "stencilc: error: the kernel did not compile:\n%s\n", why);
+        diag_run_error(d, "the kernel did not compile:\n%s", why);
         goto out;
     }
     RtVerifyResult vr;
     if (rt_verify_plan(rc, m, NULL, 5, &vr, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: verification could not run: %s\n", why);
+        diag_run_error(d, "verification could not run: %s", why);
         goto out;
     }
     if (!vr.ok) {
-        fprintf(stderr, "stencilc: error: the kernel differs from the interpreter (relative error %.3g > %.3g)\n",
-                vr.max_rel_err, vr.tolerance);
+        diag_run_error(d, "the kernel differs from the interpreter (relative error %.3g > %.3g)", vr.max_rel_err,
+                       vr.tolerance);
         goto out;
     }
     int n[3] = {(int)job->grid[0], (int)job->grid[1], (int)job->grid[2]};
@@ -57,15 +58,14 @@ int step_bench(Job *job)
         if (pm)
             rt_module_free(pm);
         if (rcmp != 0)
-            fprintf(stderr, "stencilc: warning: the comparison with the plain kernel could not run: %s; the "
-                            "interpreter check stands\n", why);
+            diag_run_warning(d, "the comparison with the plain kernel could not run: %s; the interpreter "
+                                "check stands", why);
         else if (!decided)
-            fprintf(stderr, "stencilc: warning: no comparison with the plain kernel on the full grid: the "
-                            "random data leave the finite range within %ld steps; the interpreter check stands\n",
-                    full.steps);
+            diag_run_warning(d, "no comparison with the plain kernel on the full grid: the random data leave "
+                                "the finite range within %ld steps; the interpreter check stands", full.steps);
         else if (!full.ok) {
-            fprintf(stderr, "stencilc: error: the kernel differs from the plain kernel on the %dx%dx%d grid "
-                            "(relative error %.3g > %.3g)\n", n[0], n[1], n[2], full.max_rel_err, full.tolerance);
+            diag_run_error(d, "the kernel differs from the plain kernel on the %dx%dx%d grid (relative error "
+                              "%.3g > %.3g)", n[0], n[1], n[2], full.max_rel_err, full.tolerance);
             goto out;
         }
         compared = rcmp == 0 && decided;
@@ -74,7 +74,7 @@ int step_bench(Job *job)
     RtTimeOptions to = {0};
     RtTiming t;
     if (rt_time_plan(rc, m, n, &to, &t, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: timing failed: %s\n", why);
+        diag_run_error(d, "timing failed: %s", why);
         goto out;
     }
     rt_device_print(stdout, rc);

@@ -23,6 +23,7 @@ static void on_sigint(int sig)
 }
 
 typedef struct {
+    Diag *diag;
     const char *name;
     double start, last_line;
     int announced, done;
@@ -65,17 +66,17 @@ static int tick(void *ctx, int done, int total)
             return 0;
         say_duration(d, sizeof d, spent + left);
         if (spent + left > ABSURD_RUN_S)
-            fprintf(stderr, "stencilc: warning: check %s: %d steps will take about %s; a few steps (the "
-                            "default is 3) show whether the program behaves; Ctrl-C stops\n", pr->name, total, d);
+            diag_run_warning(pr->diag, "check %s: %d steps will take about %s; a few steps (the default is 3) "
+                                       "show whether the program behaves; Ctrl-C stops", pr->name, total, d);
         else
-            fprintf(stderr, "stencilc: check %s: %d steps will take about %s (Ctrl-C stops)\n", pr->name, total, d);
+            diag_run_info(pr->diag, "check %s: %d steps will take about %s (Ctrl-C stops)", pr->name, total, d);
         return 0;
     }
     if (spent + left >= LONG_RUN_S && t - pr->last_line >= PROGRESS_EVERY_S) {
         pr->last_line = t;
         say_duration(d, sizeof d, left);
-        fprintf(stderr, "stencilc: check %s: step %d of %d (%.1f%%), about %s left\n", pr->name, done, total,
-                100.0 * done / total, d);
+        diag_run_info(pr->diag, "check %s: step %d of %d (%.1f%%), about %s left", pr->name, done, total,
+                      100.0 * done / total, d);
     }
     return 0;
 }
@@ -88,12 +89,12 @@ int step_check(Job *job)
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    Progress pr = {.name = job->prog->name, .start = now_s()};
+    Progress pr = {.diag = &job->diag, .name = job->prog->name, .start = now_s()};
     int rc = ir_check_report(stdout, job->prog, job->opt->seed, steps, tick, &pr);
     sigaction(SIGINT, &old, NULL);
     if (rc == 2) {
-        fprintf(stderr, "stencilc: check %s: interrupted after %d of %d steps; nothing to report\n",
-                job->prog->name, pr.done, steps);
+        diag_run_info(&job->diag, "check %s: interrupted after %d of %d steps; nothing to report",
+                      job->prog->name, pr.done, steps);
         return 130;
     }
     return rc;

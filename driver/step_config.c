@@ -13,22 +13,21 @@ int step_choose_config(Job *job)
     job->config = space_default(&job->space); /* fits the grid */
     if (o->config) {
         if (config_parse(o->config, p->dims, &job->config, err, sizeof err) != 0) {
-            fprintf(stderr, "stencilc: error: --config: %s\n", err);
+            diag_run_error(&job->diag, "--config: %s", err);
             return -1;
         }
         snprintf(job->config_origin, sizeof job->config_origin, "configuration given by --config '%s'",
                  o->config);
     }
     if (o->replay && in_check_regular(o->replay, err, sizeof err) != 0) { /* a FIFO would block */
-        fprintf(stderr, "stencilc: error: --replay: %s\n", err);
+        diag_run_error(&job->diag, "--replay: %s", err);
         return -1;
     }
     if (o->autotune)
         return step_autotune(job);
     char why[256];
     if (!space_check(&job->space, &job->config, why, sizeof why)) {
-        fprintf(stderr, "stencilc: error: the configuration is not valid for '%s' on this grid: %s\n",
-                p->name, why);
+        diag_run_error(&job->diag, "the configuration is not valid for '%s' on this grid: %s", p->name, why);
         return -1;
     }
     return 0;
@@ -40,7 +39,7 @@ int step_build_plan(Job *job)
     config_format(&job->config, job->config_text, sizeof job->config_text);
     job->plan = plan_build(job->prog, &job->config, job->arena, why, sizeof why);
     if (!job->plan) {
-        fprintf(stderr, "stencilc: error: cannot build '%s' with this configuration: %s\n", job->prog->name, why);
+        diag_run_error(&job->diag, "cannot build '%s' with this configuration: %s", job->prog->name, why);
         return -1;
     }
     return 0;

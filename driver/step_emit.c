@@ -48,7 +48,7 @@ static int validate(Job *job, const StrBuf *cu, const char *cu_path, const StrBu
 {
     char dir[] = "/tmp/stencilc-validate-XXXXXX";
     if (!mkdtemp(dir)) {
-        fprintf(stderr, "stencilc: error: --validate: cannot make a scratch folder\n");
+        diag_run_error(&job->diag, "--validate: cannot make a scratch folder");
         return -1;
     }
     const char *hp = arena_printf(job->arena, "%s/%s", dir, base_name(h_path));
@@ -57,14 +57,14 @@ static int validate(Job *job, const StrBuf *cu, const char *cu_path, const StrBu
     char why[512];
     int rc = out_replace(&hf, 1, why, sizeof why);
     if (rc != 0)
-        fprintf(stderr, "stencilc: error: --validate: %s\n", why);
+        diag_run_error(&job->diag, "--validate: %s", why);
     else {
-        int n = rt_validate_source(cp, cu->data, stderr);
+        int n = rt_validate_source(cp, cu->data, job->diag.out);
         if (n < 0)
             rc = -1;
         else if (n > 0) {
-            fprintf(stderr, "stencilc: error: --validate: clang reported %d diagnostic%s in the emitted CUDA; "
-                            "nothing was written\n", n, n == 1 ? "" : "s");
+            diag_run_error(&job->diag, "--validate: clang reported %d diagnostic%s in the emitted CUDA; nothing "
+                                       "was written", n, n == 1 ? "" : "s");
             rc = -1;
         }
     }
@@ -86,7 +86,7 @@ int step_check_outputs(Job *job)
     char why[512];
     if (out_check_target(job->cu_path, keep, why, sizeof why) != 0 ||
         out_check_target(job->h_path, keep, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: %s\n", why);
+        diag_run_error(&job->diag, "%s", why);
         return -1;
     }
     return 0;
@@ -101,7 +101,7 @@ int step_emit(Job *job)
     StrBuf cu = {0}, h = {0};
     int rc = -1;
     if (cg_emit_opts(job->plan, base, job->opt->distributed, &cu, &h) != 0) {
-        fprintf(stderr, "stencilc: error: code generation failed for '%s'\n", job->prog->name);
+        diag_run_error(&job->diag, "code generation failed for '%s'", job->prog->name);
         goto out;
     }
     prepend_note(&cu, job->config_origin);
@@ -115,7 +115,7 @@ int step_emit(Job *job)
     OutFile pair[2] = {{cu_path, cu.data, cu.len}, {h_path, h.data, h.len}};
     char why[512];
     if (out_replace(pair, 2, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: %s\n", why);
+        diag_run_error(&job->diag, "%s", why);
         goto out;
     }
     rc = 0;

@@ -8,7 +8,6 @@
 
 int step_read_and_parse(Job *job)
 {
-    diag_init(&job->diag, &job->src, stderr);
     job->src.name = job->opt->input;
     if (source_read(job->opt->input, job->arena, &job->diag, &job->src) != 0)
         return -1;
@@ -55,7 +54,7 @@ static int distributed_part(Job *job)
     const Options *o = job->opt;
     const IrProgram *p = job->prog;
     if (o->nprocs != p->dims) {
-        fprintf(stderr, "stencilc: error: --procs gives %d counts but '%s' is %dD\n", o->nprocs, p->name, p->dims);
+        diag_run_error(&job->diag, "--procs gives %d counts but '%s' is %dD", o->nprocs, p->name, p->dims);
         return -1;
     }
     long procs[3] = {1, 1, 1}, local[3];
@@ -63,13 +62,13 @@ static int distributed_part(Job *job)
         procs[d] = o->procs[d];
     char why[256];
     if (cg_dist_local_size(p, job->grid, procs, o->depth ? (int)o->depth : 1, local, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: --procs: %s\n", why);
+        diag_run_error(&job->diag, "--procs: %s", why);
         return -1;
     }
     if (!o->quiet)
-        fprintf(stderr, "stencilc: one rank's part of %ldx%ldx%ld over %ldx%ldx%ld (depth %ld): %ldx%ldx%ld\n",
-                job->grid[0], job->grid[1], job->grid[2], procs[0], procs[1], procs[2], o->depth ? o->depth : 1,
-                local[0], local[1], local[2]);
+        diag_run_info(&job->diag, "one rank's part of %ldx%ldx%ld over %ldx%ldx%ld (depth %ld): %ldx%ldx%ld",
+                      job->grid[0], job->grid[1], job->grid[2], procs[0], procs[1], procs[2],
+                      o->depth ? o->depth : 1, local[0], local[1], local[2]);
     for (int d = 0; d < 3; d++)
         job->grid[d] = local[d];
     return 0;
@@ -85,7 +84,7 @@ static int settle_grid(Job *job)
         job->grid[d] = d < p->dims ? (p->size[d] > 0 ? p->size[d] : fallback[p->dims][d]) : 1;
     if (o->ngrid) {
         if (o->ngrid != p->dims) {
-            fprintf(stderr, "stencilc: error: --grid gives %d sizes but '%s' is %dD\n", o->ngrid, p->name, p->dims);
+            diag_run_error(&job->diag, "--grid gives %d sizes but '%s' is %dD", o->ngrid, p->name, p->dims);
             return -1;
         }
         for (int d = 0; d < p->dims; d++)
@@ -96,7 +95,7 @@ static int settle_grid(Job *job)
     job->steps = o->steps ? o->steps : (p->steps ? p->steps : 100);
     char why[256];
     if (ir_check_grid(p, job->grid, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: %s\n", why);
+        diag_run_error(&job->diag, "%s", why);
         return -1;
     }
     return 0;
@@ -114,7 +113,7 @@ int step_lower(Job *job)
         ir_set_type(job->prog, (ElemType)job->opt->type);
     job->prog->fast_math = job->opt->fast_math && job->prog->type == ELEM_FLOAT;
     if (job->opt->fast_math && !job->prog->fast_math)
-        fprintf(stderr, "stencilc: warning: --fast-math changes nothing in a double program\n");
+        diag_run_warning(&job->diag, "--fast-math changes nothing in a double program");
     if (settle_grid(job) != 0)
         return -1;
     space_init(&job->space, job->prog, job->grid);

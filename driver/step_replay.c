@@ -14,12 +14,12 @@ int step_replay(Job *job)
     options_tuning(o, &knobs, &budget);
     char err[512];
     if (in_check_regular(o->input, err, sizeof err) != 0) { /* a folder is not an "empty replay file" */
-        fprintf(stderr, "stencilc: error: replay: %s\n", err);
+        diag_run_error(&job->diag, "replay: %s", err);
         return 1;
     }
     if (replay_compare_file(stdout, o->input, o->strategy, o->seeds, budget, &knobs, err,
                             sizeof err) != 0) {
-        fprintf(stderr, "stencilc: error: replay: %s\n", err);
+        diag_run_error(&job->diag, "replay: %s", err);
         return 1;
     }
     return 0;

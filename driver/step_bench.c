@@ -29,7 +29,7 @@ int step_bench(Job *job)
     TuneLock gpu_lock;
     char doing[600];
     snprintf(doing, sizeof doing, "stencilc bench '%.100s' of %.400s", p->name, job->opt->input);
-    if (tune_gpu_lock(&gpu_lock, rt_device_info(rc)->bus_id, rt_device_info(rc)->name, doing, why, sizeof why) != 0)
+    if (tune_gpu_lock(&gpu_lock, rt_device_info(rc)->bus_id, rt_device_info(rc)->name, doing, d, why, sizeof why) != 0)
         diag_run_warning(d, "timing without the GPU's lock: %s", why);
     RtModule *m = rt_compile_plan(rc, job->plan, why, sizeof why);
     if (!m) {

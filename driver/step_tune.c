@@ -206,7 +206,7 @@ static int lock_gpu(Job *job, TuneLock *l, const char *id, const char *name, con
 {
     char doing[600], err[1400];
     snprintf(doing, sizeof doing, "stencilc tuning '%.100s' of %.400s", job->prog->name, job->opt->input);
-    if (tune_gpu_lock(l, id, name, doing, err, sizeof err) != 0)
+    if (tune_gpu_lock(l, id, name, doing, &job->diag, err, sizeof err) != 0)
         fprintf(stderr, "stencilc: warning: tuning without the GPU's lock: %s\n", err);
     if (job->opt->tune_record || use_db_record(job, dir, key, name) != 0)
         return 0;
@@ -230,7 +230,7 @@ static int tune_without_gpu(Job *job, const char *reason, const TuneDbKey *key)
     char dir[1024];
     tunedb_dir(o->tune_db, dir, sizeof dir);
     TuneDbEntry e;
-    if (!o->config && tunedb_find_any_gpu(dir, key, accept_record, job, &e) == 0) {
+    if (!o->config && tunedb_find_any_gpu(dir, key, accept_record, job, &e, &job->diag) == 0) {
         char day[16];
         snprintf(day, sizeof day, "%.10s", e.date);
         fprintf(stderr, "stencilc: using the tuned configuration recorded on %s on %s\n", e.gpu, day);
@@ -256,10 +256,10 @@ static FILE *open_log(const char *path)
 
 /* The key's journal: what it holds goes into h (a resumed run measures none of it again),
  * and it is opened for this run's measurements. NULL (with a warning) when it cannot be. */
-static TuneJournal *resume_journal(const Job *job, const char *dir, const TuneDbKey *key, TuneHistory *h)
+static TuneJournal *resume_journal(Job *job, const char *dir, const TuneDbKey *key, TuneHistory *h)
 {
     char err[1400];
-    int resumed = tunedb_journal_load(dir, key, job->prog->dims, h);
+    int resumed = tunedb_journal_load(dir, key, job->prog->dims, h, &job->diag);
     if (resumed > 0 && !job->opt->quiet)
         fprintf(stderr, "stencilc: resuming: %d variants measured by an earlier run (journal in %s)\n",
                 resumed, dir);
@@ -296,7 +296,7 @@ static int replay_search(Job *job, const Replay *rp, const TuneKnobs *knobs, Tun
     replay_run_init(&rr, rp);
     replay_evaluator(&rr, &ev);
     TuneResult res;
-    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .log = log, .journal = journal};
+    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .diag = &job->diag, .log = log, .journal = journal};
     tune_run(&pb, st, &ev, &h, &ro, &res);
     int rc = -1;
     char cfg[512], why[256];
@@ -525,7 +525,7 @@ static int tune_on_gpu(Job *job, GpuEval *g, const TuneDbKey *key, const char *d
     interrupted = 0;
     sigaction(SIGINT, &sa, &old);
     TuneResult res;
-    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .log = log, .journal = journal};
+    TuneRunOptions ro = {.budget = budget, .quiet = o->quiet, .diag = &job->diag, .log = log, .journal = journal};
     tune_run(&pb, st, &ev, &h, &ro, &res);
     int was_interrupted = interrupted;
     if (was_interrupted)

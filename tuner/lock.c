@@ -61,8 +61,8 @@ static int flock_retry(int fd, int op)
     return r;
 }
 
-int tune_lock_take(TuneLock *l, const char *path, const char *what, const char *holder, char *err,
-                   int errlen)
+int tune_lock_take(TuneLock *l, const char *path, const char *what, const char *holder, Diag *d,
+                   char *err, int errlen)
 {
     l->fd = open_lock_file(path, err, errlen);
     if (l->fd < 0)
@@ -72,11 +72,11 @@ int tune_lock_take(TuneLock *l, const char *path, const char *what, const char *
             snprintf(err, (size_t)errlen, "cannot lock %s: %s", path, strerror(errno));
             goto fail;
         }
-        if (what) {
+        if (what && d) {
             char who[512];
             read_holder(l->fd, who, sizeof who);
-            fprintf(stderr, "stencilc: waiting for %s: %s (lock %s)\n", what,
-                    who[0] ? who : "another process holds it", path);
+            diag_run_info(d, "waiting for %s: %s (lock %s)", what, who[0] ? who : "another process holds it",
+                          path);
         }
         if (flock_retry(l->fd, LOCK_EX) != 0) {
             snprintf(err, (size_t)errlen, "cannot lock %s: %s", path, strerror(errno));
@@ -129,12 +129,12 @@ void tune_gpu_lock_path(const char *gpu_id, char *buf, int len)
     snprintf(buf, (size_t)len, "%s/stencilc-gpu-%s.lock", tmp && *tmp ? tmp : "/tmp", part);
 }
 
-int tune_gpu_lock(TuneLock *l, const char *gpu_id, const char *gpu_name, const char *doing, char *err,
-                  int errlen)
+int tune_gpu_lock(TuneLock *l, const char *gpu_id, const char *gpu_name, const char *doing, Diag *d,
+                  char *err, int errlen)
 {
     char path[1200], what[400], holder[512];
     tune_gpu_lock_path(gpu_id, path, sizeof path);
     snprintf(what, sizeof what, "the GPU %s (%s)", gpu_name, gpu_id);
     snprintf(holder, sizeof holder, "pid %ld (%s) is timing on it", (long)getpid(), doing);
-    return tune_lock_take(l, path, what, holder, err, errlen);
+    return tune_lock_take(l, path, what, holder, d, err, errlen);
 }

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "tune_int.h"
 
@@ -19,14 +18,8 @@ static double run_clock(const TuneEvaluator *ev)
     return ev->clock ? ev->clock(ev->clock_ctx) : tune_now_s();
 }
 
-void tune_progress_stderr(void *ctx, const TuneProgress *p)
+void tune_progress_line(void *diag, const TuneProgress *p)
 {
-    static double last_print = -1e9;
-    int tty = isatty(fileno(stderr));
-    double now = tune_now_s();
-    if (!p->done && now - last_print < (tty ? 0.1 : 5.0))
-        return;
-    last_print = now;
     char best[600] = "none yet";
     if (p->best) {
         char cfg[512];
@@ -40,17 +33,15 @@ void tune_progress_stderr(void *ctx, const TuneProgress *p)
         snprintf(left, sizeof left, ", %ld left", p->count_left);
     if (p->done)
         snprintf(left, sizeof left, " in %.1f s", p->elapsed_s);
-    fprintf(stderr, "%s%s: %ld evaluated, %ld valid, best %s%s%s", tty ? "\r" : "",
-            p->done ? "tuned" : "tuning", p->evaluated, p->valid, best, left,
-            tty ? "\033[K" : "\n");
-    if (tty && p->done)
-        fputc('\n', stderr);
-    fflush(stderr);
+    char line[800];
+    snprintf(line, sizeof line, "%s: %ld evaluated, %ld valid, best %s%s", p->done ? "tuned" : "tuning",
+             p->evaluated, p->valid, best, left);
+    diag_progress(diag, line, p->done);
 }
 
 static void report(const TuneRunOptions *o, const TuneHistory *h, double elapsed, int done)
 {
-    if (o->quiet)
+    if (o->quiet || (!o->progress && !o->diag))
         return;
     TuneProgress p = {
         .evaluated = h->n,
@@ -64,7 +55,10 @@ static void report(const TuneRunOptions *o, const TuneHistory *h, double elapsed
     };
     if (p.time_left_s < 0 && o->budget.seconds > 0)
         p.time_left_s = 0;
-    (o->progress ? o->progress : tune_progress_stderr)(o->progress_ctx, &p);
+    if (o->progress)
+        o->progress(o->progress_ctx, &p);
+    else
+        tune_progress_line(o->diag, &p);
 }
 
 static void measure(const TuneEvaluator *ev, const Config *cs, int n, int *ok, double *ms,

@@ -10,6 +10,7 @@
 
 #include "../codegen/config.h"
 #include "../codegen/space.h"
+#include "../util/diag.h"
 
 /* ---- callbacks ---------------------------------------------------------------------------- */
 
@@ -133,9 +134,9 @@ typedef struct {
 double tune_now_s(void);
 
 typedef void (*TuneProgressFn)(void *ctx, const TuneProgress *p);
-/* The default progress line on stderr: '\r'-updated when stderr is a tty, otherwise a line
- * every 5 seconds of wall time (and one at the end). ctx is unused. */
-void tune_progress_stderr(void *ctx, const TuneProgress *p);
+/* The default progress line, "tuning: 12 evaluated, 12 valid, best ...", through diag_progress
+ * (how often it shows is the Diag's business). ctx is the Diag. */
+void tune_progress_line(void *diag, const TuneProgress *p);
 
 typedef struct {
     TuneEvalFn evaluate;
@@ -160,8 +161,9 @@ typedef struct TuneJournal TuneJournal; /* a key's journal in the tuning databas
 typedef struct {
     TuneBudget budget;
     int quiet;              /* no progress output at all */
-    TuneProgressFn progress; /* NULL: tune_progress_stderr */
+    TuneProgressFn progress; /* NULL: tune_progress_line on diag */
     void *progress_ctx;
+    Diag *diag;             /* where the default progress line goes (NULL: nowhere) */
     FILE *log;              /* --tune-log: one JSON line per evaluation, or NULL */
     TuneJournal *journal;   /* tunedb journal: the same lines, written one by one, or NULL */
 } TuneRunOptions;
@@ -219,10 +221,10 @@ void tunedb_key_hash(const TuneDbKey *k, char out[17]);
 int tunedb_lookup(const char *dir, const TuneDbKey *k, TuneDbEntry *e, char *err, int errlen);
 /* The newest record of k's program, grid, type and generator made on any GPU (k's gpu and
  * cuda are ignored) that accept (NULL: any) takes, so a newer record accept refuses never
- * hides an older good one. Damaged files are reported on stderr by name and skipped.
+ * hides an older good one. Damaged files are reported on d by name and skipped.
  * 0 with it in *out, 1 when there is none. */
 int tunedb_find_any_gpu(const char *dir, const TuneDbKey *k, int (*accept)(void *ctx, const TuneDbEntry *e),
-                        void *ctx, TuneDbEntry *out);
+                        void *ctx, TuneDbEntry *out, Diag *d);
 /* Offers a result, under the database's lock (creates dir): written (temp file + fsync +
  * rename + fsync of the directory) unless the file already holds a record of this key at
  * least as fast, which stays (then *kept, when not NULL, is that record). A damaged record, or
@@ -237,8 +239,8 @@ int tunedb_journal_append(TuneJournal *j, const TuneSample *r); /* 0 or -1 */
 void tunedb_journal_close(TuneJournal *j);                      /* NULL is fine */
 /* Loads the key's journal into h (lines that do not parse, e.g. a torn last line or a time
  * that is not positive and finite, are skipped). Returns how many were loaded (0 when there
- * is no journal; a journal that is not a regular file is reported and not read). */
-int tunedb_journal_load(const char *dir, const TuneDbKey *k, int dims, TuneHistory *h);
+ * is no journal; a journal that is not a regular file is reported on d and not read). */
+int tunedb_journal_load(const char *dir, const TuneDbKey *k, int dims, TuneHistory *h, Diag *d);
 
 /* ---- locks between stencilc processes (tuner/lock.c) -------------------------------------- */
 
@@ -249,18 +251,19 @@ typedef struct {
 
 /* An exclusive flock on path (created readable and writable by all; never a symlink nor a
  * special file), released when the process ends however it ends. When another process holds
- * it and what is not NULL, says on stderr "stencilc: waiting for WHAT: <what the holder wrote>"
- * and waits. holder (may be NULL): a line written into the file while this process holds it.
- * 0, or -1 with err. */
-int tune_lock_take(TuneLock *l, const char *path, const char *what, const char *holder, char *err,
-                   int errlen);
+ * it and what and d are not NULL, says on d "stencilc: waiting for WHAT: <what the holder
+ * wrote>" and waits. holder (may be NULL): a line written into the file while this process
+ * holds it. 0, or -1 with err. */
+int tune_lock_take(TuneLock *l, const char *path, const char *what, const char *holder, Diag *d,
+                   char *err, int errlen);
 void tune_lock_release(TuneLock *l);
 /* $TMPDIR (else /tmp)/stencilc-gpu-ID.lock, ID made safe for a file name. */
 void tune_gpu_lock_path(const char *gpu_id, char *buf, int len);
 /* The lock of the GPU gpu_id (its PCI bus id; a replay's: its recorded name), held while this
- * process times on it; doing says what for (e.g. "stencilc tuning 'heat' of heat.st"). */
-int tune_gpu_lock(TuneLock *l, const char *gpu_id, const char *gpu_name, const char *doing, char *err,
-                  int errlen);
+ * process times on it; doing says what for (e.g. "stencilc tuning 'heat' of heat.st"). A wait
+ * is said on d. */
+int tune_gpu_lock(TuneLock *l, const char *gpu_id, const char *gpu_name, const char *doing, Diag *d,
+                  char *err, int errlen);
 
 /* ---- replay of recorded measurements ------------------------------------------------------ */
 

@@ -95,7 +95,7 @@ int tunedb_lock(const char *dir, TuneLock *l, char *err, int errlen)
     if (tunedb_mkdir(dir, err, errlen) != 0)
         return -1;
     snprintf(path, sizeof path, "%s/lock", dir);
-    return tune_lock_take(l, path, NULL, NULL, err, errlen);
+    return tune_lock_take(l, path, NULL, NULL, NULL, err, errlen);
 }
 
 int tune_open_regular(const char *path, long max_bytes, int flags, char *err, int errlen)
@@ -267,17 +267,17 @@ static int newest_first(const void *a, const void *b)
 }
 
 /* The records of k's program, grid, type and generator on every GPU, newest first (malloc'd;
- * *n of them). A damaged file is reported on stderr and skipped. */
-static TuneDbEntry *records_any_gpu(const char *dir, TuneDbKey k, int *n)
+ * *n of them). A damaged file is reported on d and skipped. */
+static TuneDbEntry *records_any_gpu(const char *dir, TuneDbKey k, int *n, Diag *d)
 {
     TuneDbEntry *list = NULL;
     int cap = 0;
     *n = 0;
-    DIR *d = opendir(dir);
-    if (!d)
+    DIR *folder = opendir(dir);
+    if (!folder)
         return NULL;
     struct dirent *de;
-    while ((de = readdir(d))) {
+    while ((de = readdir(folder))) {
         size_t len = strlen(de->d_name);
         if (len < 6 || strcmp(de->d_name + len - 5, ".best"))
             continue;
@@ -285,7 +285,7 @@ static TuneDbEntry *records_any_gpu(const char *dir, TuneDbKey k, int *n)
         Record r;
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         if (read_record(path, &r, err, sizeof err) != 0) {
-            fprintf(stderr, "stencilc: warning: tuning database: %s; skipped\n", err);
+            diag_run_warning(d, "tuning database: %s; skipped", err);
             continue;
         }
         k.gpu = r.e.gpu;
@@ -302,17 +302,17 @@ static TuneDbEntry *records_any_gpu(const char *dir, TuneDbKey k, int *n)
         }
         list[(*n)++] = r.e;
     }
-    closedir(d);
+    closedir(folder);
     if (*n > 1)
         qsort(list, (size_t)*n, sizeof *list, newest_first);
     return list;
 }
 
 int tunedb_find_any_gpu(const char *dir, const TuneDbKey *k, int (*accept)(void *, const TuneDbEntry *),
-                        void *ctx, TuneDbEntry *out)
+                        void *ctx, TuneDbEntry *out, Diag *d)
 {
     int n, found = 0;
-    TuneDbEntry *list = records_any_gpu(dir, *k, &n);
+    TuneDbEntry *list = records_any_gpu(dir, *k, &n, d);
     for (int i = 0; i < n && !found; i++)
         if (!accept || accept(ctx, &list[i])) {
             *out = list[i];

@@ -82,13 +82,13 @@ void tunedb_journal_close(TuneJournal *j)
     free(j);
 }
 
-int tunedb_journal_load(const char *dir, const TuneDbKey *k, int dims, TuneHistory *h)
+int tunedb_journal_load(const char *dir, const TuneDbKey *k, int dims, TuneHistory *h, Diag *d)
 {
     char path[1200], err[1400];
     tunedb_path(dir, k, "journal", path, sizeof path);
     int fd = tune_open_regular(path, TUNEDB_MAX_JOURNAL, O_RDONLY, err, sizeof err);
     if (fd == -1)
-        fprintf(stderr, "stencilc: warning: tuning database: %s; not resumed\n", err);
+        diag_run_warning(d, "tuning database: %s; not resumed", err);
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
         if (fd >= 0)

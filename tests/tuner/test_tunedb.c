@@ -147,8 +147,10 @@ static void test_resume(void)
     fclose(f);
 
     /* resume: 30 loaded, 30 more measured, none twice, budget counts all 60 */
+    Diag dg; /* nothing to say: the torn line is skipped quietly */
+    diag_init(&dg, NULL, stderr);
     tune_history_init(&h);
-    CHECK(tunedb_journal_load(dir, &k, 3, &h) == 30);
+    CHECK(tunedb_journal_load(dir, &k, 3, &h, &dg) == 30);
     CHECK(h.n == 30 && h.items[h.best].ms == best1 && h.n - h.nok == failed1);
     j = tunedb_journal_open(dir, &k, err, sizeof err);
     st = tune_strategy_new("gest", &pb, &kn, err, sizeof err);
@@ -165,14 +167,15 @@ static void test_resume(void)
 
     /* the journal now holds 60 good lines after the torn one */
     tune_history_init(&h);
-    CHECK(tunedb_journal_load(dir, &k, 3, &h) == 60);
+    CHECK(tunedb_journal_load(dir, &k, 3, &h, &dg) == 60);
     tune_history_free(&h);
     /* another key has no journal */
     TuneDbKey k2 = k;
     k2.cuda = "12.4";
     tune_history_init(&h);
-    CHECK(tunedb_journal_load(dir, &k2, 3, &h) == 0);
+    CHECK(tunedb_journal_load(dir, &k2, 3, &h, &dg) == 0);
     tune_history_free(&h);
+    CHECK(dg.warnings == 0 && dg.errors == 0);
     tune_seen_free(w.seen);
     rm_rf(dir);
 }

@@ -15,6 +15,30 @@
 
 static char dir[64];
 
+/* A Diag that keeps what it was told, to check what the database reports. */
+typedef struct {
+    Diag d;
+    char *text;
+    size_t len;
+} Said;
+
+static void said_open(Said *s)
+{
+    s->text = NULL;
+    s->len = 0;
+    diag_init(&s->d, NULL, open_memstream(&s->text, &s->len));
+    CHECK(s->d.out != NULL);
+}
+
+/* Ends the capture; 1 when the text holds want. */
+static int said_close(Said *s, const char *want)
+{
+    fclose(s->d.out);
+    int found = s->text && strstr(s->text, want) != NULL;
+    free(s->text);
+    return found;
+}
+
 static TuneDbKey key(const char *gpu)
 {
     TuneDbKey k = {.program = "stencil heat { u = 0.25 * (u[-1] + u[1]) }",
@@ -129,8 +153,12 @@ static void test_damaged(void)
     CHECK(mkfifo(jpath, 0666) == 0);
     alarm(20);
     TuneHistory hist;
+    Said said;
     tune_history_init(&hist);
-    CHECK(tunedb_journal_load(dir, &k, 3, &hist) == 0);
+    said_open(&said);
+    CHECK(tunedb_journal_load(dir, &k, 3, &hist, &said.d) == 0);
+    CHECK(said.d.warnings == 1);
+    CHECK(said_close(&said, "not a regular file; not resumed"));
     CHECK(tunedb_journal_open(dir, &k, err, sizeof err) == NULL && strstr(err, "not a regular file"));
     alarm(0);
     tune_history_free(&hist);
@@ -151,16 +179,22 @@ static void test_newer_invalid(void)
     TuneDbEntry got;
     write_record(&old, "tb=64x4x1", "0.75", "2026-01-01T00:00:00Z", NULL, 0);
     write_record(&newer, "tb=32x8x1", "inf", "2026-06-01T00:00:00Z", NULL, 0);
-    CHECK(tunedb_find_any_gpu(dir, &old, NULL, NULL, &got) == 0);
+    Said said; /* the damaged record is reported by name, and skipped */
+    said_open(&said);
+    CHECK(tunedb_find_any_gpu(dir, &old, NULL, NULL, &got, &said.d) == 0);
     CHECK(!strcmp(got.gpu, "NVIDIA A100") && got.ms == 0.75);
+    CHECK(said.d.warnings == 1);
+    CHECK(said_close(&said, "ms=inf is not a positive, finite time; skipped"));
+    Diag dg;
+    diag_init(&dg, NULL, stderr);
     write_record(&newer, "tb=32x8x1", "0.5", "2026-06-01T00:00:00Z", NULL, 0);
     write_record(&newest, "tb=8x8x1", "0.25", "2026-09-01T00:00:00Z", NULL, 0);
-    CHECK(tunedb_find_any_gpu(dir, &old, NULL, NULL, &got) == 0 && !strcmp(got.gpu, "NVIDIA B200"));
-    CHECK(tunedb_find_any_gpu(dir, &old, refuse_tb8, NULL, &got) == 0 && !strcmp(got.gpu, "NVIDIA H200"));
+    CHECK(tunedb_find_any_gpu(dir, &old, NULL, NULL, &got, &dg) == 0 && !strcmp(got.gpu, "NVIDIA B200"));
+    CHECK(tunedb_find_any_gpu(dir, &old, refuse_tb8, NULL, &got, &dg) == 0 && !strcmp(got.gpu, "NVIDIA H200"));
     /* another generator's records are not this one's */
     TuneDbKey gen = old;
     gen.generator = "stencilc 0.2.0 (generator ba9876543210); tblock<=16";
-    CHECK(tunedb_find_any_gpu(dir, &gen, NULL, NULL, &got) == 1);
+    CHECK(tunedb_find_any_gpu(dir, &gen, NULL, NULL, &got, &dg) == 1);
 }
 
 static void test_faster_wins(void)

@@ -294,7 +294,7 @@ def parse_bench(out, err=""):
     v = re.search(r"max relative error (\S+) \(tolerance (\S+)\)", out)
     if v:
         res["max_rel_err"] = float(v.group(1))
-    # How the configuration was chosen (driver/step_tune.c's messages on stderr).
+    # How the configuration was chosen (tuner/policy*.c's messages on stderr).
     m = re.search(r"warning: not tuned \((.*?)\);", err)
     if m:
         res["not_tuned"] = m.group(1)

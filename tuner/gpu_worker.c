@@ -278,6 +278,7 @@ static void worker_compare(Worker *w, const Req *rq, const Config *c)
         Msg d = {.type = MSG_DONE};
         m.ok = m.match = 1;
         m.tolerance = 1e-5;
+        m.steps = rq->steps;
         send_msg(w, &m);
         send_msg(w, &d);
         return;

@@ -87,7 +87,7 @@ int main(void)
 
     /* The comparison with the plain kernel answers through the same worker. */
     RtVerifyResult vr;
-    assert(gpu_eval_compare_plain(g, &cs[0], 10, &vr, why, sizeof why) == 0 && vr.ok);
+    assert(gpu_eval_compare_plain(g, &cs[0], 10, &vr, why, sizeof why) == 0 && vr.ok && vr.steps == 10);
 
     /* A deadline in the middle of a batch (the tuning budget): what was measured counts, the
      * rest is not measured (ok -1), and the batch ends at the deadline, not at the hang limit

@@ -112,7 +112,7 @@ int main(void)
 
     /* The new worker compares a variant with the plain kernel on the full grid. */
     RtVerifyResult vr;
-    assert(gpu_eval_compare_plain(g, &cs[2], 10, &vr, why, sizeof why) == 0 && vr.ok);
+    assert(gpu_eval_compare_plain(g, &cs[2], 10, &vr, why, sizeof why) == 0 && vr.ok && vr.steps == 10);
     gpu_eval_stop(g);
     arena_free(arena);
     printf("ok\n");

@@ -267,3 +267,28 @@ void k_param(Kb *b, KKernel *k, const char *type, const char *name, int pointer,
 }
 
 const char *k_elem_name(ElemType t) { return ir_elem_name(t); }
+
+/* ---- appended: warp shuffles, compound assignment, expression statements ---- */
+
+KExpr *k_shuffle(Kb *b, KShuffle kind, KExpr *value, KExpr *lane)
+{
+    KExpr *e = node(b, KE_SHUFFLE);
+    e->shuffle = kind;
+    e->a = value;
+    e->b = lane;
+    return e;
+}
+
+KStmt *k_assign_add(Kb *b, KExpr *lhs, KExpr *rhs)
+{
+    KStmt *s = k_assign(b, lhs, rhs);
+    s->quals = 1;
+    return s;
+}
+
+KStmt *k_eval(Kb *b, KExpr *e)
+{
+    KStmt *s = stmt(b, KS_EVAL);
+    s->rhs = e;
+    return s;
+}

@@ -25,13 +25,18 @@ typedef enum {
     KE_CALL,    /* name(args...) */
     KE_BRACE,   /* name{args...}: a vector value built from its lanes */
     KE_MEMBER,  /* a.name: a vector's lane */
+    KE_SHUFFLE, /* a's value in another lane of the warp (shuffle: KSH_*, b: lane or distance) */
 } KExprKind;
+
+/* Which lane a KE_SHUFFLE reads: lane b, the lane b below, the lane b above (all lanes take part). */
+typedef enum { KSH_IDX, KSH_UP, KSH_DOWN } KShuffle;
 
 typedef enum {
     KO_NEG, KO_NOT, KO_ADDR, KO_DEREF,            /* unary: - ! & * */
     KO_MUL, KO_DIV, KO_MOD, KO_ADD, KO_SUB,       /* arithmetic */
     KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ, KO_NE,     /* comparisons */
     KO_LAND, KO_LOR, KO_BOR,                      /* logical, bitwise or */
+    KO_BAND,                                      /* bitwise and */
 } KOp;
 
 typedef struct KExpr KExpr;
@@ -47,6 +52,7 @@ struct KExpr {
     KExpr *a, *b, *c;
     KExpr **args;        /* KE_CALL */
     int nargs;
+    KShuffle shuffle;    /* KE_SHUFFLE */
 };
 
 typedef enum {
@@ -59,6 +65,7 @@ typedef enum {
     KS_CONTINUE,
     KS_BARRIER,  /* all threads of the block wait (CUDA __syncthreads) */
     KS_COMMENT,
+    KS_EVAL,     /* rhs; evaluated for its effect ((void)x: x may go unused) */
 } KStmtKind;
 
 typedef struct KStmt KStmt;
@@ -90,6 +97,7 @@ struct KStmt {
     KExpr *step;         /* KS_FOR (NULL: 1) */
     int unroll;          /* KS_FOR: 0 no pragma, N > 0 `unroll N`, -1 `unroll` */
     KBlock body, els;    /* KS_IF, KS_FOR, KS_BLOCK */
+    int inclusive;       /* KS_FOR: the loop runs while var <= limit */
 };
 
 /* A kernel parameter: an array of elem (const unless written) or a scalar. */
@@ -194,6 +202,13 @@ void kir_cuda_kernel(StrBuf *out, const KKernel *k);
 void kir_cuda_kernel_head(StrBuf *out, const KKernel *k);
 /* A declaration at file scope (constant-memory arrays). */
 void kir_cuda_global(StrBuf *out, const KStmt *decl);
+
+/* ---- appended: warp shuffles, compound assignment, expression statements ---- */
+KExpr *k_shuffle(Kb *b, KShuffle kind, KExpr *value, KExpr *lane);
+/* lhs += rhs; */
+KStmt *k_assign_add(Kb *b, KExpr *lhs, KExpr *rhs);
+/* `e;` */
+KStmt *k_eval(Kb *b, KExpr *e);
 
 /* The element type's C name: "float" or "double" (the one place it is spelled). */
 const char *k_elem_name(ElemType t);

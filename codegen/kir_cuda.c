@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { PREC_SELECT = 3, PREC_LOR = 4, PREC_LAND = 5, PREC_BOR = 6, PREC_EQ = 9, PREC_REL = 10, PREC_ADD = 12,
-       PREC_MUL = 13, PREC_UNARY = 15, PREC_POSTFIX = 16, PREC_PRIMARY = 17 };
+enum { PREC_SELECT = 3, PREC_LOR = 4, PREC_LAND = 5, PREC_BOR = 6, PREC_BAND = 8, PREC_EQ = 9, PREC_REL = 10,
+       PREC_ADD = 12, PREC_MUL = 13, PREC_UNARY = 15, PREC_POSTFIX = 16, PREC_PRIMARY = 17 };
 
 static const struct {
     const char *text;
@@ -20,6 +20,7 @@ static const struct {
     [KO_SUB] = {"-", PREC_ADD},    [KO_LT] = {"<", PREC_REL},     [KO_LE] = {"<=", PREC_REL},
     [KO_GT] = {">", PREC_REL},     [KO_GE] = {">=", PREC_REL},    [KO_EQ] = {"==", PREC_EQ},
     [KO_NE] = {"!=", PREC_EQ},     [KO_LAND] = {"&&", PREC_LAND}, [KO_LOR] = {"||", PREC_LOR},
+    [KO_BAND] = {"&", PREC_BAND},
 };
 
 static int prec(const KExpr *e)
@@ -33,7 +34,8 @@ static int prec(const KExpr *e)
     case KE_INDEX:
     case KE_CALL:
     case KE_BRACE:
-    case KE_MEMBER: return PREC_POSTFIX;
+    case KE_MEMBER:
+    case KE_SHUFFLE: return PREC_POSTFIX;
     default: return PREC_PRIMARY; /* a negative KE_REAL prints its own parentheses */
     }
 }
@@ -83,6 +85,18 @@ static void call(StrBuf *out, const KExpr *e, const char *open, const char *clos
     sb_puts(out, close);
 }
 
+/* A warp shuffle over the whole warp. */
+static void shuffle(StrBuf *out, const KExpr *e)
+{
+    static const char *const fn[] = {[KSH_IDX] = "__shfl_sync", [KSH_UP] = "__shfl_up_sync",
+                                     [KSH_DOWN] = "__shfl_down_sync"};
+    sb_printf(out, "%s(0xffffffffu, ", fn[e->shuffle]);
+    expr_at(out, e->a, PREC_SELECT);
+    sb_puts(out, ", ");
+    expr_at(out, e->b, PREC_SELECT);
+    sb_puts(out, ")");
+}
+
 static void unary(StrBuf *out, const KExpr *e)
 {
     sb_puts(out, ops[e->op].text);
@@ -130,6 +144,7 @@ void kir_cuda_expr(StrBuf *out, const KExpr *e)
         expr_at(out, e->a, PREC_POSTFIX);
         sb_printf(out, ".%s", e->name);
         return;
+    case KE_SHUFFLE: shuffle(out, e); return;
     }
 }
 
@@ -148,7 +163,8 @@ static void decl(StrBuf *out, const KStmt *s)
               s->quals & KQ_CONSTANT ? "__constant__ " : "", s->quals & KQ_CONST ? "const " : "");
     if (s->align)
         sb_printf(out, "__align__(%d) ", s->align);
-    sb_printf(out, "%s %s", s->type, s->name);
+    size_t tl = strlen(s->type);
+    sb_printf(out, "%s%s%s", s->type, tl && s->type[tl - 1] == '*' ? "" : " ", s->name); /* T *p */
     if (s->quals & KQ_ARRAY)
         sb_printf(out, s->extent ? "[%lld]" : "[]", s->extent);
     if (s->init) {
@@ -219,7 +235,7 @@ static void for_stmt(StrBuf *out, const KStmt *s, int depth)
     }
     sb_printf(out, "for (int %s = ", s->name);
     kir_cuda_expr(out, s->init);
-    sb_printf(out, "; %s < ", s->name);
+    sb_printf(out, "; %s %s ", s->name, s->inclusive ? "<=" : "<");
     expr_at(out, s->cond, PREC_REL + 1);
     if (s->step) {
         sb_printf(out, "; %s += ", s->name);
@@ -254,6 +270,10 @@ static void stmt(StrBuf *out, const KStmt *s, int depth)
     case KS_CONTINUE: sb_puts(out, "continue;\n"); return;
     case KS_BARRIER: sb_puts(out, "__syncthreads();\n"); return;
     case KS_COMMENT: sb_printf(out, "/* %s */\n", s->name); return;
+    case KS_EVAL:
+        kir_cuda_expr(out, s->rhs);
+        sb_puts(out, ";\n");
+        return;
     }
 }
 

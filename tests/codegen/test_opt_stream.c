@@ -11,6 +11,7 @@
 #include "plan.h"
 #include "space.h"
 #include "../../util/arena.h"
+#include "../../util/strbuf.h"
 
 static Plan *build(Arena *a, const IrProgram *p, const char *text, char *why, int whylen)
 {
@@ -52,65 +53,206 @@ static void differs(Arena *a, const IrProgram *p, const char *x, const char *y)
     assert(strcmp(sx, sy) != 0);
 }
 
-/* The text of s from the first `from` to the next `to` after it (a copy in the arena). */
-static const char *between(Arena *a, const char *s, const char *from, const char *to)
+/* ---- the kernels as built (kernel representation), walked ---- */
+
+/* Stage 0's stream kernel of p under the configuration text. */
+static KKernel *kernel(Arena *a, const IrProgram *p, const char *text)
 {
-    const char *b = strstr(s, from);
-    const char *e = b ? strstr(b, to) : NULL;
-    if (!e)
-        fprintf(stderr, "no '%s' ... '%s' in:\n%s\n", from, to, s);
-    assert(b && e);
-    size_t n = (size_t)(e - b);
-    char *r = arena_alloc(a, n + 1);
-    memcpy(r, b, n);
-    r[n] = 0;
+    char why[512];
+    Config *c = arena_alloc(a, sizeof *c);
+    assert(config_parse(text, p->dims, c, why, sizeof why) == 0);
+    StrBuf src = {0};
+    CgCtx ctx = {.prog = p, .cfg = c, .arena = a, .prefix = "k", .T = ir_elem_name(p->type),
+                 .src = &src, .idx = "idx", .kb = {a, p->type}};
+    CgArgs args = {0};
+    cg_stage_args(&ctx, 0, &args);
+    PlanLaunch l = {0};
+    KKernel *k = cg_build_stage_stream(&ctx, 0, "k", &args, &l, why, sizeof why);
+    if (!k)
+        fprintf(stderr, "%s: %s\n", text, why);
+    assert(k);
+    sb_free(&src);
+    return k;
+}
+
+static const char *text(Arena *a, const KExpr *e)
+{
+    StrBuf t = {0};
+    kir_cuda_expr(&t, e);
+    const char *r = arena_strdup(a, t.data);
+    sb_free(&t);
     return r;
+}
+
+/* The first statement of kind (and name, for declarations and loops: NULL for any) in block,
+ * nested statements included. */
+static const KStmt *find(const KBlock *b, KStmtKind kind, const char *name)
+{
+    for (int i = 0; i < b->n; i++) {
+        const KStmt *s = b->items[i];
+        if (s->kind == kind && (!name || (s->name && strcmp(s->name, name) == 0)))
+            return s;
+        const KStmt *in = find(&s->body, kind, name);
+        if (!in)
+            in = find(&s->els, kind, name);
+        if (in)
+            return in;
+    }
+    return NULL;
+}
+
+static int count(const KBlock *b, KStmtKind kind)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++)
+        n += (b->items[i]->kind == kind) + count(&b->items[i]->body, kind) + count(&b->items[i]->els, kind);
+    return n;
+}
+
+/* Whether some expression of block (nested) satisfies pred with arg. */
+typedef int (*ExprPred)(const KExpr *e, const char *arg);
+
+static int expr_any(const KExpr *e, ExprPred pred, const char *arg)
+{
+    if (!e)
+        return 0;
+    if (pred(e, arg))
+        return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (expr_any(e->args[i], pred, arg))
+            return 1;
+    return expr_any(e->a, pred, arg) || expr_any(e->b, pred, arg) || expr_any(e->c, pred, arg);
+}
+
+static int block_any(const KBlock *b, ExprPred pred, const char *arg)
+{
+    for (int i = 0; i < b->n; i++) {
+        const KStmt *s = b->items[i];
+        const KExpr *parts[] = {s->init, s->lhs, s->rhs, s->cond, s->step};
+        for (int j = 0; j < 5; j++)
+            if (expr_any(parts[j], pred, arg))
+                return 1;
+        if (block_any(&s->body, pred, arg) || block_any(&s->els, pred, arg))
+            return 1;
+    }
+    return 0;
+}
+
+static int is_var(const KExpr *e, const char *name) { return e->kind == KE_VAR && strcmp(e->name, name) == 0; }
+static int is_cast(const KExpr *e, const char *type) { return e->kind == KE_CAST && strcmp(e->name, type) == 0; }
+/* x * name or name * x */
+static int is_mul_by(const KExpr *e, const char *name)
+{
+    return e->kind == KE_BINARY && e->op == KO_MUL && (is_var(e->a, name) || is_var(e->b, name));
+}
+/* name += x */
+static int adds_to(const KBlock *b, const char *name)
+{
+    for (int i = 0; i < b->n; i++) {
+        const KStmt *s = b->items[i];
+        if ((s->kind == KS_ASSIGN && s->quals && is_var(s->lhs, name)) || adds_to(&s->body, name) ||
+            adds_to(&s->els, name))
+            return 1;
+    }
+    return 0;
+}
+/* A declaration of name in b (nested) initialized to exactly init (as printed). */
+static int declares(Arena *a, const KBlock *b, const char *name, const char *init)
+{
+    for (int i = 0; i < b->n; i++) {
+        const KStmt *s = b->items[i];
+        if (s->kind == KS_DECL && strcmp(s->name, name) == 0 && s->init && strcmp(text(a, s->init), init) == 0)
+            return 1;
+        if (declares(a, &s->body, name, init) || declares(a, &s->els, name, init))
+            return 1;
+    }
+    return 0;
+}
+
+/* The statement of block (not nested) that is `if (cond)` with cond a variable named name. */
+static const KStmt *if_var(const KBlock *b, const char *name)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->items[i]->kind == KS_IF && is_var(b->items[i]->cond, name))
+            return b->items[i];
+    return NULL;
+}
+
+/* Ifs of b (nested) whose condition mentions var. */
+static int ifs_on(const KBlock *b, const char *var)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++) {
+        const KStmt *s = b->items[i];
+        n += s->kind == KS_IF && expr_any(s->cond, is_var, var);
+        n += ifs_on(&s->body, var) + ifs_on(&s->els, var);
+    }
+    return n;
+}
+
+/* The steady loop of the fast path: per-plane work without bounds tests or 64-bit indices. */
+static void steady_loop_is_lean(const KStmt *loop, const char *stride)
+{
+    const KBlock *b = &loop->body;
+    assert(loop->unroll == 1 && loop->init->ival == 0);
+    assert(block_any(b, is_var, "sm0")); /* the walk reaches the planes' nested blocks */
+    assert(!block_any(b, is_mul_by, stride) && !block_any(b, is_cast, "long long"));
+    static const char *const per_plane[] = {"live", "inside", "tlast", "z0", "t"};
+    for (int i = 0; i < 5; i++)
+        assert(!block_any(b, is_var, per_plane[i]));
 }
 
 /* The smem-ring kernel's fast path for full blocks: decided once per block, pointers stepped
  * by the plane stride, no bounds tests, constant ring slots where the unroll allows. */
 static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
 {
-    const char *s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1");
-    assert(strstr(s, "const bool full = z0 + 32 <= n1 && bx0 + 128 <= n0;"));
-    assert(strstr(s, "if (full) {"));
-    assert(strstr(s, "for (int t0 = z0 - 1; t0 <= tlast; t0 += 2)")); /* the general loop stays */
-    const char *fast = between(a, s, "if (full) {", "return; /* the general loop");
-    const char *loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
+    KKernel *k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1");
+    assert(declares(a, &k->body, "full", "z0 + 32 <= n1 && bx0 + 128 <= n0"));
+    const KStmt *fast = if_var(&k->body, "full");
+    assert(fast && fast->body.items[fast->body.n - 1]->kind == KS_RETURN);
+    const KStmt *general = find(&k->body, KS_FOR, "t0"); /* the general loop stays */
+    assert(general && general->inclusive && general->step->ival == 2 && strcmp(text(a, general->init), "z0 - 1") == 0);
     /* pointers set once: own column and tile cell at plane z0, output at plane z0+R */
-    assert(strstr(fast, "const float *pg0 = f_u_l0 + (long long)z0 * s1 + own_g;"));
-    assert(strstr(fast, "const float *ph0_0 = f_u_l0 + (long long)z0 * s1 + tile_g + hg0;"));
-    assert(strstr(fast, "float *po0 = f_u_lp1 + (long long)(z0 + 1) * s1 + own_g;"));
+    assert(declares(a, &fast->body, "pg0", "f_u_l0 + (long long)z0 * s1 + own_g"));
+    assert(declares(a, &fast->body, "ph0_0", "f_u_l0 + (long long)z0 * s1 + tile_g + hg0"));
+    assert(declares(a, &fast->body, "po0", "f_u_lp1 + (long long)(z0 + 1) * s1 + own_g"));
+    const KStmt *loop = find(&fast->body, KS_FOR, "jj");
+    assert(loop && loop->step->ival == 2 && loop->cond->ival == 32);
     /* the loop: no multiply by a stride, no 64-bit index, no per-plane predicates */
-    assert(!strstr(loop, "* s1") && !strstr(loop, "long long"));
-    assert(!strstr(loop, "live") && !strstr(loop, "inside") && !strstr(loop, "tlast"));
-    assert(!strstr(loop, ">= z0") && !strstr(loop, "rb"));
-    assert(strstr(loop, "pg0 += s1;") && strstr(loop, "ph0_0 += s1;") && strstr(loop, "po0 += s1;"));
-    assert(strstr(loop, "g0_0n = *pg0;"));
+    steady_loop_is_lean(loop, "s1");
+    assert(!block_any(&loop->body, is_var, "rb"));
+    assert(adds_to(&loop->body, "pg0") && adds_to(&loop->body, "ph0_0") && adds_to(&loop->body, "po0"));
     /* two slots, unroll 2: constant slots 0 and 1 */
-    assert(strstr(loop, "sm0 + 0 * 130") && strstr(loop, "sm0 + 1 * 130"));
+    assert(declares(a, &loop->body, "w", "sm0 + 0 * 130") && declares(a, &loop->body, "w", "sm0 + 1 * 130"));
     /* prefetch: only the next group's loads test, once, that there is one */
-    assert(strstr(loop, "if (jj + 2 < 32) {") && hb_count(loop, "if (jj") == 1);
-    assert(hb_count(loop, "__syncthreads();") == 2);
+    const KStmt *more = find(&loop->body, KS_IF, NULL);
+    assert(more && strcmp(text(a, more->cond), "jj + 2 < 32") == 0 && ifs_on(&loop->body, "jj") == 1);
+    assert(find(&more->body, KS_ASSIGN, NULL) && strcmp(text(a, find(&more->body, KS_ASSIGN, NULL)->rhs), "*pg0") == 0);
+    assert(count(&loop->body, KS_BARRIER) == 2);
     /* warm-up: plane z0-1 neither stores nor reads the ring (no barrier), plane z0 stores */
-    const char *warm = between(a, fast, "/* warm-up plane t = z0-1 */", "#pragma unroll 1");
-    assert(hb_count(warm, "__syncthreads();") == 1);
+    int warm_barriers = 0;
+    for (int i = 0; fast->body.items[i] != loop; i++)
+        warm_barriers += count(&fast->body.items[i]->body, KS_BARRIER);
+    assert(warm_barriers == 1);
 
     /* no prefetch, uf=1: unrolled to the two slots */
-    s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on");
-    loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
-    assert(!strstr(loop, "rb") && !strstr(loop, "if (jj") && hb_count(loop, "__syncthreads();") == 2);
+    k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on");
+    loop = find(&k->body, KS_FOR, "jj");
+    assert(loop->step->ival == 2 && !block_any(&loop->body, is_var, "rb") && ifs_on(&loop->body, "jj") == 0);
+    assert(count(&loop->body, KS_BARRIER) == 2);
     /* three slots (regq=2) do not divide a power-of-two sb: unroll uf, slots computed */
-    s = source(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,regq=2,uf=1x2x1");
-    loop = between(a, s, "for (int jj = 0; jj < 32; jj += 2)", "return;");
-    assert(strstr(loop, "const unsigned rb = (unsigned)(jj + 4);") && strstr(loop, "% 3u"));
-    assert(!strstr(loop, "* s1") && !strstr(loop, "live"));
+    k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,regq=2,uf=1x2x1");
+    loop = find(&k->body, KS_FOR, "jj");
+    assert(loop->step->ival == 2 && declares(a, &loop->body, "rb", "(unsigned)(jj + 4)"));
+    assert(declares(a, &loop->body, "w", "sm0 + rb % 3u * 130"));
+    steady_loop_is_lean(loop, "s1");
     /* a box in 3D: whole-tile cells, four slots, unroll 4, the tile test covers both axes */
-    s = source(a, box3d, "tb=32x8x1,stream=z,sb=32,smem=on");
-    assert(strstr(s, "&& bx0 + 32 <= n0 && bb0 + 8 <= n1;"));
-    loop = between(a, s, "for (int jj = 0; jj < 32; jj += 4)", "return;");
-    assert(strstr(loop, "okf0 ? *ph0_0 : (double)0;") && !strstr(loop, "* s2"));
-    assert(!strstr(loop, "rb") && hb_count(loop, "__syncthreads();") == 4);
+    k = kernel(a, box3d, "tb=32x8x1,stream=z,sb=32,smem=on");
+    assert(declares(a, &k->body, "full", "z0 + 32 <= n2 && bx0 + 32 <= n0 && bb0 + 8 <= n1"));
+    loop = find(&k->body, KS_FOR, "jj");
+    assert(loop->step->ival == 4 && declares(a, &loop->body, "h0_0_0", "okf0 ? *ph0_0 : (double)0"));
+    steady_loop_is_lean(loop, "s2");
+    assert(!block_any(&loop->body, is_var, "rb") && count(&loop->body, KS_BARRIER) == 4);
     /* the register mode and retiming kernels have no fast path (yet) */
     assert(!strstr(source(a, box3d, "tb=32x4x1,stream=z,sb=32"), "if (full)"));
 }

@@ -294,10 +294,12 @@ KKernel *cg_build_stage_stream(CgCtx *ctx, int stage, const char *name, const Cg
                                char *why, int whylen)
 {
     StreamGeom *g = geometry(ctx, stage, why, whylen);
-    if (g && (g->retime || g->reg_mode)) {
-        snprintf(why, (size_t)whylen, "register mode and retiming are printed as text");
+    if (g && g->retime) {
+        snprintf(why, (size_t)whylen, "retiming is printed as text");
         return NULL;
     }
+    if (g && g->reg_mode)
+        return cg_build_stream_reg(ctx, stage, name, args, l, g);
     return g ? ring_kernel(ctx, stage, name, args, l, g) : NULL;
 }
 
@@ -309,8 +311,6 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
         return -1;
     if (g->retime)
         return cg_emit_stream_retime(ctx, stage, name, args, l, g, why, whylen);
-    if (g->reg_mode)
-        return cg_emit_stream_reg(ctx, stage, name, args, l, g);
-    kir_cuda_kernel(ctx->src, ring_kernel(ctx, stage, name, args, l, g));
+    kir_cuda_kernel(ctx->src, cg_build_stage_stream(ctx, stage, name, args, l, why, whylen));
     return 0;
 }

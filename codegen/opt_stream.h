@@ -63,15 +63,15 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
                    int whylen);
 /* Queued register values per thread in register mode (the constraint's measure). */
 int cg_stream_reg_count(const StreamGeom *g);
-/* The ring kernel of the stage as cg_emit_stage_stream prints it, built as kernel
- * representation (the launch geometry set in l); NULL with a reason in why (register mode and
- * retiming are still printed as text). */
+/* The stage's kernel as cg_emit_stage_stream prints it, built as kernel representation (the
+ * launch geometry set in l); NULL with a reason in why (retiming is still printed as text). */
 KKernel *cg_build_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
                                char *why, int whylen);
-/* Register mode and retiming kernels (opt_stream_reg.c, opt_stream_retime.c): same contract
- * as cg_emit_stage_stream, with the geometry already built. */
-int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
-                       PlanLaunch *l, const StreamGeom *g);
+/* The register mode kernel (opt_stream_reg.c): same contract as cg_build_stage_stream, with
+ * the geometry already built. */
+KKernel *cg_build_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                             PlanLaunch *l, const StreamGeom *g);
+/* The retiming kernel (opt_stream_retime.c): same contract as cg_emit_stage_stream. */
 /* Whether stage `stage` is a weighted sum of reads (sum of const * read, optionally times or
  * divided by a constant): what retiming accumulates. Returns 1, or 0 with a reason. */
 int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen);

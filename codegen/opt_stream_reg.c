@@ -7,47 +7,44 @@
  * in-plane axis (ab) and loads the bm + 2hb rows they read, so ab neighbours are registers too.
  * Indices: one 64-bit base pointer per buffer advanced by the plane stride; rows and x offsets
  * are 32-bit. */
-#include "opt.h"
-#include "opt_stream.h"
+#include "opt_stream_build.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    CgCtx ctx; /* first: the read hook gets &RegCtx.ctx */
-    const StreamGeom *g;
-    int o;     /* output row of the strip being emitted */
-} RegCtx;
-
-static const char axis_letter[3] = {'x', 'y', 'z'};
-
 /* Register names: v<k>_<row>_<pos> (own column), e<k>_<row>_<pos> (x-halo lane value),
  * x<k>_<row>_<pos>_<dx> (the neighbour at dx, from shuffles). */
-static void reg_name(StrBuf *out, char kind, int k, int r, int p)
+static KExpr *reg(StreamB *sb, char kind, int k, int r, int p)
 {
-    char a[16], b[16];
-    sb_printf(out, "%c%d_%s_%s", kind, k, cg_stream_signed_name(a, r), cg_stream_signed_name(b, p));
+    char a[16], c[16];
+    return k_varf(sb->b, "%c%d_%s_%s", kind, k, cg_stream_signed_name(a, r), cg_stream_signed_name(c, p));
 }
 
-static void reg_read(CgCtx *ctx, const IrNode *n, StrBuf *out)
+static KExpr *nbr_reg(StreamB *sb, int k, int r, int p, int dx)
 {
-    const RegCtx *rc = (const RegCtx *)ctx;
-    const StreamGeom *g = rc->g;
+    char a[16], c[16], d[16];
+    return k_varf(sb->b, "x%d_%s_%s_%s", k, cg_stream_signed_name(a, r), cg_stream_signed_name(c, p),
+                  cg_stream_signed_name(d, dx));
+}
+
+/* A name with a row: <prefix>_<signed r><tag>. */
+static KExpr *row_var(StreamB *sb, const char *prefix, int r, const char *tag)
+{
+    char a[16];
+    return k_varf(sb->b, "%s_%s%s", prefix, cg_stream_signed_name(a, r), tag);
+}
+
+static KExpr *reg_read(CgCtx *ctx, const IrNode *n)
+{
+    StreamB *sb = (StreamB *)ctx;
+    const StreamGeom *g = sb->g;
     int k = cg_stream_find_src(g, n->field, n->level);
-    if (k < 0) {
-        CgReadHook hook = ctx->read_hook;
-        ctx->read_hook = NULL;
-        cg_emit_read(ctx, n, out);
-        ctx->read_hook = hook;
-        return;
-    }
-    int r = rc->o + (g->ab > 0 ? n->off[g->ab] : 0);
-    reg_name(out, n->off[0] ? 'x' : 'v', k, r, n->off[g->sd]);
-    if (n->off[0]) {
-        char a[16];
-        sb_printf(out, "_%s", cg_stream_signed_name(a, n->off[0]));
-    }
+    if (k < 0)
+        return cg_global_read(ctx, n, cg_point_index(ctx));
+    int r = sb->row + (g->ab > 0 ? n->off[g->ab] : 0);
+    if (n->off[0])
+        return nbr_reg(sb, k, r, n->off[g->sd], n->off[0]);
+    return reg(sb, 'v', k, r, n->off[g->sd]);
 }
 
 /* The distinct (source, row, position, dx != 0) neighbours read by the strip's outputs. */
@@ -79,229 +76,239 @@ static int collect_nbrs(const IrProgram *prog, int stage, const StreamGeom *g, N
 }
 
 /* Loads of plane t0+ahead+u (padded plane index t0+ahead+u+R; bp points at padded t0+R) into
- * g<k>_<r><tag> / ge<k>_<r><tag>, declared there when decl. */
-static void emit_loads(CgCtx *ctx, const StreamGeom *g, int u, const char *tag, int ahead,
-                       const char *t0, int decl, const char *ind)
+ * g<k>_<r><tag> / ge<k>_<r><tag>. */
+static void reg_loads(StreamB *sb, KBlock *out, int u, const char *tag, int ahead, KExpr *t0)
 {
-    StrBuf *o = ctx->src;
-    const char *T = ctx->T;
-    char a[16];
-    sb_printf(o, "%sconst bool pv%s = %s + %d <= tlast;\n", ind, tag, t0, ahead + u);
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    const char *T = sb->ctx->T;
+    KExpr *ps = k_var(b, "ps");
+    KExpr *pv = k_let(b, out, "bool", stream_name(sb, "pv%s", tag),
+                      k_bin(b, KO_LE, stream_add(sb, t0, ahead + u), k_var(b, "tlast")));
     for (int k = 0; k < g->nsrc; k++) {
         const StreamSrc *s = &g->src[k];
+        KExpr *plane = k_add(b, k_varf(b, "bp%d", k), k_mul(b, k_int(b, ahead + u), ps));
         for (int ri = 0; ri < g->bm + 2 * g->hb; ri++) {
             int r = ri - g->hb;
-            cg_stream_signed_name(a, r);
-            if (s->vmin[ri] <= g->R)
-                sb_printf(o, "%s%s%sg%d_%s%s = (pv%s && rok_%s && live) ? __ldg(bp%d + %d * ps + "
-                          "rowoff_%s) : (%s)0;\n", ind, decl ? T : "", decl ? " " : "", k, a, tag,
-                          tag, a, k, ahead + u, a, T);
-            if (s->emin[ri] <= g->R)
-                sb_printf(o, "%s%s%sge%d_%s%s = (pv%s && rok_%s && elive) ? __ldg(bp%d + %d * ps + "
-                          "rowoff_%s + ex) : (%s)0;\n", ind, decl ? T : "", decl ? " " : "", k, a,
-                          tag, tag, a, k, ahead + u, a, T);
+            KExpr *ok = k_and(b, pv, row_var(sb, "rok", r, ""));
+            KExpr *at = k_add(b, plane, row_var(sb, "rowoff", r, ""));
+            if (s->vmin[ri] <= g->R) {
+                KExpr *v = k_call(b, "__ldg", 1, at);
+                v = k_select(b, k_and(b, ok, k_var(b, "live")), v, stream_zero(sb));
+                k_push(b, out, k_decl(b, 0, T, row_var(sb, stream_name(sb, "g%d", k), r, tag)->name, v));
+            }
+            if (s->emin[ri] <= g->R) {
+                KExpr *v = k_call(b, "__ldg", 1, k_add(b, at, k_var(b, "ex")));
+                v = k_select(b, k_and(b, ok, k_var(b, "elive")), v, stream_zero(sb));
+                k_push(b, out, k_decl(b, 0, T, row_var(sb, stream_name(sb, "ge%d", k), r, tag)->name, v));
+            }
         }
     }
 }
 
 /* Copies the prefetched group into the current one. */
-static void emit_carry(CgCtx *ctx, const StreamGeom *g, int u, const char *ind)
+static void reg_carry(StreamB *sb, KBlock *out, int u)
 {
-    char a[16];
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    const char *now = stream_name(sb, "_%d", u), *next = stream_name(sb, "_%dn", u);
     for (int k = 0; k < g->nsrc; k++)
         for (int ri = 0; ri < g->bm + 2 * g->hb; ri++) {
-            cg_stream_signed_name(a, ri - g->hb);
+            int r = ri - g->hb;
+            const char *gv = stream_name(sb, "g%d", k), *ge = stream_name(sb, "ge%d", k);
             if (g->src[k].vmin[ri] <= g->R)
-                sb_printf(ctx->src, "%sg%d_%s_%d = g%d_%s_%dn;\n", ind, k, a, u, k, a, u);
+                k_push(b, out, k_assign(b, row_var(sb, gv, r, now), row_var(sb, gv, r, next)));
             if (g->src[k].emin[ri] <= g->R)
-                sb_printf(ctx->src, "%sge%d_%s_%d = ge%d_%s_%dn;\n", ind, k, a, u, k, a, u);
+                k_push(b, out, k_assign(b, row_var(sb, ge, r, now), row_var(sb, ge, r, next)));
         }
 }
 
 /* Shifts the window by one plane and takes in the loaded values of plane u. */
-static void emit_shift(CgCtx *ctx, const StreamGeom *g, const char *tag, const char *ind)
+static void reg_shift(StreamB *sb, KBlock *out, const char *tag)
 {
-    StrBuf *o = ctx->src;
-    char a[16];
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
     for (int k = 0; k < g->nsrc; k++)
         for (int ri = 0; ri < g->bm + 2 * g->hb; ri++) {
             int r = ri - g->hb;
             const int mins[2] = {g->src[k].vmin[ri], g->src[k].emin[ri]};
-            for (int w = 0; w < 2; w++) {
-                char kind = w ? 'e' : 'v';
+            for (int w = 0; w < 2; w++)
                 for (int p = mins[w]; p <= g->R; p++) {
-                    sb_puts(o, ind);
-                    reg_name(o, kind, k, r, p);
-                    sb_puts(o, " = ");
-                    if (p < g->R)
-                        reg_name(o, kind, k, r, p + 1);
-                    else
-                        sb_printf(o, "g%s%d_%s%s", w ? "e" : "", k, cg_stream_signed_name(a, r), tag);
-                    sb_puts(o, ";\n");
+                    KExpr *in = p < g->R ? reg(sb, w ? 'e' : 'v', k, r, p + 1)
+                                         : row_var(sb, stream_name(sb, "g%s%d", w ? "e" : "", k), r, tag);
+                    k_push(b, out, k_assign(b, reg(sb, w ? 'e' : 'v', k, r, p), in));
                 }
-            }
         }
 }
 
 /* Every lane executes both shuffles (a full-mask shuffle must not sit under a lane-dependent
  * branch); a select then picks the in-warp or the halo value. */
-static void emit_shuffles(CgCtx *ctx, const StreamGeom *g, const Nbr *nb, int nn, const char *ind)
+static void reg_shuffles(StreamB *sb, KBlock *out, const Nbr *nb, int nn)
 {
-    StrBuf *o = ctx->src;
-    const char *T = ctx->T;
-    char a[16];
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    const char *T = sb->ctx->T;
+    KExpr *lane = k_var(b, "lane");
     for (int j = 0; j < nn; j++) {
         const Nbr *x = &nb[j];
         int d = abs(x->dx);
-        sb_printf(o, "%sconst %s sw%d = __shfl_%s_sync(0xffffffffu, ", ind, T, j,
-                  x->dx > 0 ? "down" : "up");
-        reg_name(o, 'v', x->k, x->r, x->p);
-        sb_printf(o, ", %d);\n", d);
+        KExpr *v = k_shuffle(b, x->dx > 0 ? KSH_DOWN : KSH_UP, reg(sb, 'v', x->k, x->r, x->p), k_int(b, d));
+        KExpr *sw = k_let(b, out, T, stream_name(sb, "sw%d", j), v);
+        KExpr *halo = reg(sb, 'e', x->k, x->r, x->p);
         if (d != g->hx) {
-            sb_printf(o, "%sconst %s sh%d = __shfl_sync(0xffffffffu, ", ind, T, j);
-            reg_name(o, 'e', x->k, x->r, x->p);
-            sb_printf(o, ", lane + (%d));\n", x->dx > 0 ? x->dx - g->hx : x->dx + g->hx);
+            KExpr *from = stream_add(sb, lane, x->dx > 0 ? x->dx - g->hx : x->dx + g->hx);
+            halo = k_let(b, out, T, stream_name(sb, "sh%d", j), k_shuffle(b, KSH_IDX, halo, from));
         }
-        sb_printf(o, "%sconst %s ", ind, T);
-        reg_name(o, 'x', x->k, x->r, x->p);
-        sb_printf(o, "_%s = lane %s %d %s ? sw%d : ", cg_stream_signed_name(a, x->dx), x->dx > 0 ? "+" : "-", d,
-                  x->dx > 0 ? "< 32" : ">= 0", j);
-        if (d == g->hx)
-            reg_name(o, 'e', x->k, x->r, x->p);
-        else
-            sb_printf(o, "sh%d", j);
-        sb_puts(o, ";\n");
+        KExpr *in_warp = x->dx > 0 ? k_bin(b, KO_LT, stream_add(sb, lane, d), k_int(b, 32))
+                                   : k_bin(b, KO_GE, stream_sub(sb, lane, d), k_int(b, 0));
+        k_let(b, out, T, nbr_reg(sb, x->k, x->r, x->p, x->dx)->name, k_select(b, in_warp, sw, halo));
     }
 }
 
-int cg_emit_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
-                       PlanLaunch *l, const StreamGeom *g)
+/* The rows a thread loads in 3D: rok_<r> (inside the buffer), rowoff_<r> (offset from its
+ * first row); its column's offset own and the row stride ostep. */
+static void reg_rows(StreamB *sb, KBlock *out, KExpr *i)
 {
-    const IrProgram *prog = ctx->prog;
-    const Config *c = ctx->cfg;
-    StrBuf *o = ctx->src;
-    const char *T = ctx->T;
-    int R = g->R, hx = g->hx, hb = g->hb, bm = g->bm;
-    int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
-    Nbr *nb = arena_alloc(ctx->arena, sizeof(Nbr) * 4096);
-    int nn = collect_nbrs(prog, stage, g, nb, 4096);
-
-    sb_printf(o, "/* stage %d: 2.5D streaming along %c, %d planes per block, %d-plane window "
-              "all in registers (regq=1), x neighbours by warp shuffles", stage,
-              axis_letter[g->sd], g->sb, 2 * R + 1);
-    if (g->dims == 3)
-        sb_printf(o, ", %d row%s along %c per thread", bm, bm > 1 ? "s" : "", axis_letter[g->ab]);
-    sb_printf(o, ", %s */\n", g->prefetch ? "next planes prefetched" : "no prefetch");
-    cg_emit_signature(ctx, name, block, args);
-    cg_emit_strides(ctx);
-    const char *sSD = g->sd == 2 ? "s2" : "s1";
-    sb_printf(o, "    const long long ps = %s;\n", sSD);
-    sb_puts(o, "    const int lane = (int)(threadIdx.x & 31u);\n");
-    sb_printf(o, "    const int i = (int)(blockIdx.x * %du + threadIdx.x);\n", g->tbx);
-    sb_printf(o, "    const bool live = i < n0 + %d;\n", hx);
-    sb_puts(o, "    const bool xin = i < n0;\n");
-    /* x-halo lanes: the first hx load left of the warp, the last hx right of it */
-    sb_printf(o, "    const int ex = lane < %d ? -%d : %d;\n", hx, hx, hx);
-    sb_printf(o, "    const bool elive = lane < %d ? i < n0 + %d : lane >= %d && xin;\n", hx,
-              2 * hx, 32 - hx);
-    sb_puts(o, "    (void)ex; (void)elive; (void)lane;\n");
-    if (g->dims == 3) {
-        const char *tB = g->ab == 1 ? "threadIdx.y" : "threadIdx.z";
-        const char *bB = g->ab == 1 ? "blockIdx.y" : "blockIdx.z";
-        const char *nB = g->ab == 1 ? "n1" : "n2";
-        const char *sB = g->ab == 1 ? "s1" : "s2";
-        sb_printf(o, "    const int jb = (int)((%s * %du + %s) * %du);\n", bB, g->tbb, tB, bm);
-        for (int ri = 0; ri < bm + 2 * hb; ri++) {
-            char a[16];
-            int r = ri - hb;
-            cg_stream_signed_name(a, r);
-            sb_printf(o, "    const bool rok_%s = jb + %d < %s + %d;\n", a, r + hb, nB, 2 * hb);
-            sb_printf(o, "    const long long rowoff_%s = (long long)(%d) * %s;\n", a, r, sB);
-            sb_printf(o, "    (void)rok_%s; (void)rowoff_%s;\n", a, a);
-        }
-        sb_printf(o, "    const long long own = (long long)(jb + %d) * %s + (i + %d);\n", hb, sB, hx);
-        sb_printf(o, "    const long long ostep = %s;\n", sB);
-    } else {
-        sb_puts(o, "    const bool rok_p0 = true;\n    const int rowoff_p0 = 0;\n");
-        sb_printf(o, "    const long long own = (long long)(i + %d);\n", hx);
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    KExpr *sB = sb->s[g->ab], *nB = k_varf(b, "n%d", g->ab);
+    KExpr *first = k_add(b, k_mul(b, k_block(b, g->ab), k_uint(b, g->tbb)), k_thread(b, g->ab));
+    KExpr *jb = k_let(b, out, "int", "jb", k_cast(b, "int", k_mul(b, first, k_uint(b, g->bm))));
+    for (int ri = 0; ri < g->bm + 2 * g->hb; ri++) {
+        int r = ri - g->hb;
+        KExpr *ok = k_bin(b, KO_LT, stream_add(sb, jb, r + g->hb), stream_add(sb, nB, 2 * g->hb));
+        const char *rok = row_var(sb, "rok", r, "")->name, *rowoff = row_var(sb, "rowoff", r, "")->name;
+        k_let(b, out, "bool", rok, ok);
+        k_let(b, out, "long long", rowoff, k_mul(b, k_cast(b, "long long", k_int(b, r)), sB));
+        stream_unused(sb, out, (const char *const[]){rok, rowoff}, 2);
     }
-    sb_printf(o, "    const int z0 = (int)(blockIdx.%c * %du);\n", axis_letter[g->sd], g->sb);
-    sb_printf(o, "    const int zend = min(z0 + %d, n%d);\n", g->sb, g->sd);
-    sb_printf(o, "    const int tlast = zend - 1 + %d;\n", R);
+    KExpr *own = k_add(b, k_mul(b, k_cast(b, "long long", stream_add(sb, jb, g->hb)), sB), stream_add(sb, i, g->hx));
+    k_let(b, out, "long long", "own", own);
+    k_let(b, out, "long long", "ostep", sB);
+}
+
+/* The thread's lane and column, which lanes load the x halo (ex: its offset, elive), the
+ * rows, the block's planes, the base pointers and the window's registers. */
+static void reg_prologue(StreamB *sb, KBlock *out)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    int hx = g->hx;
+    cg_strides(sb->ctx, out, sb->s);
+    KExpr *ps = k_let(b, out, "long long", "ps", sb->s[g->sd]);
+    KExpr *lane = k_let(b, out, "int", "lane", k_cast(b, "int", k_bin(b, KO_BAND, k_thread(b, 0), k_uint(b, 31))));
+    KExpr *x = k_add(b, k_mul(b, k_block(b, 0), k_uint(b, g->tbx)), k_thread(b, 0));
+    KExpr *i = k_let(b, out, "int", "i", k_cast(b, "int", x)), *n0 = k_var(b, "n0");
+    k_let(b, out, "bool", "live", k_bin(b, KO_LT, i, stream_add(sb, n0, hx)));
+    KExpr *xin = k_let(b, out, "bool", "xin", k_bin(b, KO_LT, i, n0));
+    /* x-halo lanes: the first hx load left of the warp, the last hx right of it */
+    KExpr *left = k_bin(b, KO_LT, lane, k_int(b, hx));
+    k_let(b, out, "int", "ex", k_select(b, left, k_int(b, -hx), k_int(b, hx)));
+    KExpr *right = k_and(b, k_bin(b, KO_GE, lane, k_int(b, 32 - hx)), xin);
+    k_let(b, out, "bool", "elive", k_select(b, left, k_bin(b, KO_LT, i, stream_add(sb, n0, 2 * hx)), right));
+    stream_unused(sb, out, (const char *const[]){"ex", "elive", "lane"}, 3);
+    if (g->dims == 3) {
+        reg_rows(sb, out, i);
+    } else {
+        k_let(b, out, "bool", "rok_p0", k_var(b, "true"));
+        k_let(b, out, "int", "rowoff_p0", k_int(b, 0));
+        k_let(b, out, "long long", "own", k_cast(b, "long long", stream_add(sb, i, hx)));
+    }
+    stream_z_range(sb, out);
     /* base pointers at the block's first padded plane (z0 - R + R) */
+    const char *cptr = stream_name(sb, "const %s *", sb->ctx->T);
     for (int k = 0; k < g->nsrc; k++) {
-        PlanArg a = {ARG_BUF, g->src[k].field, g->src[k].level, 0};
-        char an[160];
-        cg_arg_name(prog, &a, an, sizeof an);
-        sb_printf(o, "    const %s *bp%d = %s + (long long)z0 * ps + own;\n", T, k, an);
+        KExpr *at = k_add(b, k_add(b, sb->buf[k], k_mul(b, k_cast(b, "long long", k_var(b, "z0")), ps)), k_var(b, "own"));
+        k_push(b, out, k_decl(b, 0, cptr, stream_name(sb, "bp%d", k), at));
     }
     for (int k = 0; k < g->nsrc; k++)
-        for (int ri = 0; ri < bm + 2 * hb; ri++) {
+        for (int ri = 0; ri < g->bm + 2 * g->hb; ri++) {
             const int mins[2] = {g->src[k].vmin[ri], g->src[k].emin[ri]};
             for (int w = 0; w < 2; w++)
-                for (int p = mins[w]; p <= R; p++) {
-                    sb_printf(o, "    %s ", T);
-                    reg_name(o, w ? 'e' : 'v', k, ri - hb, p);
-                    sb_printf(o, " = (%s)0;\n", T);
-                }
+                for (int p = mins[w]; p <= g->R; p++)
+                    k_push(b, out, k_decl(b, 0, sb->ctx->T, reg(sb, w ? 'e' : 'v', k, ri - g->hb, p)->name,
+                                          stream_zero(sb)));
         }
+}
+
+/* The strip's output points of plane t, once the window is full. */
+static void reg_points(StreamB *sb, KBlock *out, const Nbr *nb, int nn)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    KExpr *t = k_var(b, "t");
+    KStmt *full = k_if(b, k_bin(b, KO_GE, t, stream_add(sb, k_var(b, "z0"), g->R)));
+    reg_shuffles(sb, &full->body, nb, nn);
+    KExpr *at = k_add(b, k_mul(b, k_cast(b, "long long", t), k_var(b, "ps")), k_var(b, "own"));
+    KExpr *obase = k_let(b, &full->body, "long long", "obase", at);
+    for (int r = 0; r < g->bm; r++) {
+        KExpr *in = k_var(b, "xin");
+        if (g->dims == 3) {
+            in = k_and(b, in, row_var(sb, "rok", r, ""));
+            in = k_and(b, in, k_bin(b, KO_LT, stream_add(sb, k_var(b, "jb"), r), k_varf(b, "n%d", g->ab)));
+        }
+        KStmt *row = k_if(b, in);
+        KExpr *oidx = g->dims == 3 ? k_add(b, obase, k_mul(b, k_int(b, r), k_var(b, "ostep"))) : obase;
+        sb->row = r;
+        sb->pt.kidx = k_let(b, &row->body, "long long", "oidx", oidx);
+        cg_point(&sb->pt, &row->body);
+        sb->pt.kidx = NULL;
+        k_push(b, &full->body, row);
+    }
+    k_push(b, out, full);
+}
+
+/* Loads of a group of uf planes are issued together; with prefetch, the next group's are
+ * issued before this group is computed (the first group before the loop). */
+static void reg_loop(StreamB *sb, KBlock *out, const Nbr *nb, int nn)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
     int uf = g->uf;
-    char tag[16];
-    /* Loads of a group of uf planes are issued together; with prefetch, the next group's are
-     * issued before this group is computed (the first group before the loop). */
-    for (int u = 0; g->prefetch && u < uf; u++) {
-        snprintf(tag, sizeof tag, "_%d", u);
-        char t0e[32];
-        snprintf(t0e, sizeof t0e, "(z0 - %d)", R);
-        emit_loads(ctx, g, u, tag, 0, t0e, 1, "    ");
-    }
-    sb_printf(o, "    for (int t0 = z0 - %d; t0 <= tlast; t0 += %d) {\n", R, uf);
+    KExpr *z0 = k_var(b, "z0"), *t0 = k_var(b, "t0"), *tlast = k_var(b, "tlast");
+    for (int u = 0; g->prefetch && u < uf; u++)
+        reg_loads(sb, out, u, stream_name(sb, "_%d", u), 0, stream_sub(sb, z0, g->R));
+    KStmt *loop = k_for(b, "t0", stream_sub(sb, z0, g->R), tlast, k_int(b, uf), 0);
+    loop->inclusive = 1;
+    for (int u = 0; u < uf; u++)
+        reg_loads(sb, &loop->body, u, stream_name(sb, g->prefetch ? "_%dn" : "_%d", u), g->prefetch ? uf : 0, t0);
     for (int u = 0; u < uf; u++) {
-        snprintf(tag, sizeof tag, g->prefetch ? "_%dn" : "_%d", u);
-        emit_loads(ctx, g, u, tag, g->prefetch ? uf : 0, "t0", 1, "        ");
-    }
-    for (int u = 0; u < uf; u++) {
-        snprintf(tag, sizeof tag, "_%d", u);
-        if (u == 0)
-            sb_puts(o, "        {\n");
-        else
-            sb_printf(o, "        if (t0 + %d <= tlast) {\n", u);
-        sb_printf(o, "            const int t = t0 + %d;\n", u);
-        emit_shift(ctx, g, tag, "            ");
-        sb_printf(o, "            if (t >= z0 + %d) {\n", R);
-        emit_shuffles(ctx, g, nb, nn, "                ");
-        sb_printf(o, "                const long long obase = (long long)t * ps + own;\n");
-        for (int r = 0; r < bm; r++) {
-            char a[16];
-            if (g->dims == 3)
-                sb_printf(o, "                if (xin && rok_%s && jb + %d < n%d) {\n",
-                          cg_stream_signed_name(a, r), r, g->ab);
-            else
-                sb_puts(o, "                if (xin) {\n");
-            if (g->dims == 3)
-                sb_printf(o, "                    const long long oidx = obase + %d * ostep;\n", r);
-            else
-                sb_puts(o, "                    const long long oidx = obase;\n");
-            RegCtx rc = {*ctx, g, r};
-            rc.ctx.stage = stage;
-            rc.ctx.idx = "oidx";
-            rc.ctx.read_hook = reg_read;
-            rc.ctx.prog = cg_fast_arith(ctx->prog, stage, ctx->arena);
-            cg_emit_point(&rc.ctx, "                    ");
-            sb_puts(o, "                }\n");
-        }
-        sb_puts(o, "            }\n        }\n");
+        KStmt *plane = u == 0 ? k_scope(b) : k_if(b, k_bin(b, KO_LE, stream_add(sb, t0, u), tlast));
+        k_let(b, &plane->body, "int", "t", stream_add(sb, t0, u));
+        reg_shift(sb, &plane->body, stream_name(sb, "_%d", u));
+        reg_points(sb, &plane->body, nb, nn);
+        k_push(b, &loop->body, plane);
     }
     for (int u = 0; g->prefetch && u < uf; u++)
-        emit_carry(ctx, g, u, "        ");
+        reg_carry(sb, &loop->body, u);
     for (int k = 0; k < g->nsrc; k++)
-        sb_printf(o, "        bp%d += %d * ps;\n", k, uf);
-    sb_puts(o, "    }\n}\n\n");
-    for (int d = 0; d < 3; d++) {
-        l->block[d] = block[d];
-        l->tile[d] = d == g->sd ? g->sb : d == g->ab ? block[d] * bm : block[d];
-        l->axis_of[d] = d;
-    }
-    l->smem_bytes = 0;
-    return 0;
+        k_push(b, &loop->body, k_assign_add(b, k_varf(b, "bp%d", k), k_mul(b, k_int(b, uf), k_var(b, "ps"))));
+    k_push(b, out, loop);
+}
+
+static const char *reg_comment(CgCtx *ctx, int stage, const StreamGeom *g)
+{
+    const char *rows = g->dims != 3 ? ""
+                       : arena_printf(ctx->arena, ", %d row%s along %c per thread", g->bm, g->bm > 1 ? "s" : "",
+                                      stream_axis_letter(g->ab));
+    return arena_printf(ctx->arena, "stage %d: 2.5D streaming along %c, %d planes per block, %d-plane window "
+                        "all in registers (regq=1), x neighbours by warp shuffles%s, %s", stage,
+                        stream_axis_letter(g->sd), g->sb, 2 * g->R + 1, rows,
+                        g->prefetch ? "next planes prefetched" : "no prefetch");
+}
+
+KKernel *cg_build_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                             PlanLaunch *l, const StreamGeom *g)
+{
+    const Config *c = ctx->cfg;
+    int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
+    Nbr *nb = arena_alloc(ctx->arena, sizeof(Nbr) * 4096);
+    int nn = collect_nbrs(ctx->prog, stage, g, nb, 4096);
+    StreamB *sb = stream_builder(ctx, stage, g, reg_read);
+    KKernel *k = cg_kernel(ctx, name, block, args);
+    k->comment = reg_comment(ctx, stage, g);
+    reg_prologue(sb, &k->body);
+    reg_loop(sb, &k->body, nb, nn);
+    stream_launch(ctx, l, g, g->bm);
+    return k;
 }

@@ -280,37 +280,29 @@ static KKernel *ring_kernel(CgCtx *ctx, int stage, const char *name, const CgArg
     return k;
 }
 
-static StreamGeom *geometry(CgCtx *ctx, int stage, char *why, int whylen)
+KKernel *cg_build_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
+                               char *why, int whylen)
 {
     StreamGeom *g = arena_alloc(ctx->arena, sizeof *g);
     if (ctx->prog->dims < 2) {
         snprintf(why, (size_t)whylen, "streaming needs a 2D or 3D grid");
         return NULL;
     }
-    return cg_stream_geom(ctx->prog, stage, ctx->cfg, g, why, whylen) == 0 ? g : NULL;
-}
-
-KKernel *cg_build_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
-                               char *why, int whylen)
-{
-    StreamGeom *g = geometry(ctx, stage, why, whylen);
-    if (g && g->retime) {
-        snprintf(why, (size_t)whylen, "retiming is printed as text");
+    if (cg_stream_geom(ctx->prog, stage, ctx->cfg, g, why, whylen) != 0)
         return NULL;
-    }
-    if (g && g->reg_mode)
+    if (g->retime)
+        return cg_build_stream_retime(ctx, stage, name, args, l, g, why, whylen);
+    if (g->reg_mode)
         return cg_build_stream_reg(ctx, stage, name, args, l, g);
-    return g ? ring_kernel(ctx, stage, name, args, l, g) : NULL;
+    return ring_kernel(ctx, stage, name, args, l, g);
 }
 
 int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
                          char *why, int whylen)
 {
-    StreamGeom *g = geometry(ctx, stage, why, whylen);
-    if (!g)
+    KKernel *k = cg_build_stage_stream(ctx, stage, name, args, l, why, whylen);
+    if (!k)
         return -1;
-    if (g->retime)
-        return cg_emit_stream_retime(ctx, stage, name, args, l, g, why, whylen);
-    kir_cuda_kernel(ctx->src, cg_build_stage_stream(ctx, stage, name, args, l, why, whylen));
+    kir_cuda_kernel(ctx->src, k);
     return 0;
 }

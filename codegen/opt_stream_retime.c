@@ -6,8 +6,7 @@
  * stored and the ring rotates). A box stencil thus needs one staged plane instead of 2R+1 and
  * (2R+1)^2 shared reads per point instead of (2R+1)^3. The sum is re-associated: results match
  * the plain kernel to rounding. */
-#include "opt.h"
-#include "opt_stream.h"
+#include "opt_stream_build.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -162,8 +161,177 @@ int cg_linear_terms(const IrProgram *prog, int stage, Arena *arena, const CgLinT
     return 1;
 }
 
-int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
-                          PlanLaunch *l, const StreamGeom *g, char *why, int whylen)
+/* The thread's column (i, jb), its index in the block, whether it computes (inside), its
+ * offsets in global memory (own_g) and in a staged plane (own_s). */
+static void retime_coords(StreamB *sb, KBlock *out)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    KExpr *tx = k_cast(b, "int", k_thread(b, 0)), *n0 = k_var(b, "n0");
+    KExpr *bx0 = k_let(b, out, "int", "bx0", k_cast(b, "int", k_mul(b, k_block(b, 0), k_uint(b, g->tbx))));
+    KExpr *i = k_let(b, out, "int", "i", k_add(b, bx0, tx));
+    if (g->dims == 2) {
+        k_let(b, out, "int", "bb0", k_int(b, 0));
+        k_let(b, out, "int", "tid", tx);
+        k_let(b, out, "bool", "inside", k_bin(b, KO_LT, i, n0));
+        k_let(b, out, "long long", "own_g", k_cast(b, "long long", stream_add(sb, i, g->hx)));
+        k_let(b, out, "int", "own_s", stream_add(sb, tx, g->hx));
+        return;
+    }
+    KExpr *tb = k_cast(b, "int", k_thread(b, g->ab)), *sB = sb->s[g->ab];
+    KExpr *bb0 = k_let(b, out, "int", "bb0", k_cast(b, "int", k_mul(b, k_block(b, g->ab), k_uint(b, g->tbb))));
+    KExpr *jb = k_let(b, out, "int", "jb", k_add(b, bb0, tb));
+    k_let(b, out, "int", "tid", k_add(b, tx, k_mul(b, tb, k_int(b, g->tbx))));
+    k_let(b, out, "bool", "inside", k_and(b, k_bin(b, KO_LT, i, n0), k_bin(b, KO_LT, jb, k_varf(b, "n%d", g->ab))));
+    KExpr *row = k_mul(b, k_cast(b, "long long", stream_add(sb, jb, g->hb)), sB);
+    k_let(b, out, "long long", "own_g", k_add(b, row, stream_add(sb, i, g->hx)));
+    KExpr *srow = k_mul(b, stream_add(sb, tb, g->hb), k_int(b, g->W));
+    k_let(b, out, "int", "own_s", stream_add(sb, k_add(b, srow, tx), g->hx));
+}
+
+/* Tile cells of this thread: row-major over the tile with its halo (fs<c>, whether inside the
+ * buffer okf<c>, offset from the tile's corner fg<c>); the base pointers bp<k>. */
+static void retime_cells(StreamB *sb, KBlock *out, int ncell)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    int W = g->W, threads = g->tbx * g->tbb, dims3 = g->dims == 3;
+    KExpr *sB = dims3 ? sb->s[g->ab] : NULL;
+    for (int c = 0; c < ncell; c++) {
+        KExpr *fs = k_let(b, out, "int", stream_name(sb, "fs%d", c), stream_add(sb, k_var(b, "tid"), c * threads));
+        KExpr *fy = k_let(b, out, "int", stream_name(sb, "fy%d", c), k_bin(b, KO_DIV, fs, k_int(b, W)));
+        KExpr *fx = k_let(b, out, "int", stream_name(sb, "fx%d", c), k_sub(b, fs, k_mul(b, fy, k_int(b, W))));
+        KExpr *ok = k_bin(b, KO_LT, fs, k_int(b, W * g->H));
+        ok = k_and(b, ok, k_bin(b, KO_LT, k_add(b, k_var(b, "bx0"), fx), stream_add(sb, k_var(b, "n0"), 2 * g->hx)));
+        if (dims3)
+            ok = k_and(b, ok, k_bin(b, KO_LT, k_add(b, k_var(b, "bb0"), fy),
+                                    stream_add(sb, k_varf(b, "n%d", g->ab), 2 * g->hb)));
+        ok = k_let(b, out, "bool", stream_name(sb, "okf%d", c), ok);
+        KExpr *at = dims3 ? k_add(b, k_mul(b, k_cast(b, "long long", fy), sB), fx) : fx;
+        k_let(b, out, dims3 ? "long long" : "int", stream_name(sb, "fg%d", c), k_select(b, ok, at, k_int(b, 0)));
+    }
+    KExpr *corner = k_mul(b, k_cast(b, "long long", k_var(b, "bb0")), dims3 ? sB : k_int(b, 0));
+    for (int k = 0; k < g->nsrc; k++) {
+        KExpr *at = k_add(b, sb->buf[k], k_mul(b, k_cast(b, "long long", k_var(b, "z0")), k_var(b, "ps")));
+        at = k_add(b, k_add(b, at, corner), k_var(b, "bx0"));
+        k_push(b, out, k_decl(b, 0, stream_name(sb, "const %s *", sb->ctx->T), stream_name(sb, "bp%d", k), at));
+    }
+    stream_unused(sb, out, (const char *const[]){"bb0"}, 1);
+}
+
+/* (ok && okf<c>) ? __ldg(bp<k> + at * ps + fg<c>) : 0: a cell of plane `at` planes ahead. */
+static KExpr *cell_load(StreamB *sb, KExpr *ok, int k, int c, int at)
+{
+    Kb *b = sb->b;
+    KExpr *p = k_add(b, k_add(b, k_varf(b, "bp%d", k), k_mul(b, k_int(b, at), k_var(b, "ps"))), k_varf(b, "fg%d", c));
+    return k_select(b, k_and(b, ok, k_varf(b, "okf%d", c)), k_call(b, "__ldg", 1, p), stream_zero(sb));
+}
+
+/* Source k's neighbourhood of the staged plane, each neighbour read once and its terms added
+ * to the partial sums a<R - dp>. */
+static void accumulate(StreamB *sb, KBlock *out, int k, const CgLinTerm *terms, int nterms)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    KStmt *scope = k_scope(b);
+    KExpr *at = k_add(b, k_varf(b, "sm%d", k), k_mul(b, k_bin(b, KO_BAND, k_var(b, "t"), k_int(b, 1)), k_int(b, g->W * g->H)));
+    k_push(b, &scope->body, k_decl(b, 0, stream_name(sb, "const %s *const", sb->ctx->T), "rd", k_add(b, at, k_var(b, "own_s"))));
+    KExpr *rd = k_var(b, "rd");
+    for (int dy = -g->hb; dy <= g->hb; dy++)
+        for (int dx = -g->hx; dx <= g->hx; dx++) {
+            KStmt *nbr = NULL;
+            KExpr *r = NULL;
+            for (int m = 0; m < nterms; m++) {
+                const CgLinTerm *lt = &terms[m];
+                int ldy = g->ab > 0 ? lt->off[g->ab] : 0;
+                if (cg_stream_find_src(g, lt->field, lt->level) != k || lt->off[0] != dx || ldy != dy || lt->c == 0)
+                    continue;
+                if (!nbr) {
+                    nbr = k_scope(b);
+                    r = k_let(b, &nbr->body, sb->ctx->T, "r", k_index(b, rd, k_int(b, dy * g->W + dx)));
+                }
+                KExpr *acc = k_varf(b, "a%d", g->R - lt->off[g->sd]);
+                k_push(b, &nbr->body, k_assign_add(b, acc, k_mul(b, k_real(b, lt->c), r)));
+            }
+            if (nbr)
+                k_push(b, &scope->body, nbr);
+        }
+    k_push(b, out, scope);
+}
+
+/* Plane t: staged into its slot (t & 1), one barrier, its terms added to the partial sums; the
+ * oldest sum is complete, stored, and the sums rotate. */
+static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst, const CgLinTerm *terms,
+                         int nterms)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    int PL = g->W * g->H, R = g->R;
+    KExpr *t = k_var(b, "t");
+    for (int k = 0; k < g->nsrc; k++) {
+        KExpr *at = k_add(b, k_varf(b, "sm%d", k), k_mul(b, k_bin(b, KO_BAND, t, k_int(b, 1)), k_int(b, PL)));
+        KExpr *wr = k_varf(b, "wr%d", k);
+        k_push(b, out, k_decl(b, 0, stream_name(sb, "%s *const", sb->ctx->T), wr->name, at));
+        for (int c = 0; c < ncell; c++) {
+            KExpr *fs = k_varf(b, "fs%d", c);
+            KStmt *in = k_if(b, k_bin(b, KO_LT, fs, k_int(b, PL)));
+            k_push(b, &in->body, k_assign(b, k_index(b, wr, fs), k_varf(b, "h%d_%d_%d", k, c, u)));
+            k_push(b, out, in);
+        }
+    }
+    k_push(b, out, k_barrier(b));
+    for (int k = 0; k < g->nsrc; k++)
+        accumulate(sb, out, k, terms, nterms);
+    KStmt *store = k_if(b, k_and(b, k_bin(b, KO_GE, t, stream_add(sb, k_var(b, "z0"), R)), k_var(b, "inside")));
+    KExpr *oidx = k_add(b, k_mul(b, k_cast(b, "long long", t), k_var(b, "ps")), k_var(b, "own_g"));
+    k_push(b, &store->body, k_assign(b, k_index(b, dst, oidx), k_var(b, "a0")));
+    k_push(b, out, store);
+    for (int j = 0; j < 2 * R; j++)
+        k_push(b, out, k_assign(b, k_varf(b, "a%d", j), k_varf(b, "a%d", j + 1)));
+    k_push(b, out, k_assign(b, k_varf(b, "a%d", 2 * R), stream_zero(sb)));
+}
+
+/* Loads of a group of uf planes together (with prefetch: the next group's, carried). */
+static void retime_loop(StreamB *sb, KBlock *out, int ncell, KExpr *dst, const CgLinTerm *terms, int nterms)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    const char *T = sb->ctx->T;
+    int uf = g->uf, R = g->R;
+    KExpr *z0 = k_var(b, "z0"), *t0 = k_var(b, "t0"), *tlast = k_var(b, "tlast");
+    for (int u = 0; g->prefetch && u < uf; u++)
+        for (int k = 0; k < g->nsrc; k++)
+            for (int c = 0; c < ncell; c++) {
+                KExpr *ok = k_bin(b, KO_LE, stream_add(sb, stream_sub(sb, z0, R), u), tlast);
+                k_push(b, out, k_decl(b, 0, T, stream_name(sb, "h%d_%d_%d", k, c, u), cell_load(sb, ok, k, c, u)));
+            }
+    KStmt *loop = k_for(b, "t0", stream_sub(sb, z0, R), tlast, k_int(b, uf), 0);
+    loop->inclusive = 1;
+    int ahead = g->prefetch ? uf : 0;
+    for (int u = 0; u < uf; u++)
+        for (int k = 0; k < g->nsrc; k++)
+            for (int c = 0; c < ncell; c++) {
+                KExpr *ok = k_bin(b, KO_LE, stream_add(sb, t0, ahead + u), tlast);
+                const char *name = stream_name(sb, "h%d_%d_%d%s", k, c, u, g->prefetch ? "n" : "");
+                k_let(b, &loop->body, T, name, cell_load(sb, ok, k, c, ahead + u));
+            }
+    for (int u = 0; u < uf; u++) {
+        KStmt *plane = u == 0 ? k_scope(b) : k_if(b, k_bin(b, KO_LE, stream_add(sb, t0, u), tlast));
+        k_let(b, &plane->body, "int", "t", stream_add(sb, t0, u));
+        retime_plane(sb, &plane->body, u, ncell, dst, terms, nterms);
+        k_push(b, &loop->body, plane);
+    }
+    for (int u = 0; g->prefetch && u < uf; u++)
+        for (int k = 0; k < g->nsrc; k++)
+            for (int c = 0; c < ncell; c++)
+                k_push(b, &loop->body, k_assign(b, k_varf(b, "h%d_%d_%d", k, c, u), k_varf(b, "h%d_%d_%dn", k, c, u)));
+    for (int k = 0; k < g->nsrc; k++)
+        k_push(b, &loop->body, k_assign_add(b, k_varf(b, "bp%d", k), k_mul(b, k_int(b, uf), k_var(b, "ps"))));
+    k_push(b, out, loop);
+}
+
+KKernel *cg_build_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                                PlanLaunch *l, const StreamGeom *g, char *why, int whylen)
 {
     const IrProgram *prog = ctx->prog;
     const Config *c = ctx->cfg;
@@ -171,155 +339,30 @@ int cg_emit_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
     const CgLinTerm *terms = NULL;
     int nterms = 0;
     if (!cg_linear_terms(prog, stage, ctx->arena, &terms, &nterms, why, whylen))
-        return -1;
+        return NULL;
     int nw;
     int w = stored_write(prog, st, &nw);
-    StrBuf *o = ctx->src;
-    const char *T = ctx->T;
-    int R = g->R, W = g->W, H = g->H, hx = g->hx, hb = g->hb;
-    int PL = W * H;
     int threads = g->tbx * g->tbb;
-    int ncell = (PL + threads - 1) / threads;
+    int ncell = (g->W * g->H + threads - 1) / threads;
     int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
-    static const char axis_letter[3] = {'x', 'y', 'z'};
-
-    sb_printf(o, "/* stage %d: 2.5D streaming along %c with retiming, %d planes per block: each "
-              "plane staged once, its terms added to %d partial sums, %s */\n", stage,
-              axis_letter[g->sd], g->sb, 2 * R + 1,
-              g->prefetch ? "next planes prefetched" : "no prefetch");
-    cg_emit_signature(ctx, name, block, args);
-    sb_printf(o, "    extern __shared__ __align__(16) unsigned char %s_smem[];\n", name);
-    for (int k = 0; k < g->nsrc; k++)
-        sb_printf(o, "    %s *const sm%d = (%s *)%s_smem + %d;\n", T, k, T, name,
-                  g->src[k].smem_offset);
-    cg_emit_strides(ctx);
-    sb_printf(o, "    const long long ps = %s;\n", g->sd == 2 ? "s2" : "s1");
-    sb_printf(o, "    const int bx0 = (int)(blockIdx.x * %du);\n", g->tbx);
-    sb_puts(o, "    const int i = bx0 + (int)threadIdx.x;\n");
-    const char *sB = g->ab == 1 ? "s1" : "s2";
-    if (g->dims == 3) {
-        const char *tB = g->ab == 1 ? "threadIdx.y" : "threadIdx.z";
-        const char *bB = g->ab == 1 ? "blockIdx.y" : "blockIdx.z";
-        const char *nB = g->ab == 1 ? "n1" : "n2";
-        sb_printf(o, "    const int bb0 = (int)(%s * %du);\n", bB, g->tbb);
-        sb_printf(o, "    const int jb = bb0 + (int)%s;\n", tB);
-        sb_printf(o, "    const int tid = (int)threadIdx.x + (int)%s * %d;\n", tB, g->tbx);
-        sb_printf(o, "    const bool inside = i < n0 && jb < %s;\n", nB);
-        sb_printf(o, "    const long long own_g = (long long)(jb + %d) * %s + (i + %d);\n", hb, sB, hx);
-        sb_printf(o, "    const int own_s = ((int)%s + %d) * %d + (int)threadIdx.x + %d;\n", tB, hb,
-                  W, hx);
-    } else {
-        sb_puts(o, "    const int bb0 = 0;\n    const int tid = (int)threadIdx.x;\n");
-        sb_puts(o, "    const bool inside = i < n0;\n");
-        sb_printf(o, "    const long long own_g = (long long)(i + %d);\n", hx);
-        sb_printf(o, "    const int own_s = (int)threadIdx.x + %d;\n", hx);
-    }
-    sb_printf(o, "    const int z0 = (int)(blockIdx.%c * %du);\n", axis_letter[g->sd], g->sb);
-    sb_printf(o, "    const int zend = min(z0 + %d, n%d);\n", g->sb, g->sd);
-    sb_printf(o, "    const int tlast = zend - 1 + %d;\n", R);
-    /* tile cells of this thread: row-major over the tile with its halo */
-    for (int cc = 0; cc < ncell; cc++) {
-        sb_printf(o, "    const int fs%d = tid + %d;\n", cc, cc * threads);
-        sb_printf(o, "    const int fy%d = fs%d / %d, fx%d = fs%d - fy%d * %d;\n", cc, cc, W, cc, cc,
-                  cc, W);
-        sb_printf(o, "    const bool okf%d = fs%d < %d && bx0 + fx%d < n0 + %d", cc, cc, PL, cc, 2 * hx);
-        if (g->dims == 3)
-            sb_printf(o, " && bb0 + fy%d < n%d + %d", cc, g->ab, 2 * hb);
-        sb_puts(o, ";\n");
-        if (g->dims == 3)
-            sb_printf(o, "    const long long fg%d = okf%d ? (long long)fy%d * %s + fx%d : 0;\n", cc,
-                      cc, cc, sB, cc);
-        else
-            sb_printf(o, "    const int fg%d = okf%d ? fx%d : 0;\n", cc, cc, cc);
-    }
-    for (int k = 0; k < g->nsrc; k++) {
-        PlanArg a = {ARG_BUF, g->src[k].field, g->src[k].level, 0};
-        char an[160];
-        cg_arg_name(prog, &a, an, sizeof an);
-        sb_printf(o, "    const %s *bp%d = %s + (long long)z0 * ps + (long long)bb0 * %s + bx0;\n", T,
-                  k, an, g->dims == 3 ? sB : "0");
-    }
-    sb_puts(o, "    (void)bb0;\n");
-    for (int j = 0; j <= 2 * R; j++)
-        sb_printf(o, "    %s a%d = (%s)0;\n", T, j, T);
-    /* loads of a group of uf planes together (with prefetch: the next group's, carried) */
-    int uf = g->uf;
-    for (int u = 0; g->prefetch && u < uf; u++)
-        for (int k = 0; k < g->nsrc; k++)
-            for (int cc = 0; cc < ncell; cc++)
-                sb_printf(o, "    %s h%d_%d_%d = (z0 - %d + %d <= tlast && okf%d) ? __ldg(bp%d + "
-                          "%d * ps + fg%d) : (%s)0;\n", T, k, cc, u, R, u, cc, k, u, cc, T);
-    sb_printf(o, "    for (int t0 = z0 - %d; t0 <= tlast; t0 += %d) {\n", R, uf);
-    for (int u = 0; u < uf; u++)
-        for (int k = 0; k < g->nsrc; k++)
-            for (int cc = 0; cc < ncell; cc++)
-                sb_printf(o, "        const %s h%d_%d_%d%s = (t0 + %d <= tlast && okf%d) ? "
-                          "__ldg(bp%d + %d * ps + fg%d) : (%s)0;\n", T, k, cc, u,
-                          g->prefetch ? "n" : "", (g->prefetch ? uf : 0) + u, cc, k,
-                          (g->prefetch ? uf : 0) + u, cc, T);
-    PlanArg wa = {ARG_BUF, st->writes[w].field,
-                  prog->fields[st->writes[w].field].role == ROLE_STATE ? 1 : 0, 0};
-    char wn[160];
-    cg_arg_name(prog, &wa, wn, sizeof wn);
-    for (int u = 0; u < uf; u++) {
-        if (u == 0)
-            sb_puts(o, "        {\n");
-        else
-            sb_printf(o, "        if (t0 + %d <= tlast) {\n", u);
-        sb_printf(o, "            const int t = t0 + %d;\n", u);
-        for (int k = 0; k < g->nsrc; k++) {
-            sb_printf(o, "            %s *const wr%d = sm%d + (t & 1) * %d;\n", T, k, k, PL);
-            for (int cc = 0; cc < ncell; cc++)
-                sb_printf(o, "            if (fs%d < %d) wr%d[fs%d] = h%d_%d_%d;\n", cc, PL, k, cc,
-                          k, cc, u);
-        }
-        sb_puts(o, "            __syncthreads();\n");
-        /* each in-plane neighbour read once, its terms added to the partial sums */
-        for (int k = 0; k < g->nsrc; k++) {
-            sb_printf(o, "            {\n                const %s *const rd = sm%d + (t & 1) * %d + "
-                      "own_s;\n", T, k, PL);
-            for (int dy = -hb; dy <= hb; dy++)
-                for (int dx = -hx; dx <= hx; dx++) {
-                    int any = 0;
-                    for (int m = 0; m < nterms; m++) {
-                        const CgLinTerm *lt = &terms[m];
-                        int ldy = g->ab > 0 ? lt->off[g->ab] : 0;
-                        if (cg_stream_find_src(g, lt->field, lt->level) != k || lt->off[0] != dx || ldy != dy ||
-                            lt->c == 0)
-                            continue;
-                        if (!any)
-                            sb_printf(o, "                {\n                    const %s r = "
-                                      "rd[%d];\n", T, dy * W + dx);
-                        any = 1;
-                        int dp = lt->off[g->sd];
-                        sb_printf(o, "                    a%d += ", R - dp);
-                        cg_emit_const(o, lt->c, prog->type);
-                        sb_puts(o, " * r;\n");
-                    }
-                    if (any)
-                        sb_puts(o, "                }\n");
-                }
-            sb_puts(o, "            }\n");
-        }
-        sb_printf(o, "            if (t >= z0 + %d && inside)\n", R);
-        sb_printf(o, "                %s[(long long)t * ps + own_g] = a0;\n", wn);
-        for (int j = 0; j < 2 * R; j++)
-            sb_printf(o, "            a%d = a%d;\n", j, j + 1);
-        sb_printf(o, "            a%d = (%s)0;\n", 2 * R, T);
-        sb_puts(o, "        }\n");
-    }
-    for (int u = 0; g->prefetch && u < uf; u++)
-        for (int k = 0; k < g->nsrc; k++)
-            for (int cc = 0; cc < ncell; cc++)
-                sb_printf(o, "        h%d_%d_%d = h%d_%d_%dn;\n", k, cc, u, k, cc, u);
-    for (int k = 0; k < g->nsrc; k++)
-        sb_printf(o, "        bp%d += %d * ps;\n", k, uf);
-    sb_puts(o, "    }\n}\n\n");
-    for (int d = 0; d < 3; d++) {
-        l->block[d] = block[d];
-        l->tile[d] = d == g->sd ? g->sb : block[d];
-        l->axis_of[d] = d;
-    }
-    l->smem_bytes = (int)(g->smem_elems * ir_elem_size(prog));
-    return 0;
+    StreamB *sb = stream_builder(ctx, stage, g, NULL);
+    Kb *b = sb->b;
+    KKernel *k = cg_kernel(ctx, name, block, args);
+    k->comment = arena_printf(ctx->arena, "stage %d: 2.5D streaming along %c with retiming, %d planes per block: each "
+                              "plane staged once, its terms added to %d partial sums, %s", stage,
+                              stream_axis_letter(g->sd), g->sb, 2 * g->R + 1,
+                              g->prefetch ? "next planes prefetched" : "no prefetch");
+    stream_smem(sb, &k->body, name, 1);
+    cg_strides(ctx, &k->body, sb->s);
+    k_let(b, &k->body, "long long", "ps", sb->s[g->sd]);
+    retime_coords(sb, &k->body);
+    stream_z_range(sb, &k->body);
+    retime_cells(sb, &k->body, ncell);
+    for (int j = 0; j <= 2 * g->R; j++)
+        k_push(b, &k->body, k_decl(b, 0, ctx->T, stream_name(sb, "a%d", j), stream_zero(sb)));
+    int field = st->writes[w].field;
+    KExpr *dst = cg_buf(ctx, field, prog->fields[field].role == ROLE_STATE ? 1 : 0);
+    retime_loop(sb, &k->body, ncell, dst, terms, nterms);
+    stream_launch(ctx, l, g, 1);
+    return k;
 }

@@ -280,8 +280,9 @@ static KKernel *ring_kernel(CgCtx *ctx, int stage, const char *name, const CgArg
     return k;
 }
 
-KKernel *cg_build_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
-                               char *why, int whylen)
+/* The stage's kernel under its mode (ring, register mode, retiming); NULL with a reason. */
+static KKernel *stage_kernel(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
+                             char *why, int whylen)
 {
     StreamGeom *g = arena_alloc(ctx->arena, sizeof *g);
     if (ctx->prog->dims < 2) {
@@ -300,9 +301,9 @@ KKernel *cg_build_stage_stream(CgCtx *ctx, int stage, const char *name, const Cg
 int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
                          char *why, int whylen)
 {
-    KKernel *k = cg_build_stage_stream(ctx, stage, name, args, l, why, whylen);
+    KKernel *k = stage_kernel(ctx, stage, name, args, l, why, whylen);
     if (!k)
         return -1;
-    kir_cuda_kernel(ctx->src, k);
+    cg_add_kernel(ctx, k);
     return 0;
 }

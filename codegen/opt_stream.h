@@ -63,14 +63,6 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
                    int whylen);
 /* Queued register values per thread in register mode (the constraint's measure). */
 int cg_stream_reg_count(const StreamGeom *g);
-/* The stage's kernel as cg_emit_stage_stream prints it, built as kernel representation (the
- * launch geometry set in l); NULL with a reason in why. */
-KKernel *cg_build_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
-                               char *why, int whylen);
-/* Register mode and retiming kernels (opt_stream_reg.c, opt_stream_retime.c): same contract
- * as cg_build_stage_stream, with the geometry already built. */
-KKernel *cg_build_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
-                             PlanLaunch *l, const StreamGeom *g);
 /* Whether stage `stage` is a weighted sum of reads (sum of const * read, optionally times or
  * divided by a constant): what retiming accumulates. Returns 1, or 0 with a reason. */
 int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen);
@@ -83,8 +75,6 @@ typedef struct {
  * arena (*terms, *nterms); 1, or 0 with a reason as for cg_stream_linear. */
 int cg_linear_terms(const IrProgram *prog, int stage, Arena *arena, const CgLinTerm **terms, int *nterms,
                     char *why, int whylen);
-KKernel *cg_build_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
-                                PlanLaunch *l, const StreamGeom *g, char *why, int whylen);
 /* The SD-axis unroll parameter (P_UFY or P_UFZ) of a streaming axis. */
 ParamId cg_stream_uf_param(int sd);
 /* The source (field, level) in g->src, or -1. */

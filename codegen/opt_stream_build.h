@@ -12,6 +12,13 @@ typedef struct {
     int own_load[STREAM_MAX_SRC]; /* the source's q_R comes from global memory */
 } StreamLoads;
 
+/* The register mode and retiming kernels (opt_stream_reg.c, opt_stream_retime.c) of stage
+ * `stage` under geometry g, the launch geometry set in l; NULL with a reason in why. */
+KKernel *cg_build_stream_reg(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                             PlanLaunch *l, const StreamGeom *g);
+KKernel *cg_build_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
+                                PlanLaunch *l, const StreamGeom *g, char *why, int whylen);
+
 /* The builder's context. The point is built in its own context `pt` (first, so that the read
  * hook gets back to the rest): the stage as cg_fast_arith rewrites it, its reads from the
  * window; the kernel's context `ctx` is not changed. */

@@ -1,6 +1,7 @@
 /* The stream pass without a GPU: every stream parameter changes the emitted source, the launch
  * geometry follows sb and the block, regq moves planes between registers and shared memory,
- * and the constraints refuse what the kernel cannot do, with a reason. */
+ * the kernels as built (the plan's module, walked) have the structure each mode promises, and
+ * the constraints refuse what the kernel cannot do, with a reason. */
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,23 +56,16 @@ static void differs(Arena *a, const IrProgram *p, const char *x, const char *y)
 
 /* ---- the kernels as built (kernel representation), walked ---- */
 
-/* Stage 0's stream kernel of p under the configuration text. */
-static KKernel *kernel(Arena *a, const IrProgram *p, const char *text)
+/* Stage 0's stream kernel of p under the configuration text, as the plan keeps it. */
+static const KKernel *kernel(Arena *a, const IrProgram *p, const char *text)
 {
     char why[512];
-    Config *c = arena_alloc(a, sizeof *c);
-    assert(config_parse(text, p->dims, c, why, sizeof why) == 0);
-    StrBuf src = {0};
-    CgCtx ctx = {.prog = p, .cfg = c, .arena = a, .prefix = "k", .T = ir_elem_name(p->type),
-                 .src = &src, .idx = "idx", .kb = {a, p->type}};
-    CgArgs args = {0};
-    cg_stage_args(&ctx, 0, &args);
-    PlanLaunch l = {0};
-    KKernel *k = cg_build_stage_stream(&ctx, 0, "k", &args, &l, why, sizeof why);
-    if (!k)
+    Plan *pl = build(a, p, text, why, sizeof why);
+    if (!pl)
         fprintf(stderr, "%s: %s\n", text, why);
+    assert(pl && pl->nstep > 0);
+    const KKernel *k = k_module_kernel(&pl->module, pl->step[0].kernel);
     assert(k);
-    sb_free(&src);
     return k;
 }
 
@@ -99,14 +93,6 @@ static const KStmt *find(const KBlock *b, KStmtKind kind, const char *name)
             return in;
     }
     return NULL;
-}
-
-static int count(const KBlock *b, KStmtKind kind)
-{
-    int n = 0;
-    for (int i = 0; i < b->n; i++)
-        n += (b->items[i]->kind == kind) + count(&b->items[i]->body, kind) + count(&b->items[i]->els, kind);
-    return n;
 }
 
 /* Whether some expression of block (nested) satisfies pred with arg. */
@@ -211,7 +197,7 @@ static void steady_loop_is_lean(const KStmt *loop, const char *stride)
  * by the plane stride, no bounds tests, constant ring slots where the unroll allows. */
 static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
 {
-    KKernel *k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1");
+    const KKernel *k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1");
     assert(declares(a, &k->body, "full", "z0 + 32 <= n1 && bx0 + 128 <= n0"));
     const KStmt *fast = if_var(&k->body, "full");
     assert(fast && fast->body.items[fast->body.n - 1]->kind == KS_RETURN);
@@ -233,18 +219,18 @@ static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
     const KStmt *more = find(&loop->body, KS_IF, NULL);
     assert(more && strcmp(text(a, more->cond), "jj + 2 < 32") == 0 && ifs_on(&loop->body, "jj") == 1);
     assert(find(&more->body, KS_ASSIGN, NULL) && strcmp(text(a, find(&more->body, KS_ASSIGN, NULL)->rhs), "*pg0") == 0);
-    assert(count(&loop->body, KS_BARRIER) == 2);
+    assert(kir_count_stmts(&loop->body, KS_BARRIER) == 2);
     /* warm-up: plane z0-1 neither stores nor reads the ring (no barrier), plane z0 stores */
     int warm_barriers = 0;
     for (int i = 0; fast->body.items[i] != loop; i++)
-        warm_barriers += count(&fast->body.items[i]->body, KS_BARRIER);
+        warm_barriers += kir_count_stmts(&fast->body.items[i]->body, KS_BARRIER);
     assert(warm_barriers == 1);
 
     /* no prefetch, uf=1: unrolled to the two slots */
     k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on");
     loop = find(&k->body, KS_FOR, "jj");
     assert(loop->step->ival == 2 && !block_any(&loop->body, is_var, "rb") && ifs_on(&loop->body, "jj") == 0);
-    assert(count(&loop->body, KS_BARRIER) == 2);
+    assert(kir_count_stmts(&loop->body, KS_BARRIER) == 2);
     /* three slots (regq=2) do not divide a power-of-two sb: unroll uf, slots computed */
     k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32,smem=on,regq=2,uf=1x2x1");
     loop = find(&k->body, KS_FOR, "jj");
@@ -257,7 +243,7 @@ static void fast_path(Arena *a, IrProgram *star2d, IrProgram *box3d)
     loop = find(&k->body, KS_FOR, "jj");
     assert(loop->step->ival == 4 && declares(a, &loop->body, "h0_0_0", "okf0 ? *ph0_0 : (double)0"));
     steady_loop_is_lean(loop, "s2");
-    assert(!block_any(&loop->body, is_var, "rb") && count(&loop->body, KS_BARRIER) == 4);
+    assert(!block_any(&loop->body, is_var, "rb") && kir_count_stmts(&loop->body, KS_BARRIER) == 4);
     /* the register mode and retiming kernels have no fast path (yet) */
     assert(!find(&kernel(a, box3d, "tb=32x4x1,stream=z,sb=32")->body, KS_DECL, "full"));
 }
@@ -278,15 +264,15 @@ static int assigns(Arena *a, const KBlock *b, const char *lhs, const char *rhs)
 /* Register mode: no shared memory, no barrier, x neighbours by warp shuffles. */
 static void reg_mode(Arena *a, IrProgram *star2d)
 {
-    KKernel *k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32");
+    const KKernel *k = kernel(a, star2d, "tb=128x1x1,stream=y,sb=32");
     assert(block_any(&k->body, is_shuffle, "down"));
-    assert(count(&k->body, KS_BARRIER) == 0 && !find(&k->body, KS_DECL, "k_smem"));
+    assert(kir_count_stmts(&k->body, KS_BARRIER) == 0 && !find(&k->body, KS_DECL, "k_smem"));
 }
 
 /* Retiming: one staged plane per barrier, 2R+1 partial sums that rotate once per plane. */
 static void retime(Arena *a, IrProgram *box3d)
 {
-    KKernel *k = kernel(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on");
+    const KKernel *k = kernel(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on");
     int R = box3d->halo[2];
     char last[16], past[16];
     snprintf(last, sizeof last, "a%d", 2 * R);
@@ -294,7 +280,7 @@ static void retime(Arena *a, IrProgram *box3d)
     assert(declares(a, &k->body, "a0", "(double)0") && declares(a, &k->body, last, "(double)0"));
     assert(!find(&k->body, KS_DECL, past));
     const KStmt *loop = find(&k->body, KS_FOR, "t0");
-    assert(loop && count(&loop->body, KS_BARRIER) == 1);
+    assert(loop && kir_count_stmts(&loop->body, KS_BARRIER) == 1);
     assert(assigns(a, &loop->body, "a0", "a1") && assigns(a, &loop->body, last, "(double)0"));
     assert(!assigns(a, &loop->body, last, "a0"));
 }

@@ -24,6 +24,11 @@ import benchlib  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def grid_of(grid, dims):
+    """The --grid text of a program of dims axes (a 2D program refuses a third size)."""
+    return "x".join(grid.split("x")[:dims])
+
+
 def kernels(results, tables, only):
     """(label, file, type, config, grid, steps) of the tuned kernels the tables hold."""
     out = []
@@ -31,13 +36,13 @@ def kernels(results, tables, only):
         for r in results["rows"]:
             if r["kind"] == "bench" and r.get("tuned") and (not only or r["name"] in only):
                 out.append((f"{r['name']}/{r['type']}/1", r["file"], r["type"], r["tuned"]["config"],
-                            r["tuned"]["grid"], 1))
+                            grid_of(r["tuned"]["grid"], r["dims"]), 1))
     if "multistep" in tables:
         for name, m in sorted(results.get("multistep", {}).get("float", {}).items()):
             t = m.get("tuned")
             if t and (not only or name in only):
                 out.append((f"{name}/float/{m['steps']}", f"examples/bench/{name}.st", "float", t["config"],
-                            t["grid"], m["steps"]))
+                            grid_of(t["grid"], m["dims"]), m["steps"]))
     return out
 
 

@@ -285,38 +285,30 @@ static Config space_point(const Space *s, double index)
     return c;
 }
 
-static unsigned space_rand(unsigned long long *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return (unsigned)(*state >> 11);
-}
-
-double space_random(const Space *s, unsigned long long *state, Config *out)
+double space_random(const Space *s, Rng *rng, Config *out)
 {
     double prob = 1;
     for (int p = 0; p < P_COUNT; p++) {
         const SpaceParam *sp = &s->params[p];
         int has_one = sp->nvalues > 1 && sp->values[0] == 1;
-        if (has_one && space_rand(state) % 2 == 0) {
+        if (has_one && rng_below(rng, 2) == 0) {
             out->v[p] = 1;
             prob *= 0.5;
         } else if (has_one) {
-            out->v[p] = sp->values[1 + space_rand(state) % (unsigned)(sp->nvalues - 1)];
+            out->v[p] = sp->values[1 + rng_below(rng, sp->nvalues - 1)];
             prob *= 0.5 / (sp->nvalues - 1);
         } else {
-            out->v[p] = sp->values[space_rand(state) % (unsigned)sp->nvalues];
+            out->v[p] = sp->values[rng_below(rng, sp->nvalues)];
             prob /= sp->nvalues;
         }
     }
     return prob;
 }
 
-int space_random_valid(const Space *s, unsigned long long *state, int tries, Config *out)
+int space_random_valid(const Space *s, Rng *rng, int tries, Config *out)
 {
     for (int t = 0; t < tries; t++) {
-        space_random(s, state, out);
+        space_random(s, rng, out);
         if (space_check(s, out, NULL, 0))
             return 1;
         /* Repair: parameters back to their first value (1, the padded form: inactive) one at a
@@ -325,7 +317,7 @@ int space_random_valid(const Space *s, unsigned long long *state, int tries, Con
         for (int p = 0; p < P_COUNT; p++)
             order[p] = p;
         for (int i = P_COUNT - 1; i > 0; i--) {
-            int j = (int)(space_rand(state) % (unsigned)(i + 1)), x = order[i];
+            int j = rng_below(rng, i + 1), x = order[i];
             order[i] = order[j];
             order[j] = x;
         }
@@ -357,12 +349,13 @@ double space_valid_count(const Space *s, int *exact)
     }
     /* Importance sampling: the mean of valid(c) / q(c) over draws from q (space_random) is
      * the number of valid points. A fixed seed, so two runs print the same estimate. */
-    unsigned long long state = 0x9E3779B97F4A7C15ull;
+    Rng rng;
+    rng_seed(&rng, 0x9E3779B97F4A7C15ull);
     const int samples = 200000;
     double sum = 0;
     for (int i = 0; i < samples; i++) {
         Config c;
-        double q = space_random(s, &state, &c);
+        double q = space_random(s, &rng, &c);
         if (space_check(s, &c, NULL, 0))
             sum += 1 / q;
     }

@@ -4,6 +4,7 @@
 #ifndef STC_SPACE_H
 #define STC_SPACE_H
 #include "../ir/ir.h"
+#include "../util/rng.h"
 #include "config.h"
 
 #define SPACE_MAX_VALUES 16
@@ -38,13 +39,13 @@ double space_valid_count(const Space *s, int *exact);
  * form: each parameter that can be 1 is 1 with probability 1/2, else uniform over its other
  * values. Valid configurations are sparse in the product of the value lists (most passes
  * exclude each other), so uniform draws almost never hit one; these do. Returns the
- * probability of the drawn configuration. *state is the generator's state (any non-zero). */
-double space_random(const Space *s, unsigned long long *state, Config *out);
+ * probability of the drawn configuration. */
+double space_random(const Space *s, Rng *rng, Config *out);
 /* A valid configuration drawn with space_random; an invalid draw is repaired by putting its
  * parameters back to their first value (the padded form) one at a time in a random order, and
  * redrawn when that fails, at most `tries` draws. 1 with it in *out, else 0 (*out invalid).
  * Valid draws are rare (a few in 10 000 on a 2D grid): most passes exclude each other. */
-int space_random_valid(const Space *s, unsigned long long *state, int tries, Config *out);
+int space_random_valid(const Space *s, Rng *rng, int tries, Config *out);
 /* Prints the parameters, their values and the size of the valid space (--list-space). */
 void space_print(FILE *out, const Space *s);
 

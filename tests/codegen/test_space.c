@@ -77,12 +77,13 @@ int main(void)
     /* Random valid draws: each one passes space_check, and they are not all the same. */
     const long wide[3] = {1024, 1024, 1};
     space_init(&s, p2, wide);
-    unsigned long long state = 12345;
+    Rng rng;
+    rng_seed(&rng, 12345);
     Config first, c;
     int differ = 0;
-    assert(space_random_valid(&s, &state, 1000, &first));
+    assert(space_random_valid(&s, &rng, 1000, &first));
     for (int i = 0; i < 50; i++) {
-        assert(space_random_valid(&s, &state, 1000, &c) && space_check(&s, &c, NULL, 0));
+        assert(space_random_valid(&s, &rng, 1000, &c) && space_check(&s, &c, NULL, 0));
         differ += memcmp(&c, &first, sizeof c) != 0;
     }
     assert(differ > 0);

@@ -8,33 +8,8 @@
 
 #include <stdio.h>
 
-extern const CgPass cg_pass_launch, cg_pass_stream, cg_pass_tile, cg_pass_plain;
-
-/* The temporal pass's row, until it has a file of its own; its constraints are in
- * space_temporal.c. */
-extern const SpaceConstraint cg_temporal_constraints[];
-
-/* Powers of two and the multiples of 3 between them: on the H100 (2026-11-23, one barrier per
- * plane) star3d1r fused 3 steps at 481 GStencil/s against 412 with 2 and 426 with 4, star2d1r
- * 12 at 1412 against 1291 with 8 and 1346 with 16; 5 and 10 (AN5D's degrees on a V100)
- * measured no better than their neighbours. */
-static const int tblock_values[] = {1, 2, 3, 4, 6, 8, 12, 16};
-
-static const CgParam temporal_params[] = {
-    {.key = "tblock", .kind = PK_NUMBER, .first = P_TB, .pos = 12, .flags = PF_STEPS, .dims = 1,
-     .values = tblock_values, .nvalues = 8,
-     .doc_values = "positive integer (the space: 2, 3, 4, 6, 8, 12, 16), at most the run's steps",
-     .doc = "temporal blocking: time steps fused in one launch"},
-    {0},
-};
-
-static const CgPass cg_pass_temporal = {
-    .name = "temporal",
-    .params = temporal_params,
-    .constraints = cg_temporal_constraints,
-    .applies = cg_temporal_wants,
-    .build = cg_emit_stage_temporal,
-};
+extern const CgPass cg_pass_launch, cg_pass_temporal, cg_pass_stream, cg_pass_tile,
+    cg_pass_plain;
 
 const CgPass *const cg_passes[] = {
     &cg_pass_launch,   /* tb, maxreg: the thread block and register cap of every kernel */

@@ -101,5 +101,7 @@ int cg_param_ids(const CgParam *r);
 const CgParam *cg_param_of(ParamId id, int *index);
 /* The row's value v of id (first + index) in the words --config takes ("on", "off", "64"). */
 void cg_param_value_text(const CgParam *r, int index, int v, char *buf, int len);
+/* docs/config.md's table of parameters (pass_doc.c). */
+void cg_params_markdown(FILE *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* Configurations as text: 'tb=32x8x1,stream=z,sb=64,...' (docs/config.md). The keys, their
  * syntax and their order are the parameter rows of the table of passes (pass.h). */
 #include "config.h"
+#include "../util/nearest.h"
 #include "pass.h"
 
 #include <stdio.h>
@@ -170,16 +171,23 @@ static const CgParam *find_key(const char *key, size_t keylen)
     return NULL;
 }
 
+/* "unknown key; did you mean 'vec'? (known: tb smem ...)": the keys of the table. */
 static int unknown_key(char *err, int errlen, const char *key, size_t keylen)
 {
-    char known[256] = "unknown key (known:";
-    for (int i = 0; i < cg_param_count(); i++) {
-        size_t at = strlen(known);
-        snprintf(known + at, sizeof known - at, " %s", cg_param_at(i, NULL)->key);
-    }
-    size_t at = strlen(known);
-    snprintf(known + at, sizeof known - at, ")");
-    return fail(err, errlen, key, keylen, known);
+    const char *keys[32];
+    int n = 0;
+    char text[256] = "unknown key", word[32];
+    for (int i = 0; i < cg_param_count() && n < 32; i++)
+        keys[n++] = cg_param_at(i, NULL)->key;
+    snprintf(word, sizeof word, "%.*s", (int)keylen, key);
+    const char *near = text_nearest(word, keys, n, strlen(word) > 3 ? 2 : 1);
+    if (near)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "; did you mean '%s'?", near);
+    snprintf(text + strlen(text), sizeof text - strlen(text), " (known:");
+    for (int i = 0; i < n; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), " %s", keys[i]);
+    snprintf(text + strlen(text), sizeof text - strlen(text), ")");
+    return fail(err, errlen, key, keylen, text);
 }
 
 /* [*s, *s + *len) without its leading and trailing spaces. */

@@ -102,6 +102,8 @@ int main(void)
     bad("foo=1", "(known: tb smem cmem stream sb uf cm bm vec hcol retime prefetch tblock regq "
                  "maxreg)");
     bad("stream=x", "expected 'off', 'y' or 'z'");
+    bad("vect=2", "unknown key; did you mean 'vec'?");
+    bad("prefech=on", "did you mean 'prefetch'?");
     bad("tb", "'tb'");
     bad("tb=32x8x1,", "trailing");
     bad("tb=32x8x1,,smem=on", "empty");

@@ -348,16 +348,21 @@ def refusal(rc, out):
 
 
 def space_of(stencilc, path, name, typ, cache):
-    """Parameter values of `stencilc --list-space`, as integers (1 = off)."""
+    """Parameter values of `stencilc --list-space`, as integers (1 = off). A triple's axes are
+    keys of their own (tbx, tby, tbz): older binaries print them so ("tbx 1 2 4"), newer ones as
+    --config writes them ("tb x 1 2 4", "maxreg off 32 64", "smem off on")."""
     key = (path, name, typ)
     if key not in cache:
         rc, out = run([stencilc, path, "--stencil", name, "--type", typ, "--list-space"],
                       STENCILC_TIMEOUT)
         space = {}
+        words = {"off": 1, "on": 2}
         for line in out.splitlines():
-            m = re.match(r"\s+([a-z]+)\s+((?:\d+\s*)+)(\(fixed\))?\s*$", line)
+            m = re.match(r"\s+([a-z]+)(?: ([xyz]))?\s+((?:(?:\d+|off|on)\s*)+?)\s*(\(fixed\))?\s*$",
+                         line)
             if m:
-                space[m.group(1)] = [int(v) for v in m.group(2).split()]
+                space[m.group(1) + (m.group(2) or "")] = [int(words.get(v, v))
+                                                          for v in m.group(3).split()]
         cache[key] = space if rc == 0 and "tbx" in space else None
     return cache[key]
 

@@ -1,5 +1,8 @@
-/* Configurations as text: 'tb=32x8x1,stream=z,sb=64,...' (docs/config.md). */
+/* Configurations as text: 'tb=32x8x1,stream=z,sb=64,...' (docs/config.md). The keys, their
+ * syntax and their order are the parameter rows of the table of passes (pass.h). */
 #include "config.h"
+#include "../util/nearest.h"
+#include "pass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,53 +28,19 @@ Config config_default(int dims)
 
 const char *config_param_name(ParamId p)
 {
-    static const char *const names[P_COUNT] = {
-        [P_TBX] = "tbx", [P_TBY] = "tby", [P_TBZ] = "tbz",
-        [P_SMEM] = "smem", [P_CMEM] = "cmem", [P_STREAM] = "stream", [P_SD] = "sd",
-        [P_SB] = "sb",
-        [P_UFX] = "ufx", [P_UFY] = "ufy", [P_UFZ] = "ufz",
-        [P_CMX] = "cmx", [P_CMY] = "cmy", [P_CMZ] = "cmz",
-        [P_BMX] = "bmx", [P_BMY] = "bmy", [P_BMZ] = "bmz",
-        [P_RETIME] = "retime", [P_PREFETCH] = "prefetch", [P_TB] = "tblock",
-        [P_REGQ] = "regq", [P_MAXREG] = "maxreg", [P_VEC] = "vec",
-        [P_HCOL] = "hcol",
-    };
-    if ((int)p < 0 || p >= P_COUNT)
+    static _Thread_local char names[P_COUNT][16];
+    int i;
+    const CgParam *r = cg_param_of(p, &i);
+    if (!r)
         return "?";
+    if (r->kind == PK_CHOICE && i == 1)
+        return r->id2;
+    if (r->kind != PK_TRIPLE)
+        return r->key;
+    if (!names[p][0])
+        snprintf(names[p], sizeof names[p], "%s%c", r->key, "xyz"[i]);
     return names[p];
 }
-
-/* How each key of the text syntax maps onto Config. */
-typedef enum { K_TRIPLE, K_BOOL, K_NUMBER, K_STREAM } KeyKind;
-
-typedef struct {
-    const char *key;
-    KeyKind kind;
-    ParamId first;   /* K_TRIPLE: x of three consecutive ids */
-    int pow2;        /* K_NUMBER: value must be a power of two */
-    int allow_off;   /* K_NUMBER: 'off'/'none' means 1 */
-} KeySpec;
-
-static const KeySpec keys[] = {
-    {"tb", K_TRIPLE, P_TBX, 1, 0},
-    {"smem", K_BOOL, P_SMEM, 0, 0},
-    {"cmem", K_BOOL, P_CMEM, 0, 0},
-    {"stream", K_STREAM, P_STREAM, 0, 0},
-    {"sb", K_NUMBER, P_SB, 1, 0},
-    {"uf", K_TRIPLE, P_UFX, 1, 0},
-    {"cm", K_TRIPLE, P_CMX, 1, 0},
-    {"bm", K_TRIPLE, P_BMX, 1, 0},
-    {"vec", K_NUMBER, P_VEC, 1, 0},
-    {"hcol", K_BOOL, P_HCOL, 0, 0},
-    {"retime", K_BOOL, P_RETIME, 0, 0},
-    {"prefetch", K_BOOL, P_PREFETCH, 0, 0},
-    /* tblock counts fused steps: the space has 3, 6 and 12 besides powers of two. regq counts
-     * planes of a 2R+1 window (3, 5, ...). Neither is restricted to powers of two. */
-    {"tblock", K_NUMBER, P_TB, 0, 0},
-    {"regq", K_NUMBER, P_REGQ, 0, 0},
-    {"maxreg", K_NUMBER, P_MAXREG, 1, 1},
-};
-#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 static int is_pow2(long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -102,74 +71,151 @@ static int fail(char *err, int errlen, const char *key, size_t keylen, const cha
     return -1;
 }
 
-static int parse_number(const KeySpec *k, const char *val, size_t vlen, long *out, char *err,
+static int fail_key(char *err, int errlen, const CgParam *r, const char *what)
+{
+    return fail(err, errlen, r->key, strlen(r->key), what);
+}
+
+static int parse_number(const CgParam *r, const char *val, size_t vlen, long *out, char *err,
                         int errlen)
 {
-    if (k->allow_off && (streq_n(val, vlen, "off") || streq_n(val, vlen, "none"))) {
+    if ((r->flags & PF_OFF) && (streq_n(val, vlen, "off") || streq_n(val, vlen, "none"))) {
         *out = 1;
         return 0;
     }
     if (parse_int(val, vlen, out) != 0 || *out < 1)
-        return fail(err, errlen, k->key, strlen(k->key), "expected a positive integer");
-    if (k->pow2 && !is_pow2(*out))
-        return fail(err, errlen, k->key, strlen(k->key), "must be a power of two");
+        return fail_key(err, errlen, r, "expected a positive integer");
+    if ((r->flags & PF_POW2) && !is_pow2(*out))
+        return fail_key(err, errlen, r, "must be a power of two");
     return 0;
 }
 
-static int parse_item(const KeySpec *k, const char *val, size_t vlen, Config *c, char *err,
+static int parse_bool(const CgParam *r, const char *val, size_t vlen, Config *c, char *err,
+                      int errlen)
+{
+    if (streq_n(val, vlen, "on") || streq_n(val, vlen, "1") || streq_n(val, vlen, "yes"))
+        c->v[r->first] = 2;
+    else if (streq_n(val, vlen, "off") || streq_n(val, vlen, "0") || streq_n(val, vlen, "no"))
+        c->v[r->first] = 1;
+    else
+        return fail_key(err, errlen, r, "expected 'on' or 'off'");
+    return 0;
+}
+
+static int parse_choice(const CgParam *r, const char *val, size_t vlen, Config *c, char *err,
+                        int errlen)
+{
+    for (int i = 0; i < r->nwords; i++)
+        if (streq_n(val, vlen, r->words[i].word)) {
+            c->v[r->first] = r->words[i].v[0];
+            c->v[r->first + 1] = r->words[i].v[1];
+            return 0;
+        }
+    char expected[128] = "expected";
+    for (int i = 0; i < r->nwords; i++) {
+        size_t at = strlen(expected);
+        const char *sep = i == 0 ? " " : i == r->nwords - 1 ? " or " : ", ";
+        snprintf(expected + at, sizeof expected - at, "%s'%s'", sep, r->words[i].word);
+    }
+    return fail_key(err, errlen, r, expected);
+}
+
+/* 1 to 3 components separated by 'x'; missing ones are 1. */
+static int parse_triple(const CgParam *r, const char *val, size_t vlen, Config *c, char *err,
+                        int errlen)
+{
+    long parts[3] = {1, 1, 1};
+    int np = 0;
+    const char *p = val, *end = val + vlen;
+    while (p <= end) {
+        const char *x = p;
+        while (x < end && *x != 'x')
+            x++;
+        if (np == 3)
+            return fail_key(err, errlen, r, "at most three components (XxYxZ)");
+        if (parse_number(r, p, (size_t)(x - p), &parts[np], err, errlen) != 0)
+            return -1;
+        np++;
+        p = x + 1;
+    }
+    for (int d = 0; d < 3; d++)
+        c->v[r->first + d] = (int)parts[d];
+    return 0;
+}
+
+static int parse_item(const CgParam *r, const char *val, size_t vlen, Config *c, char *err,
                       int errlen)
 {
     long v;
-    switch (k->kind) {
-    case K_BOOL:
-        if (streq_n(val, vlen, "on") || streq_n(val, vlen, "1") || streq_n(val, vlen, "yes"))
-            c->v[k->first] = 2;
-        else if (streq_n(val, vlen, "off") || streq_n(val, vlen, "0") || streq_n(val, vlen, "no"))
-            c->v[k->first] = 1;
-        else
-            return fail(err, errlen, k->key, strlen(k->key), "expected 'on' or 'off'");
-        return 0;
-    case K_STREAM:
-        if (streq_n(val, vlen, "off")) {
-            c->v[P_STREAM] = 1;
-            c->v[P_SD] = 1;
-        } else if (streq_n(val, vlen, "y")) {
-            c->v[P_STREAM] = 2;
-            c->v[P_SD] = 1;
-        } else if (streq_n(val, vlen, "z")) {
-            c->v[P_STREAM] = 2;
-            c->v[P_SD] = 2;
-        } else {
-            return fail(err, errlen, k->key, strlen(k->key), "expected 'y', 'z' or 'off'");
-        }
-        return 0;
-    case K_NUMBER:
-        if (parse_number(k, val, vlen, &v, err, errlen) != 0)
+    switch (r->kind) {
+    case PK_BOOL:
+        return parse_bool(r, val, vlen, c, err, errlen);
+    case PK_CHOICE:
+        return parse_choice(r, val, vlen, c, err, errlen);
+    case PK_TRIPLE:
+        return parse_triple(r, val, vlen, c, err, errlen);
+    case PK_NUMBER:
+        if (parse_number(r, val, vlen, &v, err, errlen) != 0)
             return -1;
-        c->v[k->first] = (int)v;
+        c->v[r->first] = (int)v;
         return 0;
-    case K_TRIPLE: {
-        /* 1 to 3 components separated by 'x'; missing ones are 1. */
-        long parts[3] = {1, 1, 1};
-        int np = 0;
-        const char *p = val, *end = val + vlen;
-        while (p <= end) {
-            const char *x = p;
-            while (x < end && *x != 'x')
-                x++;
-            if (np == 3)
-                return fail(err, errlen, k->key, strlen(k->key), "at most three components (XxYxZ)");
-            if (parse_number(k, p, (size_t)(x - p), &parts[np], err, errlen) != 0)
-                return -1;
-            np++;
-            p = x + 1;
-        }
-        for (int d = 0; d < 3; d++)
-            c->v[k->first + d] = (int)parts[d];
-        return 0;
-    }
     }
     return -1;
+}
+
+static const CgParam *find_key(const char *key, size_t keylen)
+{
+    for (int i = 0; i < cg_param_count(); i++)
+        if (streq_n(key, keylen, cg_param_at(i, NULL)->key))
+            return cg_param_at(i, NULL);
+    return NULL;
+}
+
+/* "unknown key; did you mean 'vec'? (known: tb smem ...)": the keys of the table. */
+static int unknown_key(char *err, int errlen, const char *key, size_t keylen)
+{
+    const char *keys[32];
+    int n = 0;
+    char text[256] = "unknown key", word[32];
+    for (int i = 0; i < cg_param_count() && n < 32; i++)
+        keys[n++] = cg_param_at(i, NULL)->key;
+    snprintf(word, sizeof word, "%.*s", (int)keylen, key);
+    const char *near = text_nearest(word, keys, n, strlen(word) > 3 ? 2 : 1);
+    if (near)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "; did you mean '%s'?", near);
+    snprintf(text + strlen(text), sizeof text - strlen(text), " (known:");
+    for (int i = 0; i < n; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), " %s", keys[i]);
+    snprintf(text + strlen(text), sizeof text - strlen(text), ")");
+    return fail(err, errlen, key, keylen, text);
+}
+
+/* [*s, *s + *len) without its leading and trailing spaces. */
+static void trim(const char **s, size_t *len)
+{
+    while (*len > 0 && (*s)[0] == ' ')
+        (*s)++, (*len)--;
+    while (*len > 0 && (*s)[*len - 1] == ' ')
+        (*len)--;
+}
+
+static int parse_one(const char *p, const char *item_end, Config *c, char *err, int errlen)
+{
+    const char *eq = memchr(p, '=', (size_t)(item_end - p));
+    const char *key = p;
+    size_t keylen = (size_t)((eq ? eq : item_end) - p);
+    trim(&key, &keylen);
+    if (keylen == 0)
+        return fail(err, errlen, "", 0, "empty item (stray ',')");
+    const CgParam *r = find_key(key, keylen);
+    if (!r)
+        return unknown_key(err, errlen, key, keylen);
+    if (!eq)
+        return fail(err, errlen, key, keylen, "expected '=' and a value");
+    const char *val = eq + 1;
+    size_t vlen = (size_t)(item_end - val);
+    trim(&val, &vlen);
+    return parse_item(r, val, vlen, c, err, errlen);
 }
 
 int config_parse(const char *text, int dims, Config *c, char *err, int errlen)
@@ -188,38 +234,64 @@ int config_parse(const char *text, int dims, Config *c, char *err, int errlen)
         const char *item_end = strchr(p, ',');
         if (!item_end)
             item_end = p + strlen(p);
-        const char *eq = memchr(p, '=', (size_t)(item_end - p));
-        const char *key = p;
-        size_t keylen = (size_t)((eq ? eq : item_end) - p);
-        while (keylen > 0 && key[0] == ' ')
-            key++, keylen--;
-        while (keylen > 0 && key[keylen - 1] == ' ')
-            keylen--;
-        if (keylen == 0)
-            return fail(err, errlen, "", 0, "empty item (stray ',')");
-        const KeySpec *k = NULL;
-        for (int i = 0; i < NKEYS; i++)
-            if (streq_n(key, keylen, keys[i].key))
-                k = &keys[i];
-        if (!k)
-            return fail(err, errlen, key, keylen,
-                        "unknown key (known: tb smem cmem stream sb uf cm bm retime prefetch "
-                        "tblock regq maxreg)");
-        if (!eq)
-            return fail(err, errlen, key, keylen, "expected '=' and a value");
-        const char *val = eq + 1;
-        size_t vlen = (size_t)(item_end - val);
-        while (vlen > 0 && val[0] == ' ')
-            val++, vlen--;
-        while (vlen > 0 && val[vlen - 1] == ' ')
-            vlen--;
-        if (parse_item(k, val, vlen, c, err, errlen) != 0)
+        if (parse_one(p, item_end, c, err, errlen) != 0)
             return -1;
         p = *item_end ? item_end + 1 : item_end;
         if (*item_end && *p == 0)
             return fail(err, errlen, "", 0, "empty item (trailing ',')");
     }
     return 0;
+}
+
+void cg_param_value_text(const CgParam *r, int index, int v, char *buf, int len)
+{
+    if (r->kind == PK_BOOL)
+        snprintf(buf, (size_t)len, "%s", v == 2 ? "on" : "off");
+    else if (v == 1 && (r->flags & PF_OFF))
+        snprintf(buf, (size_t)len, "off");
+    else if (r->kind == PK_CHOICE && index == 0 && v == 1)
+        snprintf(buf, (size_t)len, "%s", r->words[0].word);
+    else
+        snprintf(buf, (size_t)len, "%d", v);
+}
+
+/* The word of a choice that c holds, NULL where none sets both its ids as c does (no text
+ * gives such a configuration; a draw at random can). */
+static const char *choice_word(const CgParam *r, const Config *c)
+{
+    for (int i = 0; i < r->nwords; i++) {
+        const CgWord *w = &r->words[i];
+        if (w->v[0] == c->v[r->first] && w->v[1] == c->v[r->first + 1])
+            return w->word;
+    }
+    return NULL;
+}
+
+/* r's value in c as --config takes it ("32x8x1", "on", "z", "64"). */
+static void value_text(const CgParam *r, const Config *c, char *buf, int len)
+{
+    const int *v = &c->v[r->first];
+    if (r->kind == PK_TRIPLE)
+        snprintf(buf, (size_t)len, "%dx%dx%d", v[0], v[1], v[2]);
+    else if (r->kind == PK_CHOICE && choice_word(r, c))
+        snprintf(buf, (size_t)len, "%s", choice_word(r, c));
+    else if (r->kind == PK_CHOICE)
+        snprintf(buf, (size_t)len, "%s (with %s=%d)", v[0] == 1 ? r->words[0].word : "on", r->id2,
+                 v[1]);
+    else
+        cg_param_value_text(r, 0, v[0], buf, len);
+}
+
+void config_item(const Config *c, ParamId id, char *buf, int len)
+{
+    const CgParam *r = cg_param_of(id, NULL);
+    char value[48];
+    if (!r) {
+        snprintf(buf, (size_t)len, "?=%d", c->v[id]);
+        return;
+    }
+    value_text(r, c, value, sizeof value);
+    snprintf(buf, (size_t)len, "%s=%s", r->key, value);
 }
 
 /* Appends text to buf without overflowing it. */
@@ -230,11 +302,10 @@ static void put(char *buf, int len, int *at, const char *text)
     buf[*at] = 0;
 }
 
-static void put_int(char *buf, int len, int *at, int v)
+static int shown(const CgParam *r, const Config *c)
 {
-    char tmp[16];
-    snprintf(tmp, sizeof tmp, "%d", v);
-    put(buf, len, at, tmp);
+    const int *v = &c->v[r->first];
+    return (r->flags & PF_SHOWN) || v[0] != 1 || (r->kind == PK_TRIPLE && (v[1] != 1 || v[2] != 1));
 }
 
 void config_format(const Config *c, char *buf, int len)
@@ -243,36 +314,14 @@ void config_format(const Config *c, char *buf, int len)
         return;
     buf[0] = 0;
     int at = 0;
-    /* tb is always printed: its default depends on the grid's dimension, which is not known
-     * here, and a configuration must read back the same in any dimension. */
-    for (int i = 0; i < NKEYS; i++) {
-        const KeySpec *k = &keys[i];
-        int v = c->v[k->first];
-        int shown = k->first == P_TBX || v != 1 ||
-                    (k->kind == K_TRIPLE && (c->v[k->first + 1] != 1 || c->v[k->first + 2] != 1));
-        if (!shown)
+    for (int i = 0; i < cg_param_count(); i++) {
+        const CgParam *r = cg_param_at(i, NULL);
+        if (!shown(r, c))
             continue;
+        char item[64];
+        config_item(c, r->first, item, sizeof item);
         if (at)
             put(buf, len, &at, ",");
-        put(buf, len, &at, k->key);
-        put(buf, len, &at, "=");
-        switch (k->kind) {
-        case K_TRIPLE:
-            put_int(buf, len, &at, v);
-            put(buf, len, &at, "x");
-            put_int(buf, len, &at, c->v[k->first + 1]);
-            put(buf, len, &at, "x");
-            put_int(buf, len, &at, c->v[k->first + 2]);
-            break;
-        case K_BOOL:
-            put(buf, len, &at, v == 2 ? "on" : "off");
-            break;
-        case K_STREAM:
-            put(buf, len, &at, c->v[P_SD] == 2 ? "z" : "y");
-            break;
-        case K_NUMBER:
-            put_int(buf, len, &at, v);
-            break;
-        }
+        put(buf, len, &at, item);
     }
 }

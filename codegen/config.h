@@ -1,6 +1,8 @@
 /* One point of the tuning space: a plain struct. Inactive parameters are padded to 1 (booleans
  * are 1 = off, 2 = on; numbers are powers of two), as GeST's global space does, so the tuner can
- * treat every configuration as a vector of log2 values. */
+ * treat every configuration as a vector of log2 values. The ids are the vector's coordinates:
+ * a new one goes at the end, so that recorded searches replay the same. Each id belongs to one
+ * parameter row of a pass (pass.h), which gives its key, values and documentation. */
 #ifndef STC_CONFIG_H
 #define STC_CONFIG_H
 
@@ -33,8 +35,12 @@ Config config_default(int dims);
 /* Parses 'tb=32x8x1,stream=z,sb=64,...' into *c (starting from the default). Returns 0, or -1
  * with a message in err. */
 int config_parse(const char *text, int dims, Config *c, char *err, int errlen);
-/* Prints c in the syntax config_parse reads (only the non-default parts, 'default' if none). */
+/* Prints c in the syntax config_parse reads (tb, and the parts that are not 1). */
 void config_format(const Config *c, char *buf, int len);
+/* The item of c's text that holds id, in the words --config takes: "uf=1x2x1", "smem=on",
+ * "stream=z" (for P_SD too), "maxreg=off". */
+void config_item(const Config *c, ParamId id, char *buf, int len);
+/* A short name of the id alone ("tbx", "smem", "sd"), for listings of ids. */
 const char *config_param_name(ParamId p);
 
 #endif

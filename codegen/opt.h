@@ -1,7 +1,6 @@
-/* The optimization passes. Each lives in its own files: its kernel emitter (opt_*.c) and its
- * part of the tuning space (space_*.c: the values of its parameters and its constraints). The
- * plan builder (plan.c) asks each pass, in order temporal, stream, tile, whether the
- * configuration wants it; the first that does emits the stage kernel, else the plain kernel. */
+/* The builders of the optimization passes: each pass's kernel emitter (opt_*.c). A pass's row
+ * (codegen/pass_*.c, listed in passes.c's table) names its builder; plan_build takes the builder
+ * of the first pass in the table that applies to the configuration. */
 #ifndef STC_OPT_H
 #define STC_OPT_H
 #include "emit.h"
@@ -16,6 +15,8 @@
 typedef int (*CgStageEmitter)(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                               PlanLaunch *l, char *why, int whylen);
 
+/* Whether c asks for each pass, which the rows of the table use. cg_tile_wants repeats the
+ * precedence (streaming and temporal blocking off); pass_tile.c's row does not need it. */
 int cg_temporal_wants(const Config *c);  /* opt_temporal.c: temporal blocking (P_TB > 1) */
 int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                            PlanLaunch *l, char *why, int whylen);
@@ -25,23 +26,5 @@ int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *
 int cg_tile_wants(const Config *c);      /* opt_tile.c: smem, cmem, unroll, merging */
 int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
                        PlanLaunch *l, char *why, int whylen);
-
-/* ---- the space's share of each pass ---- */
-
-typedef int (*SpaceConstraintFn)(const Space *s, const Config *c, char *why, int whylen);
-typedef struct {
-    const char *name;
-    SpaceConstraintFn check;
-    const char *reason; /* why the constraint exists (space_print lists it) */
-} SpaceConstraint;
-
-typedef struct {
-    const char *name;
-    void (*init)(Space *s);               /* gives the pass's parameters their values */
-    const SpaceConstraint *constraints;   /* checked after the general ones, in order */
-    int nconstraints;
-} SpacePass;
-
-extern const SpacePass space_pass_tile, space_pass_stream, space_pass_temporal;
 
 #endif

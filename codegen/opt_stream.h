@@ -1,5 +1,5 @@
 /* The stream pass's geometry, shared by its emitter (opt_stream.c) and its constraints
- * (space_stream.c): which buffers a stage streams, which window planes live in registers and
+ * (pass_stream.c): which buffers a stage streams, which window planes live in registers and
  * which in shared memory, and how much shared memory that takes.
  *
  * Window positions: a thread computing output plane z along the streaming dimension (SD) needs

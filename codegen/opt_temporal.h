@@ -1,5 +1,5 @@
 /* The temporal pass's tile geometry, shared by its emitter (opt_temporal.c) and its constraints
- * (space_temporal.c), so that what the space accepts is what the kernel builds. */
+ * (pass_temporal.c), so that what the space accepts is what the kernel builds. */
 #ifndef STC_OPT_TEMPORAL_H
 #define STC_OPT_TEMPORAL_H
 #include "opt.h"

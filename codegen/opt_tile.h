@@ -1,5 +1,5 @@
 /* Internal to the tile pass: the geometry of a stage kernel under a configuration, shared by the
- * emitter (opt_tile.c) and the space's constraints (space_tile.c), so that what the constraints
+ * emitter (opt_tile.c) and the space's constraints (pass_tile.c), so that what the constraints
  * measure (shared memory bytes, cached registers, constants) is exactly what is emitted. */
 #ifndef STC_OPT_TILE_H
 #define STC_OPT_TILE_H

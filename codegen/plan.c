@@ -13,8 +13,7 @@
  * buffer by its boundary condition, copies the halo of fixed state fields into their other
  * buffers, and zeroes temps (a fixed temp halo holds 0). */
 #include "emit.h"
-#include "opt.h"
-#include "space.h"
+#include "pass.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -165,13 +164,7 @@ static int build_step(Builder *b)
         PlanLaunch *l = add_launch(b, name, block, &args);
         for (int d = 0; d < 3; d++)
             l->tile[d] = block[d];
-        CgStageEmitter pass = cg_temporal_wants(c) ? cg_emit_stage_temporal
-                            : cg_stream_wants(c)   ? cg_emit_stage_stream
-                            : cg_tile_wants(c)     ? cg_emit_stage_tile
-                                                   : NULL;
-        if (!pass)
-            cg_emit_stage_plain(&b->ctx, s, name, &args);
-        else if (pass(&b->ctx, s, name, &args, l, b->why, b->whylen) != 0)
+        if (cg_pass_for(c)->build(&b->ctx, s, name, &args, l, b->why, b->whylen) != 0)
             return -1;
         for (int f = 0; f < p->nfields; f++)
             if (is_materialized_temp(p, f) && cg_writing_stage(p, f) == s &&

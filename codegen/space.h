@@ -4,6 +4,7 @@
 #ifndef STC_SPACE_H
 #define STC_SPACE_H
 #include "../ir/ir.h"
+#include "../util/rng.h"
 #include "config.h"
 
 #define SPACE_MAX_VALUES 16
@@ -31,6 +32,8 @@ void space_set_steps(Space *s, long steps);
 Config space_default(const Space *s);
 /* 1 if c satisfies every static constraint; else 0 and the first broken one in why. */
 int space_check(const Space *s, const Config *c, char *why, int whylen);
+/* Number of configurations in the product of the value lists, valid or not. */
+double space_total(const Space *s);
 /* Number of valid configurations (exact when small enough to enumerate, else an estimate from
  * sampling; *exact says which). */
 double space_valid_count(const Space *s, int *exact);
@@ -38,14 +41,15 @@ double space_valid_count(const Space *s, int *exact);
  * form: each parameter that can be 1 is 1 with probability 1/2, else uniform over its other
  * values. Valid configurations are sparse in the product of the value lists (most passes
  * exclude each other), so uniform draws almost never hit one; these do. Returns the
- * probability of the drawn configuration. *state is the generator's state (any non-zero). */
-double space_random(const Space *s, unsigned long long *state, Config *out);
+ * probability of the drawn configuration. */
+double space_random(const Space *s, Rng *rng, Config *out);
 /* A valid configuration drawn with space_random; an invalid draw is repaired by putting its
  * parameters back to their first value (the padded form) one at a time in a random order, and
  * redrawn when that fails, at most `tries` draws. 1 with it in *out, else 0 (*out invalid).
  * Valid draws are rare (a few in 10 000 on a 2D grid): most passes exclude each other. */
-int space_random_valid(const Space *s, unsigned long long *state, int tries, Config *out);
-/* Prints the parameters, their values and the size of the valid space (--list-space). */
+int space_random_valid(const Space *s, Rng *rng, int tries, Config *out);
+/* Prints the parameters with their values as --config takes them, the constraints with their
+ * reasons and the size of the valid space (--list-space; codegen/space_print.c). */
 void space_print(FILE *out, const Space *s);
 
 #endif

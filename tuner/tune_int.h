@@ -1,18 +1,16 @@
-/* Internals shared by the tuner's files: random numbers, the configuration hash set, sampling
- * valid unseen configurations, and the strategy constructors. */
+/* Internals shared by the tuner's files: random numbers (util/rng.h), the configuration hash
+ * set, sampling valid unseen configurations, and the strategy constructors. */
 #ifndef STC_TUNE_INT_H
 #define STC_TUNE_INT_H
 #include "tune.h"
+#include "../util/rng.h"
 
-/* xoshiro256** seeded by splitmix64: the same seed gives the same run everywhere. */
-typedef struct {
-    unsigned long long s[4];
-} TuneRng;
-
-void tune_rng_seed(TuneRng *r, unsigned long long seed);
-unsigned long long tune_rng_next(TuneRng *r);
-int tune_rng_below(TuneRng *r, int n); /* uniform in [0, n) */
-double tune_rng_unit(TuneRng *r);      /* uniform in [0, 1) */
+/* The tuner's names for the one generator (util/rng.c), which the space's draws share. */
+typedef Rng TuneRng;
+static inline void tune_rng_seed(TuneRng *r, unsigned long long seed) { rng_seed(r, seed); }
+static inline unsigned long long tune_rng_next(TuneRng *r) { return rng_next(r); }
+static inline int tune_rng_below(TuneRng *r, int n) { return rng_below(r, n); } /* [0, n) */
+static inline double tune_rng_unit(TuneRng *r) { return rng_unit(r); }          /* [0, 1) */
 
 unsigned long long tune_config_hash(const Config *c);
 int tune_config_equal(const Config *a, const Config *b);

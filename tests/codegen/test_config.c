@@ -1,9 +1,11 @@
-/* Config text: defaults, parse/format round trip, error messages naming the key. */
+/* Config text: defaults, parse/format round trip, error messages naming the key, and the
+ * parameter rows of the table of passes that config_parse reads. */
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
+#include "pass.h"
 
 static void roundtrip(const char *text, int dims, const char *expect)
 {
@@ -33,8 +35,34 @@ static void bad(const char *text, const char *needle)
     }
 }
 
+/* Every id belongs to exactly one parameter row; keys are unique; pos counts 0, 1, ... */
+static void table_is_whole(void)
+{
+    int owner[P_COUNT] = {0};
+    int n = cg_param_count();
+    for (int i = 0; i < n; i++) {
+        const CgParam *r = cg_param_at(i, NULL);
+        assert(r && r->key && r->doc && r->doc_values);
+        for (int k = 0; k < cg_param_ids(r); k++)
+            owner[r->first + k]++;
+        for (int j = 0; j < i; j++)
+            assert(strcmp(cg_param_at(j, NULL)->key, r->key) != 0);
+    }
+    assert(cg_param_at(n, NULL) == NULL);
+    for (int p = 0; p < P_COUNT; p++) {
+        if (owner[p] != 1)
+            fprintf(stderr, "id %d (%s) belongs to %d rows\n", p, config_param_name((ParamId)p),
+                    owner[p]);
+        assert(owner[p] == 1);
+    }
+    /* the plain kernel comes last and always applies */
+    Config c = config_default(3);
+    assert(cg_pass_for(&c) == cg_passes[cg_npasses - 1] && cg_passes[cg_npasses - 1]->build);
+}
+
 int main(void)
 {
+    table_is_whole();
     Config c = config_default(2);
     assert(c.v[P_TBX] == 32 && c.v[P_TBY] == 8 && c.v[P_TBZ] == 1);
     c = config_default(3);
@@ -70,11 +98,30 @@ int main(void)
     bad("tblock=0", "'tblock'");
     bad("tb=1x2x4x4", "three");
     bad("foo=1", "'foo'");
+    /* the known keys come from the table: all of them, in config_format's order */
+    bad("foo=1", "(known: tb smem cmem stream sb uf cm bm vec hcol retime prefetch tblock regq "
+                 "maxreg)");
+    bad("stream=x", "expected 'off', 'y' or 'z'");
+    bad("vect=2", "unknown key; did you mean 'vec'?");
+    bad("prefech=on", "did you mean 'prefetch'?");
     bad("tb", "'tb'");
     bad("tb=32x8x1,", "trailing");
     bad("tb=32x8x1,,smem=on", "empty");
     bad("maxreg=-4", "'maxreg'");
     bad("uf=1xx2", "'uf'");
+    assert(strcmp(config_param_name(P_SD), "sd") == 0 && strcmp(config_param_name(P_BMZ), "bmz") == 0);
+
+    /* an item in the words of --config */
+    char item[64];
+    assert(config_parse("tb=64x2,stream=z,maxreg=none,uf=1x2", 3, &c, NULL, 0) == 0);
+    config_item(&c, P_SD, item, sizeof item);
+    assert(strcmp(item, "stream=z") == 0);
+    config_item(&c, P_TBY, item, sizeof item);
+    assert(strcmp(item, "tb=64x2x1") == 0);
+    config_item(&c, P_MAXREG, item, sizeof item);
+    assert(strcmp(item, "maxreg=off") == 0);
+    config_item(&c, P_SMEM, item, sizeof item);
+    assert(strcmp(item, "smem=off") == 0);
     puts("config: ok");
     return 0;
 }

@@ -242,7 +242,7 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
 
     /* What the streaming kernel cannot do is refused with the reason. */
     refused(a, h3, "tb=16x1x8,stream=y,sb=16,tblock=2", "stream=z");
-    refused(a, star, "tb=64x2,stream=y,sb=16,tblock=2", "tby=2");
+    refused(a, star, "tb=64x2,stream=y,sb=16,tblock=2", "tb=64x2x1 has 2 threads along y");
     refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,regq=2", "always keeps");
     refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,prefetch=on", "one plane ahead");
     refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,smem=on", "smem");

@@ -187,7 +187,7 @@ int main(void)
     hb_has(v8->source, "const int i = o0 + b0 + m0 / 2 * 64 + m0 % 2;"); /* slow path */
     assert(v8->step[0].tile[0] == 128 && v8->step[0].extra[0] == 1);
     refused(star, NULL, "tb=32x8,bm=2x1,uf=2x1,smem=on,vec=2", "smem=on");
-    refused(star, NULL, "tb=32x8,stream=y,sb=64,vec=2", "tile pass only");
+    refused(star, NULL, "tb=128x1,stream=y,sb=64,vec=2", "tile pass only");
     long odd[3] = {65, 64, 1};
     refused(star, odd, "tb=32x8,bm=2x1,uf=2x1,vec=2", "67 elements");
     long even[3] = {64, 64, 1};
@@ -215,8 +215,8 @@ int main(void)
     hb_has(h3->source, "const int o0 = (int)(blockIdx.x * 64u) - 1;\n");
     hb_has(h3->source, "const bool lo = o0 <= 0;\n");
     hb_has(h3->source, "const bool hi = o0 <= n0 - 1 && o0 + 64 > n0 - 1;\n");
-    refused(star, NULL, "tb=32x8,stream=y,sb=64,hcol=on", "tile pass only");
-    refused(star, NULL, "tb=32x8,tblock=2,hcol=on", "tile pass only");
+    refused(star, NULL, "tb=128x1,stream=y,sb=64,hcol=on", "tile pass only");
+    refused(star, NULL, "tb=32x8,tblock=2,hcol=on", "tblock=2 with hcol=on");
     refused(box, NULL, "tb=32x4x2,hcol=on", "no field qualifies");  /* periodic */
     refused(wave, NULL, "tb=32x8,hcol=on", "no field qualifies");   /* clamp */
     refused(heat, NULL, "tb=256,hcol=on", "no field qualifies");    /* 1D */
@@ -225,7 +225,7 @@ int main(void)
     refused(star, NULL, "tb=32x8,bm=1x2,cm=2x1", "block merging (bm) and cyclic merging");
     refused(star, NULL, "tb=32x8,uf=1x2", "at most the merge factor");
     refused(star, NULL, "tb=32x8,bm=1x2,uf=1x4", "at most the merge factor");
-    refused(star, NULL, "tb=32x8,bm=1x1x2", "bmz");
+    refused(star, NULL, "tb=32x8,bm=1x1x2", "bm along z must be 1");
     refused(box, NULL, "tb=32x4x2,bm=1x8x16", "points per thread: at most 64");
     refused(box, NULL, "tb=32x4x2,bm=2x16x4", "points per thread");
     long small[3] = {64, 64, 1};

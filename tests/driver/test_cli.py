@@ -95,7 +95,23 @@ with tempfile.TemporaryDirectory() as tmp:
     code, ir_text, _ = expect("--dump-ir", [HEAT, "--dump-ir"], 0)
     check("--dump-ir prints the IR", len(ir_text) > 50 and "heat" in ir_text, ir_text[:200])
     expect("--dump-ast", [HEAT, "--dump-ast"], 0, out="stencil heat")
-    expect("--list-space", [HEAT, "--list-space"], 0, out="tuning space of heat")
+    code, space, _ = expect("--list-space", [HEAT, "--list-space"], 0, out="tuning space of heat")
+    for line in ["  smem      off on\n", "  stream    off y z\n", "  maxreg    off 32 64 128\n",
+                 "  tb x      1 2 4 8 16 32 64 128 256 512 1024\n"]:
+        check("--list-space prints what --config takes: " + line.strip(), line in space, space)
+
+    # an invalid --config is explained in the words of --config, with the values it may take
+    STAR2D = os.path.join(ROOT, "examples", "bench", "star2d1r.st")
+    for name, args, words in [
+            ("stream=z on a 2D grid", [STAR2D, "--config", "stream=z"],
+             "stream=z needs a 3D grid; on this 2D grid stream takes: off y"),
+            ("a value not in the space", [HEAT, "--config", "tb=2048x1x1"],
+             "2048 along x is not one of its values (1 2 4 8 16 32 64 128 256 512 1024)"),
+            ("an unknown key", [HEAT, "--config", "vect=2"],
+             "(known: tb smem cmem stream sb uf cm bm vec hcol retime prefetch tblock regq maxreg)")]:
+        code, so, se = expect("--config: " + name, args + ["-o", os.path.join(tmp, "x.cu")], 1,
+                              err=words)
+        check("--config names no internal id: " + name, " sd" not in se and "tbx" not in se, se)
 
     # compiling: both files, with the note of how the configuration was chosen
     cu = os.path.join(tmp, "heat.cu")

@@ -50,8 +50,9 @@ static void run_later_passes(const AstFile *file, Arena *arena, Diag *diag, cons
         unsigned long long state = 0x9e3779b97f4a7c15ull; /* a hash of the input: its own draw */
         for (size_t k = 0; k < size; k++)
             state = (state ^ data[k]) * 0x100000001b3ull;
-        state |= 1;
-        if (space_random_valid(&space, &state, 64, &c))
+        Rng rng;
+        rng_seed(&rng, state);
+        if (space_random_valid(&space, &rng, 64, &c))
             emit_variant(prog, &c, arena);
     }
 }

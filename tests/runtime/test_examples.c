@@ -74,7 +74,8 @@ typedef struct {
 /* --random N: instead of the list above, the default and N random configurations per program
  * that the space accepts on the program's own grid (its `size`), drawn by space_random_valid. */
 static int random_count;
-static unsigned long long random_state = 88172645463325252ull;
+static unsigned long long random_seed = 88172645463325252ull;
+static Rng random_rng; /* seeded with random_seed once the options are read */
 
 static int random_configs(const IrProgram *prog, Arena *arena, const char ***out)
 {
@@ -88,7 +89,7 @@ static int random_configs(const IrProgram *prog, Arena *arena, const char ***out
     names[count++] = "default";
     for (int attempt = 0; attempt < random_count * 500 && count <= random_count; attempt++) {
         Config c;
-        if (!space_random_valid(&space, &random_state, 1, &c))
+        if (!space_random_valid(&space, &random_rng, 1, &c))
             continue;
         char text[512];
         config_format(&c, text, (int)sizeof text);
@@ -264,12 +265,13 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc)
             random_count = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-            random_state ^= (unsigned long long)atoll(argv[++i]) * 0x9E3779B97F4A7C15ull;
+            random_seed ^= (unsigned long long)atoll(argv[++i]) * 0x9E3779B97F4A7C15ull;
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
             threads = atoi(argv[++i]);
         else
             root = argv[i];
     }
+    rng_seed(&random_rng, random_seed);
     if (threads < 1)
         threads = 1;
     if (!root)

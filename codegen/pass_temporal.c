@@ -1,6 +1,8 @@
-/* The tuning space's share of the temporal pass (P_TB, `tblock`): values and constraints.
- * Every constraint holds trivially when tblock is 1 (off). */
+/* The temporal pass: tblock > 1 fuses that many time steps in one launch (codegen/opt_temporal*.c
+ * build the kernels; with stream, AN5D-style streaming). Every constraint holds trivially when
+ * tblock is 1 (off). */
 #include "opt_temporal.h"
+#include "pass.h"
 
 #include <stdio.h>
 
@@ -9,20 +11,6 @@ enum { TB_SMEM_MAX = 227 * 1024 };
 /* Streaming: the plane loop is unrolled Q times (Q = 2R+1, 2R+2 for a 2D box: TbsGeom.Q) with K
  * step bodies each; each state field keeps K queues of Q registers. */
 enum { TBS_MAX_BODIES = 64, TBS_MAX_QUEUE_REGS = 96 };
-
-static void init_temporal(Space *s)
-{
-    /* Powers of two and the multiples of 3 between them: on the H100 (2026-11-23, one barrier
-     * per plane) star3d1r fused 3 steps at 481 GStencil/s against 412 with 2 and 426 with 4,
-     * star2d1r 12 at 1412 against 1291 with 8 and 1346 with 16; 5 and 10 (AN5D's degrees on a
-     * V100) measured no better than their neighbours. */
-    static const int values[] = {1, 2, 3, 4, 6, 8, 12, 16};
-    SpaceParam *sp = &s->params[P_TB];
-    sp->id = P_TB;
-    sp->nvalues = 0;
-    for (int i = 0; i < (int)(sizeof values / sizeof values[0]); i++)
-        sp->values[sp->nvalues++] = values[i];
-}
 
 static const char *bc_name(BoundaryKind bc)
 {
@@ -34,29 +22,44 @@ static int on(const Config *c) { return c->v[P_TB] > 1; }
 
 static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }
 
+/* Streaming is the exception to c_alone: with it the temporal kernel streams along the axis
+ * (opt_temporal_stream.c), with the stream pass's stream, sb and retime. */
+static int combines(const Config *c, ParamId id)
+{
+    return streaming(c) && (id == P_STREAM || id == P_SD || id == P_SB || id == P_RETIME);
+}
+
+static int refuse(const Config *c, ParamId id, char *why, int whylen)
+{
+    char item[48];
+    config_item(c, id, item, sizeof item);
+    if (streaming(c) && (id == P_REGQ || id == P_PREFETCH))
+        snprintf(why, (size_t)whylen, "tblock=%d with %s: the streaming temporal kernel always keeps "
+                 "the own column in registers and the in-plane tile in shared memory, and always "
+                 "loads one plane ahead", c->v[P_TB], item);
+    else
+        snprintf(why, (size_t)whylen, "tblock=%d with %s: temporal blocking is its own kernel and "
+                 "combines with no other optimization but streaming (stream, sb, retime)", c->v[P_TB],
+                 item);
+    return 0;
+}
+
 /* The temporal kernel is its own mapping: the other passes' parameters would be ignored, and one
- * kernel measured under several names. Streaming (stream, sd, sb) is the exception: with it the
- * temporal kernel streams along the axis (opt_temporal_stream.c). */
+ * kernel measured under several names; so every parameter of every other pass in the table (not
+ * the launch's, which every kernel takes) stays off, a new pass's too. */
 static int c_alone(const Space *s, const Config *c, char *why, int whylen)
 {
     (void)s;
-    static const ParamId others[] = {P_SMEM, P_CMEM, P_STREAM, P_SD, P_SB, P_UFX, P_UFY, P_UFZ, P_CMX,
-                                     P_CMY, P_CMZ, P_BMX, P_BMY, P_BMZ, P_RETIME, P_PREFETCH, P_REGQ};
     if (!on(c))
         return 1;
-    for (int i = 0; i < (int)(sizeof others / sizeof others[0]); i++) {
-        ParamId id = others[i];
-        if (c->v[id] == 1 || (streaming(c) && (id == P_STREAM || id == P_SD || id == P_SB || id == P_RETIME)))
+    for (int i = 0; i < cg_npasses; i++) {
+        const CgPass *p = cg_passes[i];
+        if (!p->applies || cg_pass_builds(p, c))
             continue;
-        if (streaming(c) && (id == P_REGQ || id == P_PREFETCH))
-            snprintf(why, (size_t)whylen, "tblock=%d with %s: the streaming temporal kernel always keeps "
-                     "the own column in registers and the in-plane tile in shared memory, and always "
-                     "loads one plane ahead", c->v[P_TB], config_param_name(id));
-        else
-            snprintf(why, (size_t)whylen, "tblock=%d with %s: temporal blocking is its own kernel and "
-                     "combines with no other optimization but streaming (stream, sd, sb, retime)", c->v[P_TB],
-                     config_param_name(id));
-        return 0;
+        for (const CgParam *r = p->params; r && r->key; r++)
+            for (int k = 0; k < cg_param_ids(r); k++)
+                if (c->v[r->first + k] != 1 && !combines(c, (ParamId)(r->first + k)))
+                    return refuse(c, (ParamId)(r->first + k), why, whylen);
     }
     return 1;
 }
@@ -80,8 +83,9 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
     }
     int sd = dims >= 3 ? 2 : 1;
     if (c->v[P_TBX + sd] != 1) {
-        snprintf(why, (size_t)whylen, "tblock=%d with stream: tb%c=%d, but a streaming block has one "
-                 "thread per column (tb%c=1)", c->v[P_TB], "xyz"[sd], c->v[P_TBX + sd], "xyz"[sd]);
+        snprintf(why, (size_t)whylen, "tblock=%d with stream: tb=%dx%dx%d has %d threads along %c, but "
+                 "a streaming block has one thread per column (1 along %c)", c->v[P_TB], c->v[P_TBX],
+                 c->v[P_TBY], c->v[P_TBZ], c->v[P_TBX + sd], "xyz"[sd], "xyz"[sd]);
         return 0;
     }
     if (c->v[P_SB] < 8) {
@@ -250,7 +254,7 @@ static int c_grid(const Space *s, const Config *c, char *why, int whylen)
 
 static const SpaceConstraint constraints[] = {
     {"tblock-alone", c_alone, "temporal blocking combines with no other optimization but streaming "
-                              "(stream, sd, sb, retime)"},
+                              "(stream, sb, retime)"},
     {"tblock-stream", c_stream, "with streaming: along z in 3D, one thread per column, sb >= 8 and "
                                 "within the axis, (2R+1)*tblock <= 64 step bodies and <= 96 queue registers"},
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
@@ -262,7 +266,27 @@ static const SpaceConstraint constraints[] = {
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
                             "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
+    {0},
 };
 
-const SpacePass space_pass_temporal = {"temporal", init_temporal, constraints,
-                                       (int)(sizeof constraints / sizeof constraints[0])};
+/* Powers of two and the multiples of 3 between them: on the H100 (2026-11-23, one barrier per
+ * plane) star3d1r fused 3 steps at 481 GStencil/s against 412 with 2 and 426 with 4, star2d1r
+ * 12 at 1412 against 1291 with 8 and 1346 with 16; 5 and 10 (AN5D's degrees on a V100)
+ * measured no better than their neighbours. */
+static const int tblock_values[] = {1, 2, 3, 4, 6, 8, 12, 16};
+
+static const CgParam params[] = {
+    {.key = "tblock", .kind = PK_NUMBER, .first = P_TB, .pos = 12, .flags = PF_STEPS, .dims = 1,
+     .values = tblock_values, .nvalues = 8,
+     .doc_values = "positive integer (the space: 2, 3, 4, 6, 8, 12, 16), at most the run's steps",
+     .doc = "temporal blocking: time steps fused in one launch"},
+    {0},
+};
+
+const CgPass cg_pass_temporal = {
+    .name = "temporal",
+    .params = params,
+    .constraints = constraints,
+    .applies = cg_temporal_wants,
+    .build = cg_emit_stage_temporal,
+};

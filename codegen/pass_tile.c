@@ -1,8 +1,9 @@
-/* The tuning space's share of the tile pass (smem, cmem, unroll, cyclic and block merging):
- * values and constraints. The constraints apply to the configurations the tile pass emits
- * (streaming and temporal blocking off); the other passes judge theirs. */
-#include "opt.h"
+/* The tile pass: smem, cmem, unrolling, cyclic and block merging, vector accesses and halo
+ * columns (codegen/opt_tile.c builds the kernel). Its constraints apply to the configurations it
+ * builds (streaming and temporal blocking off: they come before it in the table); the other
+ * passes judge theirs. */
 #include "opt_tile.h"
+#include "pass.h"
 
 #include <stdio.h>
 
@@ -14,53 +15,19 @@ enum {
     TILE_MAX_CACHED = 256,    /* values held in registers per thread (floats; doubles count 2) */
 };
 
-static void init_tile(Space *s)
-{
-    static const int factors[] = {1, 2, 4, 8, 16};
-    int dims = s->prog ? s->prog->dims : 3;
-    s->params[P_SMEM] = (SpaceParam){P_SMEM, {1, 2}, 2};
-    s->params[P_CMEM] = (SpaceParam){P_CMEM, {1, 2}, 2};
-    s->params[P_VEC] = (SpaceParam){P_VEC, {1, 2, 4}, 3};
-    s->params[P_HCOL] = (SpaceParam){P_HCOL, {1, 2}, 2};
-    for (int d = 0; d < dims && d < 3; d++) {
-        const ParamId ids[3] = {P_UFX + d, P_CMX + d, P_BMX + d};
-        for (int k = 0; k < 3; k++) {
-            SpaceParam *sp = &s->params[ids[k]];
-            sp->id = ids[k];
-            sp->nvalues = 5;
-            for (int i = 0; i < 5; i++)
-                sp->values[i] = factors[i];
-        }
-    }
-}
+extern const CgPass cg_pass_tile;
 
-static int applies(const Config *c) { return tile_config_on(c); }
+/* Built by this pass (no pass before it in the table applies). */
+static int builds(const Config *c) { return cg_pass_builds(&cg_pass_tile, c); }
 
 static int dims_of(const Space *s) { return s->prog ? s->prog->dims : 3; }
 
 static int merge(const Config *c, int d) { return c->v[P_BMX + d] * c->v[P_CMX + d]; }
 
-static int c_axes(const Space *s, const Config *c, char *why, int whylen)
-{
-    if (!applies(c))
-        return 1;
-    for (int d = dims_of(s); d < 3; d++) {
-        static const ParamId ids[3] = {P_UFX, P_CMX, P_BMX};
-        for (int k = 0; k < 3; k++)
-            if (c->v[ids[k] + d] != 1) {
-                snprintf(why, (size_t)whylen, "%s=%d but the grid is %dD: merging and unrolling "
-                         "only along axes the grid has", config_param_name((ParamId)(ids[k] + d)),
-                         c->v[ids[k] + d], dims_of(s));
-                return 0;
-            }
-    }
-    return 1;
-}
-
 static int c_exclusive(const Space *s, const Config *c, char *why, int whylen)
 {
     (void)s;
-    if (!applies(c))
+    if (!builds(c))
         return 1;
     int bm = c->v[P_BMX] * c->v[P_BMY] * c->v[P_BMZ];
     int cm = c->v[P_CMX] * c->v[P_CMY] * c->v[P_CMZ];
@@ -79,13 +46,15 @@ static int c_exclusive(const Space *s, const Config *c, char *why, int whylen)
 
 static int c_unroll(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!applies(c))
+    if (!builds(c))
         return 1;
     for (int d = 0; d < dims_of(s); d++)
         if (c->v[P_UFX + d] > merge(c, d)) {
-            snprintf(why, (size_t)whylen, "%s=%d but a thread has %d point%s along %c: the unroll "
-                     "factor is at most the merge factor", config_param_name((ParamId)(P_UFX + d)),
-                     c->v[P_UFX + d], merge(c, d), merge(c, d) == 1 ? "" : "s", "xyz"[d]);
+            char uf[48];
+            config_item(c, P_UFX, uf, sizeof uf);
+            snprintf(why, (size_t)whylen, "%s unrolls %d points along %c but a thread has %d there: "
+                     "the unroll factor is at most the merge factor", uf, c->v[P_UFX + d], "xyz"[d],
+                     merge(c, d));
             return 0;
         }
     return 1;
@@ -93,7 +62,7 @@ static int c_unroll(const Space *s, const Config *c, char *why, int whylen)
 
 static int c_points(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!applies(c))
+    if (!builds(c))
         return 1;
     int total = 1;
     for (int d = 0; d < dims_of(s); d++) {
@@ -115,7 +84,7 @@ static int c_points(const Space *s, const Config *c, char *why, int whylen)
  * threads. Skipped when the size is unknown. */
 static int c_tile_fits(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!applies(c))
+    if (!builds(c))
         return 1;
     for (int d = 0; d < dims_of(s); d++) {
         long n = s->n[d];
@@ -137,7 +106,7 @@ static int c_tile_fits(const Space *s, const Config *c, char *why, int whylen)
 
 static int c_smem(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!applies(c) || c->v[P_SMEM] != 2 || !s->prog)
+    if (!builds(c) || c->v[P_SMEM] != 2 || !s->prog)
         return 1;
     int staged_any = 0;
     for (int st = 0; st < s->prog->nstages; st++) {
@@ -165,7 +134,7 @@ static int c_smem(const Space *s, const Config *c, char *why, int whylen)
 
 static int c_cmem(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!applies(c) || c->v[P_CMEM] != 2 || !s->prog)
+    if (!builds(c) || c->v[P_CMEM] != 2 || !s->prog)
         return 1;
     long count = 0;
     for (int st = 0; st < s->prog->nstages; st++)
@@ -185,7 +154,7 @@ static int c_cmem(const Space *s, const Config *c, char *why, int whylen)
 
 static int c_registers(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!applies(c) || !s->prog)
+    if (!builds(c) || !s->prog)
         return 1;
     for (int st = 0; st < s->prog->nstages; st++) {
         TileGeom g;
@@ -219,7 +188,7 @@ static int c_vec(const Space *s, const Config *c, char *why, int whylen)
     int v = c->v[P_VEC];
     if (v == 1)
         return 1;
-    if (!applies(c)) {
+    if (!builds(c)) {
         snprintf(why, (size_t)whylen, "vec=%d with streaming or temporal blocking: vector "
                  "accesses are made by the tile pass only", v);
         return 0;
@@ -265,7 +234,7 @@ static int c_hcol(const Space *s, const Config *c, char *why, int whylen)
 {
     if (c->v[P_HCOL] == 1)
         return 1;
-    if (!applies(c)) {
+    if (!builds(c)) {
         snprintf(why, (size_t)whylen, "hcol=on with streaming or temporal blocking: the halo "
                  "columns are stored by the tile pass only");
         return 0;
@@ -282,7 +251,6 @@ static int c_hcol(const Space *s, const Config *c, char *why, int whylen)
 }
 
 static const SpaceConstraint tile_constraints[] = {
-    {"tile-axes", c_axes, "merging and unrolling only along axes the grid has"},
     {"tile-merge", c_exclusive, "block and cyclic merging exclude each other"},
     {"tile-unroll", c_unroll, "an unroll factor is at most the merge factor of its axis"},
     {"tile-points", c_points, "at most 16 points per thread along an axis, 64 in all"},
@@ -292,7 +260,50 @@ static const SpaceConstraint tile_constraints[] = {
     {"tile-regs", c_registers, "the values a thread keeps in registers stay few enough not to spill"},
     {"tile-hcol", c_hcol, "halo-column stores: tile pass only, for a 2D or 3D fixed-boundary state field the stage reads"},
     {"tile-vec", c_vec, "vector accesses: adjacent, unrolled, unstaged x points, rows a multiple of vec, at most 16 bytes"},
+    {0},
 };
 
-const SpacePass space_pass_tile = {"tile", init_tile, tile_constraints,
-                                   (int)(sizeof tile_constraints / sizeof tile_constraints[0])};
+/* Any of them on asks for the tile pass. */
+static int wants(const Config *c) { return cg_pass_params_set(&cg_pass_tile, c); }
+
+static const int onoff[] = {1, 2};
+static const int factors[] = {1, 2, 4, 8, 16};
+static const int vec_values[] = {1, 2, 4};
+
+static const CgParam params[] = {
+    {.key = "smem", .kind = PK_BOOL, .first = P_SMEM, .pos = 1, .dims = 1, .values = onoff,
+     .nvalues = 2, .doc_values = "on/off",
+     .doc = "stage the block's input tile (with its halo) in shared memory; with streaming, "
+            "the planes read at in-plane offsets (the stream pass's ring)"},
+    {.key = "cmem", .kind = PK_BOOL, .first = P_CMEM, .pos = 2, .dims = 1, .values = onoff,
+     .nvalues = 2, .doc_values = "on/off",
+     .doc = "put the stencil's constants in constant memory"},
+    {.key = "uf", .kind = PK_TRIPLE, .first = P_UFX, .pos = 5, .flags = PF_POW2, .dims = 1,
+     .values = factors, .nvalues = 5, .doc_values = "`XxYxZ`, each 1..16",
+     .doc = "unroll factors of the per-thread loops (with streaming, along the streaming axis: "
+            "planes per iteration of the plane loop)"},
+    {.key = "cm", .kind = PK_TRIPLE, .first = P_CMX, .pos = 6, .flags = PF_POW2, .dims = 1,
+     .values = factors, .nvalues = 5, .doc_values = "`XxYxZ`, each 1..16",
+     .doc = "cyclic merging: points per thread, strided by the block size"},
+    {.key = "bm", .kind = PK_TRIPLE, .first = P_BMX, .pos = 7, .flags = PF_POW2, .dims = 1,
+     .values = factors, .nvalues = 5, .doc_values = "`XxYxZ`, each 1..16",
+     .doc = "block merging: points per thread, adjacent (with streaming in 3D, rows along the "
+            "other in-plane axis)"},
+    {.key = "vec", .kind = PK_NUMBER, .first = P_VEC, .pos = 8, .flags = PF_POW2, .dims = 1,
+     .values = vec_values, .nvalues = 3, .doc_values = "1, 2, 4",
+     .doc = "a thread's adjacent x points as one vector load and store (float2, float4, "
+            "double2)"},
+    {.key = "hcol", .kind = PK_BOOL, .first = P_HCOL, .pos = 9, .dims = 1, .values = onoff,
+     .nvalues = 2, .doc_values = "on/off",
+     .doc = "store the halo columns of the rows a block writes again (the values they hold), "
+            "so that the sectors at the rows' ends are written whole"},
+    {0},
+};
+
+const CgPass cg_pass_tile = {
+    .name = "tile",
+    .params = params,
+    .constraints = tile_constraints,
+    .applies = wants,
+    .build = cg_emit_stage_tile,
+};

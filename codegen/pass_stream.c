@@ -1,30 +1,25 @@
-/* The tuning space's share of the stream pass (P_STREAM/P_SD/P_SB/P_REGQ/P_PREFETCH/P_RETIME,
- * the unroll factor along the streaming axis, and block merging along the other in-plane axis
- * in register mode): values and constraints. */
-#include "opt.h"
+/* The stream pass: 2.5D streaming along y or z (codegen/opt_stream*.c build the kernels), with
+ * its parameters stream, sb, retime, prefetch and regq; it also reads the tile pass's smem
+ * (the shared ring), uf along the streaming axis and, in register mode, bm along the other
+ * in-plane axis. */
 #include "opt_stream.h"
+#include "pass.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* Largest shared memory a block may opt in to on sm_90. */
 enum { STREAM_SMEM_LIMIT = 227 * 1024 };
-
-static void set_list(SpaceParam *sp, ParamId id, const int *vals, int n)
-{
-    sp->id = id;
-    sp->nvalues = 0;
-    for (int i = 0; i < n && i < SPACE_MAX_VALUES; i++)
-        sp->values[sp->nvalues++] = vals[i];
-}
 
 static int dims_of(const Space *s) { return s->prog ? s->prog->dims : 3; }
 
 static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }
 
-/* An earlier pass (plan.c asks the temporal pass first) builds the kernel for c: the stream
- * kernel's own geometry, modes and register limits do not apply, that pass's constraints do. */
-static int other_pass(const Config *c) { return cg_temporal_wants(c); }
+extern const CgPass cg_pass_stream;
+
+/* Built by this pass: with streaming and temporal blocking, the temporal pass (before this one
+ * in the table) builds the kernel, and its constraints judge it instead of the stream kernel's
+ * geometry, modes and register limits. */
+static int builds(const Config *c) { return cg_pass_builds(&cg_pass_stream, c); }
 
 /* The streaming axis of c on this space's grid. */
 static int sd_of(const Space *s, const Config *c)
@@ -32,43 +27,33 @@ static int sd_of(const Space *s, const Config *c)
     return dims_of(s) == 2 ? 1 : c->v[P_SD] == 2 ? 2 : 1;
 }
 
-static void init_stream(Space *s)
+/* sb: 1 (no streaming) and 8 .. the largest SD axis rounded up to a power of two (32768 when
+ * the grid is unknown). */
+static void sb_values(const Space *s, SpaceParam *sp)
 {
-    int dims = dims_of(s);
-    if (dims < 2)
-        return;
-    static const int onoff[] = {1, 2};
-    set_list(&s->params[P_STREAM], P_STREAM, onoff, 2);
-    if (dims == 3)
-        set_list(&s->params[P_SD], P_SD, onoff, 2);
-    set_list(&s->params[P_PREFETCH], P_PREFETCH, onoff, 2);
-    set_list(&s->params[P_RETIME], P_RETIME, onoff, 2);
-    /* sb: 1 (no streaming) and 8 .. the largest SD axis rounded up to a power of two (32768
-     * when the grid is unknown). */
     long nmax = 0;
-    for (int d = 1; d < dims; d++)
+    for (int d = 1; d < dims_of(s); d++)
         nmax = s->n[d] > nmax ? s->n[d] : nmax;
-    int sb[SPACE_MAX_VALUES] = {1}, nsb = 1;
-    for (long v = 8; nsb < SPACE_MAX_VALUES && v <= 32768; v *= 2) {
-        sb[nsb++] = (int)v;
+    sp->nvalues = 0;
+    sp->values[sp->nvalues++] = 1;
+    for (long v = 8; sp->nvalues < SPACE_MAX_VALUES && v <= 32768; v *= 2) {
+        sp->values[sp->nvalues++] = (int)v;
         if (nmax > 0 && v >= nmax)
             break;
     }
-    set_list(&s->params[P_SB], P_SB, sb, nsb);
+}
+
+/* regq: 1 .. 2R+1, R the largest halo along a streaming axis. */
+static void regq_values(const Space *s, SpaceParam *sp)
+{
     int R = 0;
-    for (int d = 1; d < dims; d++)
+    for (int d = 1; d < dims_of(s); d++)
         R = s->prog && s->prog->halo[d] > R ? s->prog->halo[d] : R;
     if (!s->prog)
         R = STREAM_MAX_R;
-    int rq[SPACE_MAX_VALUES], nrq = 0;
-    for (int v = 1; v <= 2 * R + 1 && nrq < SPACE_MAX_VALUES; v++)
-        rq[nrq++] = v;
-    set_list(&s->params[P_REGQ], P_REGQ, rq, nrq);
-    /* Unrolling along a streaming axis: values only where the tile pass gave none. */
-    static const int uf[] = {1, 2, 4, 8};
-    for (int d = 1; d < dims; d++)
-        if (s->params[P_UFX + d].nvalues <= 1)
-            set_list(&s->params[P_UFX + d], (ParamId)(P_UFX + d), uf, 4);
+    sp->nvalues = 0;
+    for (int v = 1; v <= 2 * R + 1 && sp->nvalues < SPACE_MAX_VALUES; v++)
+        sp->values[sp->nvalues++] = v;
 }
 
 /* ---- constraints ---- */
@@ -81,53 +66,11 @@ static int c_stream_only(const Space *s, const Config *c, char *why, int whylen)
     static const ParamId only[] = {P_SD, P_SB, P_REGQ, P_PREFETCH, P_RETIME};
     for (int i = 0; i < 5; i++)
         if (c->v[only[i]] != 1) {
-            snprintf(why, (size_t)whylen, "%s=%d applies to streaming only (stream is off)",
-                     config_param_name(only[i]), c->v[only[i]]);
+            char item[48];
+            config_item(c, only[i], item, sizeof item);
+            snprintf(why, (size_t)whylen, "%s applies to streaming only (stream is off)", item);
             return 0;
         }
-    return 1;
-}
-
-/* Unroll factors the stream pass gave values to (the tile pass gave none) mean nothing
- * without streaming. */
-static int c_uf_needs_stream(const Space *s, const Config *c, char *why, int whylen)
-{
-    if (streaming(c))
-        return 1;
-    for (int d = 1; d < dims_of(s); d++) {
-        if (c->v[P_UFX + d] == 1)
-            continue;
-        Space tile;
-        memset(&tile, 0, sizeof tile);
-        tile.prog = s->prog;
-        memcpy(tile.n, s->n, sizeof tile.n);
-        for (int p = 0; p < P_COUNT; p++) {
-            tile.params[p].id = (ParamId)p;
-            tile.params[p].values[0] = 1;
-            tile.params[p].nvalues = 1;
-        }
-        space_pass_tile.init(&tile);
-        if (tile.params[P_UFX + d].nvalues <= 1) {
-            snprintf(why, (size_t)whylen, "uf along %c applies to streaming only (stream is off)",
-                     "xyz"[d]);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-static int c_stream_axis(const Space *s, const Config *c, char *why, int whylen)
-{
-    if (!streaming(c))
-        return 1;
-    if (dims_of(s) < 2) {
-        snprintf(why, (size_t)whylen, "streaming needs a 2D or 3D grid");
-        return 0;
-    }
-    if (dims_of(s) == 2 && c->v[P_SD] == 2) {
-        snprintf(why, (size_t)whylen, "stream=z on a 2D grid: stream along y");
-        return 0;
-    }
     return 1;
 }
 
@@ -137,9 +80,9 @@ static int c_stream_block(const Space *s, const Config *c, char *why, int whylen
         return 1;
     int sd = sd_of(s, c);
     if (c->v[P_TBX + sd] != 1) {
-        snprintf(why, (size_t)whylen, "tb%c=%d: with streaming along %c each thread walks its own "
-                 "column, so the block has 1 thread along %c", "xyz"[sd], c->v[P_TBX + sd],
-                 "xyz"[sd], "xyz"[sd]);
+        snprintf(why, (size_t)whylen, "tb=%dx%dx%d: with streaming along %c each thread walks its "
+                 "own column, so the block has 1 thread along %c", c->v[P_TBX], c->v[P_TBY],
+                 c->v[P_TBZ], "xyz"[sd], "xyz"[sd]);
         return 0;
     }
     return 1;
@@ -184,9 +127,10 @@ static int c_stream_others(const Space *s, const Config *c, char *why, int whyle
     static const ParamId off[] = {P_CMEM, P_CMX, P_CMY, P_CMZ};
     for (int i = 0; i < 4; i++)
         if (c->v[off[i]] != 1) {
+            char item[48];
+            config_item(c, off[i], item, sizeof item);
             snprintf(why, (size_t)whylen, "%s with streaming: the stream kernel stages planes in "
-                     "shared memory itself (regq) and does not merge points cyclically",
-                     config_param_name(off[i]));
+                     "shared memory itself (regq) and does not merge points cyclically", item);
             return 0;
         }
     /* block merging: only along the other in-plane axis of a 3D grid (register mode checks
@@ -211,7 +155,7 @@ static int c_stream_others(const Space *s, const Config *c, char *why, int whyle
 /* The geometry of every stage: radius, buffer count, regq within the window, shared memory. */
 static int c_stream_fits(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!streaming(c) || other_pass(c) || !s->prog || dims_of(s) < 2)
+    if (!builds(c) || !s->prog || dims_of(s) < 2)
         return 1;
     const IrProgram *p = s->prog;
     for (int st = 0; st < p->nstages; st++) {
@@ -232,7 +176,7 @@ static int c_stream_fits(const Space *s, const Config *c, char *why, int whylen)
 /* Register mode (regq=1, whole warps along x) and its rows per thread; retiming's needs. */
 static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!streaming(c) || other_pass(c) || dims_of(s) < 2)
+    if (!builds(c) || dims_of(s) < 2)
         return 1;
     int sd = sd_of(s, c);
     int ab = dims_of(s) == 3 ? 3 - sd : -1;
@@ -259,7 +203,7 @@ static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen
 
 static int c_stream_regs(const Space *s, const Config *c, char *why, int whylen)
 {
-    if (!streaming(c) || other_pass(c) || !s->prog || dims_of(s) < 2)
+    if (!builds(c) || !s->prog || dims_of(s) < 2)
         return 1;
     for (int st = 0; st < s->prog->nstages; st++) {
         StreamGeom g;
@@ -277,10 +221,7 @@ static int c_stream_regs(const Space *s, const Config *c, char *why, int whylen)
 }
 
 static const SpaceConstraint stream_constraints[] = {
-    {"stream-only", c_stream_only, "sd, sb, regq and prefetch shape the streaming kernel only"},
-    {"stream-uf", c_uf_needs_stream, "unrolling along y/z is the streaming loop's (unless the tile "
-     "pass unrolls it)"},
-    {"stream-axis", c_stream_axis, "streaming walks y (2D) or y/z (3D)"},
+    {"stream-only", c_stream_only, "sb, regq, prefetch and retime shape the streaming kernel only"},
     {"stream-tb", c_stream_block, "a streaming block has one thread along the streaming axis"},
     {"stream-sb", c_stream_sb, "a streaming block walks at least 8 planes, uf <= sb, sb within "
      "the axis"},
@@ -292,7 +233,43 @@ static const SpaceConstraint stream_constraints[] = {
     {"stream-fits", c_stream_fits, "radius <= 8 along the streaming axis, at most 16 streamed "
      "buffers, regq <= 2R+1, shared memory <= 227 KiB; without smem=on (register mode): regq=1, "
      "tb along x a multiple of 32, x halo <= 16"},
+    {0},
 };
 
-const SpacePass space_pass_stream = {"stream", init_stream, stream_constraints,
-                                     (int)(sizeof stream_constraints / sizeof stream_constraints[0])};
+static const int onoff[] = {1, 2};
+
+static const CgWord stream_words[] = {
+    {"off", {1, 1}, 1},
+    {"y", {2, 1}, 2},
+    {"z", {2, 2}, 3},
+};
+
+static const CgParam params[] = {
+    {.key = "stream", .kind = PK_CHOICE, .first = P_STREAM, .pos = 3, .dims = 2,
+     .words = stream_words, .nwords = 3, .id2 = "sd", .doc_values = "`y`, `z`, off",
+     .doc = "2.5D streaming: each block walks along the streaming dimension (y or z in 3D, y in "
+            "2D), keeping a window of planes"},
+    {.key = "sb", .kind = PK_NUMBER, .first = P_SB, .pos = 4, .flags = PF_POW2, .dims = 2,
+     .values_of = sb_values, .doc_values = "power of two",
+     .doc = "with streaming: points along the streaming dimension per block (concurrent "
+            "streaming)"},
+    {.key = "retime", .kind = PK_BOOL, .first = P_RETIME, .pos = 10, .dims = 2,
+     .values = onoff, .nvalues = 2, .doc_values = "on/off",
+     .doc = "retiming (streaming only): accumulate partial sums plane by plane"},
+    {.key = "prefetch", .kind = PK_BOOL, .first = P_PREFETCH, .pos = 11, .dims = 2,
+     .values = onoff, .nvalues = 2, .doc_values = "on/off",
+     .doc = "load the next plane while computing this one (streaming only)"},
+    {.key = "regq", .kind = PK_NUMBER, .first = P_REGQ, .pos = 13, .dims = 2,
+     .values_of = regq_values, .doc_values = "positive integer",
+     .doc = "streaming with smem=on: 1 + how many of the 2R+1 streamed planes have their centre "
+            "reads in shared memory (1 = all in registers)"},
+    {0},
+};
+
+const CgPass cg_pass_stream = {
+    .name = "stream",
+    .params = params,
+    .constraints = stream_constraints,
+    .applies = cg_stream_wants,
+    .build = cg_emit_stage_stream,
+};

@@ -114,6 +114,8 @@ static int load(CudaApi *api, int driver, char *why, int whylen)
         N(nvrtcGetProgramLog),
         N(nvrtcGetCUBINSize),
         N(nvrtcGetCUBIN),
+        N(nvrtcGetPTXSize),
+        N(nvrtcGetPTX),
         N(nvrtcDestroyProgram),
         N(nvrtcGetErrorString),
 #undef N

@@ -66,6 +66,13 @@ RtModule *rt_module_load(RtContext *rc, const Plan *plan, const void *cubin, cha
 RtModule *rt_compile_plan(RtContext *rc, const Plan *plan, char *log, int loglen);
 void rt_module_free(RtModule *m);
 
+/* rt_report.c */
+/* Compiles source as rt_nvrtc_compile does, with ptxas's resource report (-Xptxas -v): the PTX
+ * and that report ("ptxas info : Used 32 registers, ..." per kernel), both malloc'd and
+ * NUL-terminated. Needs no GPU (a compile-only context will do). 0, or -1 with the log. */
+int rt_nvrtc_report(const RtContext *rc, const char *source, const char *name, char **ptx,
+                    char **report, char *log, int loglen);
+
 /* rt_run.c: device state of a program on a grid of interior size n (1 on axes >= dims): every
  * field and level gets a buffer of the padded size (ir.h's layout). A size beyond ir.h's index
  * range (ir_check_extent) is refused with the reason, before anything is allocated. */

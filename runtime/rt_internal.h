@@ -53,6 +53,8 @@ typedef struct {
     nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
     nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
     nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcGetPTXSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetPTX)(nvrtcProgram, char *);
     nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
     const char *(*nvrtcGetErrorString)(nvrtcResult);
 } CudaApi;

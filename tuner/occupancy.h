@@ -1,0 +1,61 @@
+/* Theoretical occupancy from a table of GPUs' limits, without a GPU: how many blocks of a kernel
+ * an SM holds, given its threads per block, registers per thread and shared memory per block,
+ * as the CUDA occupancy calculator computes it (registers allocated per warp in units of 256,
+ * the register file split over 4 sub-partitions, 1 KiB of shared memory reserved per block).
+ * The limits are those of NVIDIA's CUDA C++ Programming Guide ("Technical Specifications per
+ * Compute Capability"); the GPUs' SM counts and memory bandwidths are their data sheets'.
+ *
+ * Prefix: occ_. Nothing here touches a GPU. */
+#ifndef STC_OCCUPANCY_H
+#define STC_OCCUPANCY_H
+
+typedef struct {
+    const char *name;        /* a GPU ("H100") or an architecture ("sm_90") */
+    const char *match;       /* a device name holding this text is this GPU ("H100") */
+    int cc;                  /* compute capability x 10, e.g. 90 */
+    int sms;                 /* streaming multiprocessors */
+    double mem_gbs;          /* memory bandwidth of the data sheet, GB/s */
+    int l2_kib;
+    int max_threads_sm, max_warps_sm, max_blocks_sm;
+    int regs_sm, regs_block, regs_thread;
+    int reg_unit;            /* registers are allocated per warp in units of this many */
+    int smem_sm, smem_block; /* bytes: per SM (the largest carve-out), per block (opt-in) */
+    int smem_reserved;       /* bytes the system reserves per block */
+    int smem_unit;           /* allocation granularity in bytes */
+} OccGpu;
+
+/* The table, ending with a row whose name is NULL. */
+extern const OccGpu occ_gpus[];
+
+/* The row of a GPU: by its name ("H100", "h200"), by text a device name contains ("NVIDIA H100
+ * 80GB HBM3"), or by architecture ("sm_90", "sm90", "90"): the architecture's own row. NULL when
+ * none matches. */
+const OccGpu *occ_gpu_find(const char *what);
+/* The architecture's row (cc x 10, e.g. 89), or the nearest older one the table knows (a newer
+ * GPU is assumed to hold at least what its predecessor held); NULL below sm_80. */
+const OccGpu *occ_gpu_by_cc(int cc);
+
+typedef enum {
+    OCC_FITS,          /* runs; limited by the field `limit` below */
+    OCC_TOO_MANY_THREADS,
+    OCC_TOO_MANY_REGS,
+    OCC_TOO_MUCH_SMEM,
+} OccStatus;
+
+typedef enum { OCC_BY_WARPS, OCC_BY_BLOCKS, OCC_BY_REGS, OCC_BY_SMEM } OccLimit;
+
+typedef struct {
+    OccStatus status;
+    OccLimit limit;      /* what bounds blocks_sm */
+    int blocks_sm;       /* resident blocks per SM, 0 when it cannot launch */
+    int warps_sm;        /* resident warps per SM */
+    double occupancy;    /* warps_sm / max_warps_sm */
+} Occupancy;
+
+/* threads per block, registers per thread (0: unknown, counted as the fewest a kernel uses),
+ * shared memory per block in bytes (static + dynamic). */
+Occupancy occ_compute(const OccGpu *g, int threads, int regs, int smem);
+const char *occ_limit_name(OccLimit l);
+const char *occ_status_text(OccStatus s);
+
+#endif

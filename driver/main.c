@@ -10,11 +10,14 @@
 #include "../codegen/space.h"
 #include "../ir/ir.h"
 #include "../util/strbuf.h"
+#include "model_cmd.h"
 #include "options.h"
 #include "steps.h"
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "model")) /* the learned model's commands */
+        return step_model(argc - 1, argv + 1);
     Options opt;
     Job job = {.opt = &opt};
     diag_init(&job.diag, &job.src, stderr); /* every message goes there; the source comes later */

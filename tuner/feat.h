@@ -81,6 +81,10 @@ int feat_variant(const Space *s, const Config *c, const Plan *plan, const FeatKe
  * 32; shared memory from the plan (dynamic) and k (static). */
 Occupancy feat_occupancy(const Plan *plan, const FeatKernel *k, const OccGpu *g);
 
+/* The step's main kernel (the stage launch with the most threads): its threads per block, the
+ * largest dynamic shared memory of the step's launches, and its blocks on grid n. */
+void feat_launch_shape(const Plan *plan, const long n[3], int *threads, int *smem, double *blocks);
+
 /* Prints the named vector, one "name value" per line (`stencilc model features`). */
 void feat_print(FILE *out, const double v[FEAT_COUNT]);
 

@@ -247,6 +247,17 @@ static const PlanLaunch *main_launch(const Plan *plan)
     return best ? best : plan->nstep ? &plan->step[0] : NULL;
 }
 
+void feat_launch_shape(const Plan *plan, const long n[3], int *threads, int *smem, double *blocks)
+{
+    const PlanLaunch *l = main_launch(plan);
+    *threads = l ? l->block[0] * l->block[1] * l->block[2] : 256;
+    *smem = 0;
+    for (int i = 0; i < plan->nstep; i++)
+        if (plan->step[i].smem_bytes > *smem)
+            *smem = plan->step[i].smem_bytes;
+    *blocks = l ? launch_blocks(l, n) : 1;
+}
+
 Occupancy feat_occupancy(const Plan *plan, const FeatKernel *k, const OccGpu *g)
 {
     const PlanLaunch *l = main_launch(plan);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gest.h"
+#include "guide.h"
 #include "tune_int.h"
 
 /* Draws per sample before a group counts as exhausted around the best configuration. */
@@ -126,7 +127,11 @@ static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *o
         return 0;
     g->priors_done = 1;
     Config pri[16];
-    int np = tune_priors(g->pb, pri, g->k.priors < 16 ? g->k.priors : 16);
+    int want = g->k.priors < 16 ? g->k.priors : 16;
+    /* with a model, its ranking for the GPU at hand instead of the priors table (guide.h) */
+    int np = g->k.guide && tune_guide_model(g->k.guide) && g->pb->space->prog
+                 ? tune_guide_priors(g->k.guide, g->pb, pri, want)
+                 : tune_priors(g->pb, pri, want);
     for (int i = 0; i < np && got < n; i++)
         if (tune_fresh(g->pb, h, batch, &pri[i])) {
             out[got++] = pri[i];

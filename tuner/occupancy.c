@@ -2,6 +2,7 @@
 #include "occupancy.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -157,4 +158,26 @@ const char *occ_status_text(OccStatus s)
                                        "too many registers per block",
                                        "too much shared memory per block"};
     return text[s];
+}
+
+int occ_hopeless(const OccGpu *g, int threads, int regs, int smem, double blocks, char *why, int whylen)
+{
+    Occupancy o = occ_compute(g, threads, regs, smem);
+    if (o.status != OCC_FITS) {
+        snprintf(why, (size_t)whylen, "cannot launch on %s: %s", g->name, occ_status_text(o.status));
+        return 1;
+    }
+    int warps = (threads + 31) / 32;
+    double supplied = blocks * warps / g->sms; /* warps per SM the whole grid offers */
+    if (o.warps_sm < OCC_MIN_WARPS) {
+        snprintf(why, (size_t)whylen, "%d warps per SM on %s (at most %d blocks of %d threads, limited by %s)",
+                 o.warps_sm, g->name, o.blocks_sm, threads, occ_limit_name(o.limit));
+        return 1;
+    }
+    if (supplied < OCC_MIN_WARPS) {
+        snprintf(why, (size_t)whylen, "%.1f warps per SM on %s: the grid has %.0f blocks of %d threads for %d SMs",
+                 supplied, g->name, blocks, threads, g->sms);
+        return 1;
+    }
+    return 0;
 }

@@ -56,6 +56,18 @@ typedef struct {
  * shared memory per block in bytes (static + dynamic). */
 Occupancy occ_compute(const OccGpu *g, int threads, int regs, int smem);
 const char *occ_limit_name(OccLimit l);
+
+/* Fewer warps per SM than this cannot hide memory latency: a variant that cannot have them in
+ * flight is hopeless (occ_hopeless). */
+#define OCC_MIN_WARPS 4
+
+/* Whether the limits make a variant hopeless on g, before or after it is compiled: it cannot
+ * launch (a block beyond the threads, registers or shared memory an SM has), or its SMs cannot
+ * hold OCC_MIN_WARPS warps, because of what its blocks use or because the grid has too few
+ * blocks to give every SM that many. regs: the compiled count, 0 when not compiled (then the
+ * fewest a kernel uses, so that only certain cases are pruned); blocks: the blocks of its
+ * launch. 1 with the reason in why, else 0. */
+int occ_hopeless(const OccGpu *g, int threads, int regs, int smem, double blocks, char *why, int whylen);
 const char *occ_status_text(OccStatus s);
 
 #endif

@@ -183,3 +183,17 @@ int tune_priors(const TuneProblem *pb, Config *out, int max)
     }
     return got;
 }
+
+int tune_prior_rows(int dims, Config *out, int max)
+{
+    const Prior *list = dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
+    int n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
+          : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;
+    int got = 0;
+    for (int i = 0; i < n && got < max; i++) {
+        char why[256];
+        if (config_parse(list[i].config, dims, &out[got], why, sizeof why) == 0)
+            got++;
+    }
+    return got;
+}

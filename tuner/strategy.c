@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gest.h"
+#include "guide.h"
 #include "tune_int.h"
 
 #define GEST_KNOB_MAX_GROUPS GEST_MAX_GROUPS
@@ -99,17 +100,20 @@ TuneStrategy *tune_strategy_new(const char *name, const TuneProblem *pb, const T
         tune_knobs_default(&def);
         k = &def;
     }
+    TuneStrategy *st = NULL;
     if (!name || !strcmp(name, "gest"))
-        return tune_gest_new(pb, k);
-    if (!strcmp(name, "random"))
-        return tune_random_new(pb, k);
-    if (!strcmp(name, "genetic"))
-        return tune_genetic_new(pb, k);
-    if (!strcmp(name, "exhaustive"))
-        return tune_exhaustive_new(pb, k, err, errlen);
-    snprintf(err, (size_t)errlen, "unknown strategy '%s' (gest, random, genetic, exhaustive)",
-             name);
-    return NULL;
+        st = tune_gest_new(pb, k);
+    else if (!strcmp(name, "random"))
+        st = tune_random_new(pb, k);
+    else if (!strcmp(name, "genetic"))
+        st = tune_genetic_new(pb, k);
+    else if (!strcmp(name, "exhaustive"))
+        st = tune_exhaustive_new(pb, k, err, errlen);
+    else
+        snprintf(err, (size_t)errlen, "unknown strategy '%s' (gest, random, genetic, exhaustive)",
+                 name);
+    /* the GPU's limits prune, the model ranks (guide.h) */
+    return k->guide ? tune_guide_wrap(k->guide, pb, st) : st;
 }
 
 void tune_strategy_free(TuneStrategy *s)

@@ -22,6 +22,10 @@ typedef int (*TuneEvalFn)(void *ctx, const Config *c, double *ms, char *why, int
 /* The adapter for the real space: ctx is a const Space *, calls space_check. */
 int tune_space_valid(void *space, const Config *c, char *why, int whylen);
 
+/* What is known of a variant before it runs (tuner/guide.h): the GPU's limits and the learned
+ * model (TuneKnobs.guide). */
+typedef struct TuneGuide TuneGuide;
+
 /* What is tuned: the space (values per parameter) and which points of it are valid. */
 typedef struct {
     const Space *space;
@@ -85,6 +89,10 @@ typedef struct {
     int ga_migrate;         /* generations between migrations; 5 */
     /* exhaustive */
     long exhaustive_max;    /* refuse above this many valid points; default 200000 */
+    /* NULL (default), or what prunes variants the GPU's limits make hopeless and ranks
+     * proposals by the learned model: tune_strategy_new wraps the strategy in it, and GeST's
+     * starting configurations come from the model instead of the priors table (guide.h) */
+    TuneGuide *guide;
 } TuneKnobs;
 
 void tune_knobs_default(TuneKnobs *k);

@@ -52,6 +52,9 @@ long tune_enumerate_valid(const TuneProblem *pb, long max, Config **out);
 
 /* Up to max prior configurations valid for pb (tuner/priors.c), most promising first. */
 int tune_priors(const TuneProblem *pb, Config *out, int max);
+/* Every row of the priors table of dimension dims, whatever program or run it is for (candidates
+ * that the learned model ranks, tuner/guide.c). */
+int tune_prior_rows(int dims, Config *out, int max);
 
 TuneStrategy *tune_gest_new(const TuneProblem *pb, const TuneKnobs *k);
 TuneStrategy *tune_random_new(const TuneProblem *pb, const TuneKnobs *k);

@@ -70,10 +70,28 @@ static void test_find(void)
     CHECK(occ_gpu_find("Radeon") == NULL && occ_gpu_find("") == NULL && occ_gpu_find(NULL) == NULL);
 }
 
+static void test_hopeless(void)
+{
+    const OccGpu *h100 = occ_gpu_find("H100"), *l40 = occ_gpu_find("L40");
+    char why[200];
+    CHECK(!occ_hopeless(h100, 256, 80, 0, 16384, why, sizeof why));
+    /* a 2D stream of 4096 planes per block on 8192^2: 64 blocks of 8 warps for 132 SMs (5x the
+     * best's time in box2d1r's recording) */
+    CHECK(occ_hopeless(h100, 256, 0, 0, 64, why, sizeof why) && strstr(why, "grid has 64 blocks"));
+    CHECK(!occ_hopeless(h100, 256, 0, 0, 256, why, sizeof why));
+    /* cannot launch: a 100 KiB tile on an L40, 1024 threads at 72 registers */
+    CHECK(!occ_hopeless(h100, 128, 0, 100 * 1024, 1e5, why, sizeof why));
+    CHECK(occ_hopeless(l40, 128, 0, 100 * 1024, 1e5, why, sizeof why) && strstr(why, "cannot launch"));
+    CHECK(occ_hopeless(h100, 1024, 72, 0, 1e5, why, sizeof why));
+    /* one warp per block and 100 KiB each: 2 warps per SM */
+    CHECK(occ_hopeless(h100, 32, 0, 100 * 1024, 1e5, why, sizeof why) && strstr(why, "2 warps per SM"));
+}
+
 int main(void)
 {
     test_limits();
     test_find();
+    test_hopeless();
     puts("occupancy: ok");
     return 0;
 }

@@ -1,0 +1,437 @@
+/* `stencilc model`: the learned model's commands (docs/model.md).
+ *
+ *   stencilc model features FILE.st [--config C] [--gpu G] [--compile]   one variant's vector
+ *   stencilc model extract -o DATA.tsv [--src DIR] [--gpu G] [--compile --kernels CACHE]
+ *                          [--db DIR --program FILE.st ...] [RECORD.tsv ...]
+ *   stencilc model train -o MODEL.txt [--loo] [--pool replay] [--loss l2|top20] DATA.tsv ...
+ *
+ * extract reads recordings (bench/record_replay.sh, --tune-record), reference searches
+ * (bench/longsearch.py) and tuning databases (a key's journal, matched to its program through
+ * the program hash of its .best file), builds each variant's plan and writes its features; train
+ * fits the model, and with --loo first prints the leave-one-program-out evaluation. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../runtime/rt.h"
+#include "../tuner/features_kernel.h"
+#include "../tuner/guide.h"
+#include "../tuner/model.h"
+#include "model_cmd.h"
+#include "model_program.h"
+
+#define MAX_LIST 256
+
+typedef struct {
+    const char *out, *gpu, *kernels, *stencil, *config, *db;
+    const char *src[16];
+    int nsrc;
+    const char *inputs[MAX_LIST], *programs[MAX_LIST];
+    int ninputs, nprograms;
+    int compile, loo, pool, type, draws, climb, climb_from;
+    long grid[3], steps;
+    ModelParams params;
+} ModelOptions;
+
+static int model_usage(void)
+{
+    fputs("usage: stencilc model features FILE.st [--stencil S] [--config C] [--gpu G] [--compile]\n"
+          "                                        [--type float|double] [--grid NxN[xN]] [--steps N]\n"
+          "       stencilc model extract -o DATA.tsv [--src DIR]... [--gpu G] [--compile --kernels CACHE]\n"
+          "                              [--db DIR --program FILE.st...] [RECORD.tsv...]\n"
+          "       stencilc model train [-o MODEL.txt] [--loo] [--pool replay|reference|all]\n"
+          "                            [--loss l2|top20] [--trees N] [--depth N] [--rate R]\n"
+          "                            [--per-group N] [--features a,b,...] DATA.tsv...\n"
+          "       stencilc model pick [--src DIR]... [--draws N] [--climb N] [train options] DATA.tsv...\n"
+          "(docs/model.md)\n", stderr);
+    return 2;
+}
+
+static int parse_grid_text(const char *s, long g[3])
+{
+    int n = 0;
+    g[0] = g[1] = g[2] = 0;
+    for (const char *p = s; *p && n < 3;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v <= 0)
+            return -1;
+        g[n++] = v;
+        p = *end == 'x' ? end + 1 : end;
+        if (*end && *end != 'x')
+            return -1;
+    }
+    return n > 0 ? 0 : -1;
+}
+
+static int parse_features(const char *list, ModelParams *p)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", list);
+    p->nfeatures = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        /* a prefix ending in '_' names a family: p_, c_, d_, l_, k_, o_, g_ */
+        size_t n = strlen(tok);
+        int found = 0;
+        for (int i = 0; i < FEAT_COUNT; i++)
+            if (tok[n - 1] == '_' ? !strncmp(feat_names[i], tok, n) : !strcmp(feat_names[i], tok)) {
+                p->feature_ids[p->nfeatures++] = i;
+                found = 1;
+            }
+        if (!found) {
+            fprintf(stderr, "stencilc: error: model: unknown feature '%s'\n", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, ModelOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->type = -1;
+    o->pool = -1;
+    model_params_default(&o->params);
+    o->draws = 256;
+    o->climb = 2;
+    o->climb_from = 8;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define VALUE()                                                                                   \
+    do {                                                                                          \
+        if (!v) {                                                                                 \
+            fprintf(stderr, "stencilc: error: model: '%s' needs a value\n", a);                   \
+            return -1;                                                                            \
+        }                                                                                         \
+        i++;                                                                                      \
+    } while (0)
+        if (!strcmp(a, "-o")) {
+            VALUE();
+            o->out = v;
+        } else if (!strcmp(a, "--gpu")) {
+            VALUE();
+            o->gpu = v;
+        } else if (!strcmp(a, "--src")) {
+            VALUE();
+            if (o->nsrc < 16)
+                o->src[o->nsrc++] = v;
+        } else if (!strcmp(a, "--kernels")) {
+            VALUE();
+            o->kernels = v;
+        } else if (!strcmp(a, "--stencil")) {
+            VALUE();
+            o->stencil = v;
+        } else if (!strcmp(a, "--config")) {
+            VALUE();
+            o->config = v;
+        } else if (!strcmp(a, "--db")) {
+            VALUE();
+            o->db = v;
+        } else if (!strcmp(a, "--program")) {
+            VALUE();
+            if (o->nprograms < MAX_LIST)
+                o->programs[o->nprograms++] = v;
+        } else if (!strcmp(a, "--type")) {
+            VALUE();
+            o->type = !strcmp(v, "double") ? ELEM_DOUBLE : ELEM_FLOAT;
+        } else if (!strcmp(a, "--grid")) {
+            VALUE();
+            if (parse_grid_text(v, o->grid) != 0) {
+                fprintf(stderr, "stencilc: error: model: bad --grid '%s'\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--steps")) {
+            VALUE();
+            o->steps = atol(v);
+        } else if (!strcmp(a, "--compile")) {
+            o->compile = 1;
+        } else if (!strcmp(a, "--loo")) {
+            o->loo = 1;
+        } else if (!strcmp(a, "--pool")) {
+            VALUE();
+            o->pool = !strcmp(v, "replay") ? 0 : !strcmp(v, "reference") ? 1 : -1;
+        } else if (!strcmp(a, "--loss")) {
+            VALUE();
+            o->params.loss = !strcmp(v, "top20") ? MODEL_TOP20 : MODEL_L2;
+        } else if (!strcmp(a, "--trees")) {
+            VALUE();
+            o->params.trees = atoi(v);
+        } else if (!strcmp(a, "--depth")) {
+            VALUE();
+            o->params.depth = atoi(v);
+        } else if (!strcmp(a, "--rate")) {
+            VALUE();
+            o->params.rate = atof(v);
+        } else if (!strcmp(a, "--per-group")) {
+            VALUE();
+            o->params.max_per_group = atoi(v);
+        } else if (!strcmp(a, "--draws")) {
+            VALUE();
+            o->draws = atoi(v);
+        } else if (!strcmp(a, "--climb")) {
+            VALUE();
+            o->climb = atoi(v);
+        } else if (!strcmp(a, "--climb-from")) {
+            VALUE();
+            o->climb_from = atoi(v);
+        } else if (!strcmp(a, "--clip")) {
+            VALUE();
+            o->params.clip = atof(v);
+        } else if (!strcmp(a, "--min-leaf")) {
+            VALUE();
+            o->params.min_leaf = atoi(v);
+        } else if (!strcmp(a, "--features")) {
+            VALUE();
+            if (parse_features(v, &o->params) != 0)
+                return -1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "stencilc: error: model: unknown option '%s'\n", a);
+            return -1;
+        } else if (o->ninputs < MAX_LIST) {
+            o->inputs[o->ninputs++] = a;
+        }
+#undef VALUE
+    }
+    return 0;
+}
+
+/* The GPU row for a recorded name or a --gpu text; reports an unknown one. */
+const OccGpu *find_gpu_named(const char *name)
+{
+    const OccGpu *g = occ_gpu_find(name);
+    if (!g)
+        fprintf(stderr, "stencilc: error: model: GPU '%s' is not in the table of GPUs (tuner/occupancy.c); "
+                        "name one with --gpu (e.g. H100, sm_90)\n", name);
+    return g;
+}
+
+/* ---- features ------------------------------------------------------------------------------ */
+
+static int cmd_features(const ModelOptions *o)
+{
+    if (o->ninputs != 1)
+        return model_usage();
+    Arena *arena = arena_new();
+    ModelProgram mp;
+    char why[1024];
+    int rc = 1;
+    const OccGpu *g = find_gpu_named(o->gpu ? o->gpu : "H100");
+    if (!g || model_program_load(o->inputs[0], o->stencil, o->type, o->grid, o->steps ? o->steps : 1, arena,
+                                 &mp, why, sizeof why) != 0) {
+        if (g)
+            fprintf(stderr, "stencilc: error: %s\n", why);
+        goto out;
+    }
+    Config c = space_default(&mp.space);
+    if (o->config && config_parse(o->config, mp.prog->dims, &c, why, sizeof why) != 0) {
+        fprintf(stderr, "stencilc: error: --config: %s\n", why);
+        goto out;
+    }
+    Plan *plan = plan_build(mp.prog, &c, arena, why, sizeof why);
+    if (!plan) {
+        fprintf(stderr, "stencilc: error: %s\n", why);
+        goto out;
+    }
+    FeatKernel k = {0}, *kp = NULL;
+    if (o->compile) {
+        RtContext *rc_ = rt_context_compile_only(g->cc / 10, g->cc % 10, why, sizeof why);
+        double t0 = (double)clock() / CLOCKS_PER_SEC;
+        if (!rc_ || feat_kernel_compile(rc_, plan, &k, why, sizeof why) != 0) {
+            fprintf(stderr, "stencilc: error: compile: %s\n", why);
+            rt_context_free(rc_);
+            goto out;
+        }
+        fprintf(stderr, "compiled for sm_%d in %.2f s of CPU\n", g->cc, (double)clock() / CLOCKS_PER_SEC - t0);
+        rt_context_free(rc_);
+        kp = &k;
+    }
+    double f[FEAT_COUNT];
+    feat_variant(&mp.space, &c, plan, kp, g, arena, f, why, sizeof why);
+    feat_print(stdout, f);
+    Occupancy occ = feat_occupancy(plan, kp, g);
+    printf("# occupancy on %s: %s, %d blocks of %d threads per SM (%.0f%%, limited by %s)\n", g->name,
+           occ_status_text(occ.status), occ.blocks_sm, plan->nstep ? plan->step[0].block[0] * plan->step[0].block[1]
+           * plan->step[0].block[2] : 0, 100 * occ.occupancy, occ_limit_name(occ.limit));
+    rc = 0;
+out:
+    arena_free(arena);
+    return rc;
+}
+
+static int cmd_train(const ModelOptions *o)
+{
+    if (o->ninputs < 1)
+        return model_usage();
+    ModelData d;
+    char err[1024];
+    model_data_init(&d);
+    for (int i = 0; i < o->ninputs; i++)
+        if (model_data_read(&d, o->inputs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "stencilc: error: %s\n", err);
+            model_data_free(&d);
+            return 1;
+        }
+    fprintf(stderr, "stencilc: model: %ld variants of %d programs\n", d.n, d.ngroups);
+    if (o->loo) {
+        ModelLooRow *rows = calloc((size_t)d.ngroups, sizeof *rows);
+        int n = model_loo(&d, &o->params, o->pool, rows, stderr);
+        printf("leave-one-program-out (%s loss, %d trees of depth %d, rate %g; candidates: %s)\n\n",
+               o->params.loss == MODEL_L2 ? "l2" : "top20", o->params.trees, o->params.depth, o->params.rate,
+               o->pool == 0 ? "the recording's variants" : o->pool == 1 ? "the reference's variants"
+                                                         : "every measured variant");
+        model_loo_print(stdout, rows, n);
+        free(rows);
+    }
+    int rc = 0;
+    if (o->out) {
+        Model *m = model_train(&d, NULL, &o->params);
+        if (!m) {
+            fprintf(stderr, "stencilc: error: model: nothing to train on\n");
+            rc = 1;
+        } else {
+            /* the GPUs it learned from, and what from */
+            char gpus[512] = "", note[512];
+            for (int g = 0; g < d.ngroups; g++)
+                if (!strstr(gpus, d.groups[g].gpu) && strlen(gpus) + strlen(d.groups[g].gpu) + 2 < sizeof gpus) {
+                    if (gpus[0])
+                        strcat(gpus, ",");
+                    strcat(gpus, d.groups[g].gpu);
+                }
+            time_t t = time(NULL);
+            struct tm tm;
+            char day[16];
+            gmtime_r(&t, &tm);
+            strftime(day, sizeof day, "%Y-%m-%d", &tm);
+            snprintf(note, sizeof note, "trained %s on %ld variants of %d programs (%s loss, clip %g, %d trees, "
+                     "depth %d, min-leaf %d, rate %g)", day, d.n, d.ngroups, o->params.loss == MODEL_L2 ? "l2" : "top20",
+                     o->params.clip, o->params.trees, o->params.depth, o->params.min_leaf, o->params.rate);
+            model_set_info(m, gpus, note);
+            if (model_save(m, o->out, err, sizeof err) != 0) {
+                fprintf(stderr, "stencilc: error: %s\n", err);
+                rc = 1;
+            } else {
+                fprintf(stderr, "stencilc: model written to %s (%s)\n", o->out, note);
+            }
+            model_free(m);
+        }
+    }
+    model_data_free(&d);
+    return rc;
+}
+
+/* ---- pick: the zero-run prediction of each program, by a model that never saw it ----------- */
+
+/* The fastest measurement of config in group g, -1 when it was not measured (ok). */
+static double measured_ms(const ModelData *d, int g, const char *config)
+{
+    double best = -1;
+    for (long i = 0; i < d->n; i++) {
+        const ModelSample *s = &d->samples[i];
+        if (s->group == g && s->ok && !strcmp(s->config, config) && (best < 0 || s->ms < best))
+            best = s->ms;
+    }
+    return best;
+}
+
+static int cmd_pick(const ModelOptions *o)
+{
+    static const char *const default_src[] = {"examples/bench", "examples"};
+    const char *const *src = o->nsrc ? (const char *const *)o->src : default_src;
+    int nsrc = o->nsrc ? o->nsrc : 2;
+    ModelData d;
+    char err[1024];
+    model_data_init(&d);
+    for (int i = 0; i < o->ninputs; i++)
+        if (model_data_read(&d, o->inputs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "stencilc: error: %s\n", err);
+            model_data_free(&d);
+            return 1;
+        }
+    int *keep = calloc((size_t)d.ngroups, sizeof *keep), *done = calloc((size_t)d.ngroups, sizeof *done);
+    int rows = 0, measured = 0, within15 = 0, within5 = 0;
+    double lsum = 0;
+    printf("| program | GPU | the model's pick (never trained on the program) | ms | best ms | ratio |\n");
+    printf("|---|---|---|---:|---:|---:|\n");
+    for (int g0 = 0; g0 < d.ngroups; g0++) {
+        if (done[g0])
+            continue;
+        const char *name = d.groups[g0].name;
+        for (int k = 0; k < d.ngroups; k++)
+            keep[k] = strcmp(d.groups[k].name, name) != 0;
+        Model *m = model_train(&d, keep, &o->params);
+        char file[1024], why[1024];
+        const char *st = model_program_find(name, src, nsrc, file, sizeof file);
+        for (int g = g0; g < d.ngroups; g++) {
+            if (strcmp(d.groups[g].name, name))
+                continue;
+            done[g] = 1;
+            Arena *arena = arena_new();
+            ModelProgram mp;
+            const OccGpu *gpu = occ_gpu_find(d.groups[g].gpu);
+            if (!m || !st || !gpu || model_program_load(st, NULL, -1, NULL, 1, arena, &mp, why, sizeof why) != 0) {
+                fprintf(stderr, "stencilc: warning: model pick: %s skipped\n", name);
+                arena_free(arena);
+                continue;
+            }
+            TuneGuide *guide = tune_guide_new(m, gpu, 1);
+            TuneProblem pb = {&mp.space, tune_space_valid, &mp.space};
+            TuneGuideRankOptions ro;
+            tune_guide_rank_defaults(&ro);
+            ro.draws = o->draws;
+            ro.climb_rounds = o->climb;
+            ro.climb_from = o->climb_from;
+            TuneGuideCandidate cand[1];
+            int n = tune_guide_rank(guide, &pb, &ro, cand, 1);
+            char cfg[512] = "-";
+            double ms = -1, best = d.groups[g].best_ms;
+            if (n > 0) {
+                config_format(&cand[0].config, cfg, sizeof cfg);
+                ms = measured_ms(&d, g, cfg);
+            }
+            rows++;
+            if (ms > 0) {
+                double q = ms / best;
+                measured++;
+                within15 += q <= 1.15;
+                within5 += q <= 1.05;
+                lsum += log(q);
+                printf("| %s | %s | %s | %.4g | %.4g | %.3f |\n", name, d.groups[g].gpu, cfg, ms, best, q);
+            } else {
+                printf("| %s | %s | %s | not measured | %.4g | - |\n", name, d.groups[g].gpu, cfg, best);
+            }
+            fflush(stdout);
+            tune_guide_free(guide);
+            arena_free(arena);
+        }
+        model_free(m);
+    }
+    printf("\nthe pick within 15%% of the best: %d of %d (within 5%%: %d); %d of the picks measured, geometric "
+           "mean ratio %.3f over them\n", within15, rows, within5, measured, measured ? exp(lsum / measured) : NAN);
+    free(keep);
+    free(done);
+    model_data_free(&d);
+    return 0;
+}
+
+int step_model(int argc, char **argv)
+{
+    if (argc < 2)
+        return model_usage();
+    ModelOptions o;
+    if (parse_args(argc - 2, argv + 2, &o) != 0)
+        return 2;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "features"))
+        return cmd_features(&o);
+    if (!strcmp(cmd, "extract"))
+        return model_extract(o.out, (const char *const *)o.src, o.nsrc, o.gpu, o.compile, o.kernels, o.db, (const char *const *)o.programs,
+                             o.nprograms, (const char *const *)o.inputs, o.ninputs);
+    if (!strcmp(cmd, "train"))
+        return cmd_train(&o);
+    if (!strcmp(cmd, "pick"))
+        return cmd_pick(&o);
+    return model_usage();
+}

@@ -1,0 +1,168 @@
+/* The learned model (tuner/model*.c) on synthetic data whose times follow known features: it
+ * ranks held-out variants in their order, leave-one-program-out picks the fastest, the file
+ * round-trips to the same scores and exemplars, a model naming a feature this build lacks still
+ * loads, and damaged files are refused with their line. No GPU, no program. */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_space.h"
+#include "model.h"
+
+/* Variant k of program p: time = base(p) * 2^(|tbx - best| / 2 + 0.3 * smem) with best at
+ * log2 tbx = 5 + p % 3, plus noise; the program's radius tells where its best lies. Variants
+ * with tby = 8 and smem fail. */
+static void make_data(ModelData *d, int programs, int per_program, unsigned seed)
+{
+    srand(seed);
+    for (int p = 0; p < programs; p++) {
+        char name[32];
+        snprintf(name, sizeof name, "prog%d", p);
+        int g = model_data_group(d, name, "NVIDIA H100 80GB HBM3");
+        for (int k = 0; k < per_program; k++) {
+            double f[FEAT_COUNT] = {0};
+            f[FEAT_p_dims] = 3;
+            f[FEAT_p_radius] = p % 3;
+            f[FEAT_c_tbx] = 3 + rand() % 8;
+            f[FEAT_c_smem] = rand() % 2;
+            f[FEAT_c_tby] = rand() % 4; /* irrelevant */
+            double best_tbx = 5 + p % 3;
+            double ms = (1 + p) * exp2(fabs(f[FEAT_c_tbx] - best_tbx) / 2 + 0.3 * f[FEAT_c_smem])
+                        * (1 + 0.01 * (rand() % 100) / 100.0);
+            char cfg[64];
+            snprintf(cfg, sizeof cfg, "tb=%dx%dx1%s", 1 << (int)f[FEAT_c_tbx], 1 << (int)f[FEAT_c_tby],
+                     f[FEAT_c_smem] ? ",smem=on" : "");
+            int failed = f[FEAT_c_tby] == 3 && f[FEAT_c_smem] == 1; /* "does not compile" */
+            model_data_add(d, g, !failed, failed ? -1 : ms, 0, cfg, f);
+        }
+    }
+    model_data_finish(d);
+}
+
+static double score_of(const Model *m, int radius, int tbx, int smem)
+{
+    double f[FEAT_COUNT] = {0};
+    f[FEAT_p_dims] = 3;
+    f[FEAT_p_radius] = radius;
+    f[FEAT_c_tbx] = tbx;
+    f[FEAT_c_smem] = smem;
+    return model_score(m, f);
+}
+
+static void test_learns(void)
+{
+    ModelData d;
+    model_data_init(&d);
+    make_data(&d, 9, 300, 7);
+    ModelParams p;
+    model_params_default(&p);
+    p.trees = 60;
+    p.clip = 2;
+    Model *m = model_train(&d, NULL, &p);
+    CHECK(m);
+    /* the best tb for radius r is 5 + r, and smem costs */
+    for (int r = 0; r < 3; r++) {
+        CHECK(score_of(m, r, 5 + r, 0) < score_of(m, r, 5 + r, 1));
+        CHECK(score_of(m, r, 5 + r, 0) < score_of(m, r, 5 + r + 3, 0));
+        CHECK(score_of(m, r, 5 + r, 0) < score_of(m, r, 3, 0) || r == 0);
+        CHECK(model_slowdown(m, score_of(m, r, 5 + r, 0)) < 1.2);
+    }
+    /* leave one program out: each program's pick is within 15% of its best (its radius was seen
+     * in the other programs of the same radius) */
+    ModelLooRow rows[16];
+    p.trees = 40;
+    int n = model_loo(&d, &p, -1, rows, NULL);
+    CHECK(n == 9);
+    for (int i = 0; i < n; i++)
+        CHECK(rows[i].pick_ms > 0 && rows[i].pick_ms <= 1.15 * rows[i].best_ms);
+    FILE *sink = fopen("/dev/null", "w");
+    model_loo_print(sink, rows, n);
+    fclose(sink);
+
+    /* the file: same scores, same exemplars, the info lines */
+    model_set_info(m, "NVIDIA H100 80GB HBM3", "a test");
+    char path[] = "/tmp/stc_test_model_XXXXXX", err[512];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(model_save(m, path, err, sizeof err) == 0);
+    Model *back = model_load(path, err, sizeof err);
+    CHECK(back);
+    for (int r = 0; r < 3; r++)
+        for (int t = 3; t < 11; t++)
+            CHECK(fabsf((float)score_of(back, r, t, 1) - (float)score_of(m, r, t, 1)) < 1e-5);
+    CHECK(!strcmp(model_gpus(back), "NVIDIA H100 80GB HBM3") && !strcmp(model_note(back), "a test"));
+    Config ex[8];
+    CHECK(model_exemplars(back, 3, ex, 8) > 0 && model_exemplars(back, 2, ex, 8) == 0);
+    CHECK(model_exemplars(back, 3, ex, 8) == model_exemplars(m, 3, ex, 8));
+    model_free(back);
+    unlink(path);
+    model_free(m);
+    model_data_free(&d);
+}
+
+static Model *load_text(const char *text, char *err, int errlen)
+{
+    char path[] = "/tmp/stc_test_model_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    Model *m = model_load(path, err, errlen);
+    unlink(path);
+    return m;
+}
+
+static void test_file(void)
+{
+    char err[512];
+    /* a feature this build does not know: its split always goes left */
+    Model *m = load_text("stencilc-model 1\nloss l2\nfeatures future_feature c_tbx\nbase 1\ntrees 2\n"
+                         "tree 3\nS 0 5 1 2\nL 0.5\nL 7\ntree 3\nS 1 4 1 2\nL -1\nL 1\n", err, sizeof err);
+    CHECK(m);
+    double f[FEAT_COUNT] = {0};
+    f[FEAT_c_tbx] = 5;
+    CHECK(m && model_score(m, f) == 1 + 0.5 + 1);
+    model_free(m);
+    CHECK(!load_text("stencilc-model 2\n", err, sizeof err) && strstr(err, ":1:"));
+    CHECK(!load_text("stencilc-model 1\nloss l2\nfeatures c_tbx\nbase 0\ntrees 1\ntree 3\nS 0 1 1 2\nL 1\n",
+                     err, sizeof err) && strstr(err, "ends inside a tree"));
+    CHECK(!load_text("stencilc-model 1\nloss l2\nfeatures c_tbx\nbase 0\ntrees 1\ntree 3\nS 0 1 0 2\nL 1\nL 2\n",
+                     err, sizeof err) && strstr(err, ":7: bad split node"));
+    CHECK(!load_text("stencilc-model 1\nloss l2\nfeatures c_tbx\n", err, sizeof err) && strstr(err, "no trees"));
+    CHECK(!load_text("stencilc-model 1\nwhat\n", err, sizeof err) && strstr(err, "unknown line"));
+    CHECK(!model_load("/nonexistent/model.txt", err, sizeof err) && strstr(err, "cannot read"));
+}
+
+static void test_data_file(void)
+{
+    ModelData d, back;
+    model_data_init(&d);
+    model_data_init(&back);
+    make_data(&d, 2, 20, 3);
+    char path[] = "/tmp/stc_test_data_XXXXXX", err[512];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    CHECK(model_data_write(f, &d) == 0);
+    fclose(f);
+    CHECK(model_data_read(&back, path, err, sizeof err) == 0);
+    CHECK(back.n == d.n && back.ngroups == 2);
+    for (long i = 0; i < d.n; i++) {
+        CHECK(back.samples[i].ok == d.samples[i].ok && !strcmp(back.samples[i].config, d.samples[i].config));
+        CHECK(back.samples[i].f[FEAT_c_tbx] == d.samples[i].f[FEAT_c_tbx]);
+    }
+    CHECK(fabs(back.groups[0].best_ms - d.groups[0].best_ms) < 1e-5 * d.groups[0].best_ms);
+    unlink(path);
+    model_data_free(&d);
+    model_data_free(&back);
+}
+
+int main(void)
+{
+    test_learns();
+    test_file();
+    test_data_file();
+    puts("model: ok");
+    return 0;
+}

@@ -1,0 +1,198 @@
+/* The guide (guide.h): occupancy pruning and model ranking around a strategy. */
+#include "guide.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune_int.h"
+
+struct TuneGuide {
+    const Model *model;
+    const OccGpu *gpu;
+    int rank_factor;
+    FILE *log;
+    TuneGuideStats st;
+};
+
+TuneGuide *tune_guide_new(const Model *model, const OccGpu *gpu, int rank_factor)
+{
+    TuneGuide *g = calloc(1, sizeof *g);
+    g->model = model;
+    g->gpu = gpu;
+    g->rank_factor = rank_factor < 1 ? 1 : rank_factor;
+    return g;
+}
+
+void tune_guide_free(TuneGuide *g) { free(g); }
+void tune_guide_set_log(TuneGuide *g, FILE *log) { g->log = log; }
+void tune_guide_stats(const TuneGuide *g, TuneGuideStats *st) { *st = g->st; }
+const Model *tune_guide_model(const TuneGuide *g) { return g->model; }
+const OccGpu *tune_guide_gpu(const TuneGuide *g) { return g->gpu; }
+
+/* The GPU the model scores occupancy on: the guide's, else an H100's limits. */
+static const OccGpu *score_gpu(const TuneGuide *g) { return g->gpu ? g->gpu : occ_gpu_find("sm_90"); }
+
+int tune_guide_hopeless(const TuneGuide *g, const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!g->gpu || !s->prog)
+        return 0;
+    Arena *arena = arena_new();
+    char err[512];
+    Plan *plan = plan_build(s->prog, c, arena, err, sizeof err);
+    int hopeless = 0;
+    if (plan) { /* one that does not build is the evaluator's to report */
+        int threads, smem;
+        double blocks;
+        feat_launch_shape(plan, s->n, &threads, &smem, &blocks);
+        /* a grid too small to give every SM OCC_MIN_WARPS warps of one point per thread leaves
+         * no variant that could: the rule on the grid's blocks would prune them all */
+        double points = (double)s->n[0] * s->n[1] * s->n[2];
+        if (points < (double)g->gpu->sms * OCC_MIN_WARPS * 32)
+            blocks = 1e18;
+        hopeless = occ_hopeless(g->gpu, threads, 0, smem, blocks, why, whylen);
+    }
+    arena_free(arena);
+    return hopeless;
+}
+
+double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c)
+{
+    if (!g->model || !s->prog)
+        return 0;
+    Arena *arena = arena_new();
+    char why[512];
+    double f[FEAT_COUNT], score = INFINITY;
+    if (feat_variant(s, c, NULL, NULL, score_gpu(g), arena, f, why, sizeof why) == 0)
+        score = model_score(g->model, f);
+    arena_free(arena);
+    return score;
+}
+
+/* ---- the wrapped strategy ------------------------------------------------------------------ */
+
+typedef struct {
+    TuneStrategy base;
+    TuneStrategy *inner;
+    TuneGuide *g;
+    const TuneProblem *pb;
+    TuneHistory shadow; /* the driver's history and what the guide dropped */
+    int synced;         /* the driver's items copied into it */
+} Guided;
+
+static void log_pruned(FILE *log, const Config *c, const char *why)
+{
+    if (!log)
+        return;
+    char cfg[512];
+    config_format(c, cfg, sizeof cfg);
+    fputs("{\"config\":", log);
+    tune_json_string(log, cfg);
+    fputs(",\"ms\":null,\"status\":\"pruned\",\"reason\":", log);
+    tune_json_string(log, why);
+    fputs("}\n", log);
+    fflush(log);
+}
+
+/* A proposal the guide does not measure: the strategy learns it failed, the shadow history
+ * keeps it from being proposed again, the log and the counts say why. */
+static void drop(Guided *s, const Config *c, const char *why, long *count)
+{
+    TuneSample r;
+    memset(&r, 0, sizeof r);
+    r.config = *c;
+    r.ok = 0;
+    r.ms = -1;
+    r.elapsed_s = -1;
+    snprintf(r.why, sizeof r.why, "%s", why);
+    tune_history_add(&s->shadow, c, 0, -1, r.why, -1);
+    s->inner->observe(s->inner, &r);
+    log_pruned(s->g->log, c, r.why);
+    (*count)++;
+}
+
+static int by_score(const void *a, const void *b)
+{
+    const TuneGuideCandidate *x = a, *y = b;
+    return (x->score > y->score) - (x->score < y->score);
+}
+
+static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int max)
+{
+    Guided *s = (Guided *)st;
+    TuneGuide *g = s->g;
+    for (; s->synced < h->n; s->synced++) {
+        const TuneSample *r = &h->items[s->synced];
+        tune_history_add(&s->shadow, &r->config, r->ok, r->ms, r->why, r->elapsed_s);
+    }
+    const Space *space = s->pb->space;
+    int ranking = g->model && space->prog && g->rank_factor > 1;
+    int want = ranking ? max * g->rank_factor : max;
+    Config *buf = malloc(sizeof *buf * (size_t)want);
+    TuneGuideCandidate *cand = malloc(sizeof *cand * (size_t)want);
+    int kept = 0;
+    /* a batch that the guide drops whole does not end the run: the strategy proposes again */
+    for (int tries = 0; tries < 64 && kept == 0; tries++) {
+        int n = s->inner->propose(s->inner, &s->shadow, buf, want), ncand = 0;
+        if (n == 0)
+            break;
+        g->st.seen += n;
+        for (int i = 0; i < n; i++) {
+            char why[200], reason[240];
+            if (tune_guide_hopeless(g, space, &buf[i], why, sizeof why)) {
+                snprintf(reason, sizeof reason, "hopeless by the GPU's limits: %s", why);
+                drop(s, &buf[i], reason, &g->st.pruned);
+                continue;
+            }
+            cand[ncand].config = buf[i];
+            cand[ncand++].score = ranking ? tune_guide_score(g, space, &buf[i]) : 0;
+        }
+        int keep = ncand;
+        if (ranking) {
+            qsort(cand, (size_t)ncand, sizeof *cand, by_score);
+            keep = (ncand + g->rank_factor - 1) / g->rank_factor;
+        }
+        if (keep > max)
+            keep = max;
+        for (int i = 0; i < ncand; i++) {
+            if (i < keep) {
+                out[kept++] = cand[i].config;
+                continue;
+            }
+            char why[200];
+            snprintf(why, sizeof why, "ranked out by the model (score %.3f; the batch's last kept %.3f)",
+                     cand[i].score, cand[keep - 1].score);
+            drop(s, &cand[i].config, why, &g->st.ranked_out);
+        }
+    }
+    free(buf);
+    free(cand);
+    return kept;
+}
+
+static void guided_observe(TuneStrategy *st, const TuneSample *r)
+{
+    Guided *s = (Guided *)st;
+    s->inner->observe(s->inner, r);
+}
+
+static void guided_destroy(TuneStrategy *st)
+{
+    Guided *s = (Guided *)st;
+    tune_strategy_free(s->inner);
+    tune_history_free(&s->shadow);
+    free(s);
+}
+
+TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, TuneStrategy *st)
+{
+    if (!g || !st)
+        return st;
+    Guided *s = calloc(1, sizeof *s);
+    s->base = (TuneStrategy){st->name, guided_propose, guided_observe, guided_destroy};
+    s->inner = st;
+    s->g = g;
+    s->pb = pb;
+    tune_history_init(&s->shadow);
+    return &s->base;
+}

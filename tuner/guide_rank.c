@@ -1,0 +1,150 @@
+/* The model's ranking of candidate configurations for a program (guide.h): what --autotune
+ * --target emits without a GPU, and what GeST starts from when it has a model. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guide.h"
+#include "tune_int.h"
+
+#define RANK_MAX_POOL 8192
+#define RANK_MAX_CLIMB 64
+
+typedef struct {
+    const TuneGuide *g;
+    const TuneProblem *pb;
+    TuneSeen *seen;
+    TuneGuideCandidate *pool;
+    int n;
+} Pool;
+
+/* Scores c and adds it when valid, new and not hopeless; returns its score (+inf when not added). */
+static double offer(Pool *p, const Config *c)
+{
+    char why[256];
+    if (p->n == RANK_MAX_POOL || tune_seen_has(p->seen, c))
+        return INFINITY;
+    tune_seen_add(p->seen, c);
+    if (!p->pb->valid(p->pb->valid_ctx, c, why, sizeof why)
+        || tune_guide_hopeless(p->g, p->pb->space, c, why, sizeof why))
+        return INFINITY;
+    double score = tune_guide_score(p->g, p->pb->space, c);
+    if (!isfinite(score))
+        return INFINITY;
+    p->pool[p->n].config = *c;
+    p->pool[p->n++].score = score;
+    return score;
+}
+
+static int in_space(const Space *s, const Config *c)
+{
+    for (int q = 0; q < P_COUNT; q++)
+        if (tune_value_index(&s->params[q], c->v[q]) < 0)
+            return 0;
+    return 1;
+}
+
+static int by_score(const void *a, const void *b)
+{
+    const TuneGuideCandidate *x = a, *y = b;
+    return (x->score > y->score) - (x->score < y->score);
+}
+
+/* From c, one free parameter moved to a neighbouring value at a time; the best move if it beats
+ * c's score, repeated. Every configuration tried joins the pool. */
+static void climb(Pool *p, Config c, double score, int rounds)
+{
+    const Space *s = p->pb->space;
+    for (int round = 0; round < rounds; round++) {
+        Config best = c;
+        double best_score = score;
+        for (int q = 0; q < P_COUNT; q++) {
+            if (!tune_param_free(s, q))
+                continue;
+            int at = tune_value_index(&s->params[q], c.v[q]);
+            for (int step = -1; step <= 1; step += 2) {
+                int to = at + step;
+                if (at < 0 || to < 0 || to >= s->params[q].nvalues)
+                    continue;
+                Config n = c;
+                n.v[q] = s->params[q].values[to];
+                double v = offer(p, &n);
+                if (v < best_score) {
+                    best_score = v;
+                    best = n;
+                }
+            }
+        }
+        if (best_score >= score)
+            return;
+        c = best;
+        score = best_score;
+    }
+}
+
+void tune_guide_rank_defaults(TuneGuideRankOptions *o)
+{
+    o->draws = 256;
+    o->climb_from = 8;
+    o->climb_rounds = 2;
+    o->seed = 1;
+}
+
+int tune_guide_rank(const TuneGuide *g, const TuneProblem *pb, const TuneGuideRankOptions *o,
+                    TuneGuideCandidate *out, int max)
+{
+    TuneGuideRankOptions def;
+    if (!o) {
+        tune_guide_rank_defaults(&def);
+        o = &def;
+    }
+    const Space *s = pb->space;
+    if (!tune_guide_model(g) || !s->prog)
+        return 0;
+    Pool p = {g, pb, tune_seen_new(), malloc(sizeof(TuneGuideCandidate) * RANK_MAX_POOL), 0};
+    Config c[64];
+    int dims = s->dims ? s->dims : s->prog->dims;
+    /* the priors table's rows and the model's exemplars, each where the space takes its values */
+    int n = tune_prior_rows(dims, c, 64);
+    for (int i = 0; i < n; i++)
+        if (in_space(s, &c[i]))
+            offer(&p, &c[i]);
+    n = model_exemplars(tune_guide_model(g), dims, c, 64);
+    for (int i = 0; i < n; i++)
+        if (in_space(s, &c[i]))
+            offer(&p, &c[i]);
+    Config plain = space_default(s);
+    offer(&p, &plain);
+    /* random valid draws */
+    unsigned long long state = o->seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+    for (int i = 0; i < o->draws; i++) {
+        Config r;
+        if (space_random_valid(s, &state, 64, &r))
+            offer(&p, &r);
+    }
+    /* a local search under the model from the best few */
+    qsort(p.pool, (size_t)p.n, sizeof *p.pool, by_score);
+    int starts = p.n < o->climb_from ? p.n : o->climb_from;
+    if (starts > RANK_MAX_CLIMB)
+        starts = RANK_MAX_CLIMB;
+    TuneGuideCandidate from[RANK_MAX_CLIMB];
+    memcpy(from, p.pool, sizeof *from * (size_t)starts);
+    for (int i = 0; i < starts; i++)
+        climb(&p, from[i].config, from[i].score, o->climb_rounds);
+    qsort(p.pool, (size_t)p.n, sizeof *p.pool, by_score);
+    int got = p.n < max ? p.n : max;
+    memcpy(out, p.pool, sizeof *out * (size_t)got);
+    free(p.pool);
+    tune_seen_free(p.seen);
+    return got;
+}
+
+int tune_guide_priors(const TuneGuide *g, const TuneProblem *pb, Config *out, int max)
+{
+    TuneGuideCandidate *c = malloc(sizeof *c * (size_t)(max > 0 ? max : 1));
+    int n = tune_guide_rank(g, pb, NULL, c, max);
+    for (int i = 0; i < n; i++)
+        out[i] = c[i].config;
+    free(c);
+    return n;
+}

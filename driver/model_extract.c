@@ -230,7 +230,9 @@ static int extract_recording(Extract *x, const char *path, const char *const *sr
     int etype = header_value(line, "type", type, sizeof type) && !strcmp(type, "double") ? ELEM_DOUBLE : ELEM_FLOAT;
     long nsteps = header_value(line, "steps", steps, sizeof steps) ? atol(steps) : 1;
     ModelProgram mp;
-    if (model_program_load(st, NULL, etype, grid, nsteps, arena, &mp, why, sizeof why) != 0) {
+    /* the stencil the header names (examples/image.st holds four), else the file's only one */
+    if (model_program_load(st, name, etype, grid, nsteps, arena, &mp, why, sizeof why) != 0
+        && model_program_load(st, NULL, etype, grid, nsteps, arena, &mp, why, sizeof why) != 0) {
         fprintf(stderr, "stencilc: error: model: %s: %s\n", path, why);
         goto out;
     }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include "../frontend/ast.h"
 
@@ -48,12 +49,43 @@ int model_program_load(const char *path, const char *stencil, int type, const lo
     return 0;
 }
 
+/* Whether the file at path has a line `stencil NAME {` (or `stencil "NAME" {`). */
+static int defines(const char *path, const char *name)
+{
+    FILE *f = fopen(path, "r");
+    char line[512], a[300], b[300];
+    snprintf(a, sizeof a, "stencil %s ", name);
+    snprintf(b, sizeof b, "stencil \"%s\" ", name);
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = !strncmp(line, a, strlen(a)) || !strncmp(line, b, strlen(b));
+    if (f)
+        fclose(f);
+    return found;
+}
+
 const char *model_program_find(const char *name, const char *const *dirs, int ndirs, char *buf, int len)
 {
     for (int i = 0; i < ndirs; i++) {
         snprintf(buf, (size_t)len, "%s/%s.st", dirs[i], name);
         if (access(buf, R_OK) == 0)
             return buf;
+    }
+    for (int i = 0; i < ndirs; i++) {
+        DIR *d = opendir(dirs[i]);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            size_t n = strlen(e->d_name);
+            if (n < 4 || strcmp(e->d_name + n - 3, ".st"))
+                continue;
+            snprintf(buf, (size_t)len, "%s/%s", dirs[i], e->d_name);
+            if (defines(buf, name)) {
+                closedir(d);
+                return buf;
+            }
+        }
+        if (d)
+            closedir(d);
     }
     return NULL;
 }

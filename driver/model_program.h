@@ -17,7 +17,8 @@ typedef struct {
  * to stderr. 0, or -1 with why. */
 int model_program_load(const char *path, const char *stencil, int type, const long grid[3],
                        long steps, Arena *arena, ModelProgram *mp, char *why, int whylen);
-/* The file of benchmark `name` under one of dirs (NAME.st), in buf; NULL when none exists. */
+/* The file of program `name` under one of dirs, in buf: NAME.st, else a .st file there that
+ * defines `stencil NAME` (examples/image.st holds four); NULL when none does. */
 const char *model_program_find(const char *name, const char *const *dirs, int ndirs, char *buf,
                                int len);
 

@@ -51,6 +51,12 @@ static const char usage_text[] =
     "  --tune-log FILE     write one JSON line per evaluated variant\n"
     "  --tune-db DIR       the tuning database (default: ~/.cache/stencilc)\n"
     "  --replay FILE       tune against recorded measurements instead of the GPU\n"
+    "  --target GPU        with --autotune: emit the learned model's prediction for GPU (H100,\n"
+    "                      H200, A100, L40, or an architecture such as sm_90), timing nothing;\n"
+    "                      no GPU needed (docs/model.md)\n"
+    "  --guide             with --autotune: the model ranks GeST's proposals, so only the most\n"
+    "                      promising are compiled and timed, and gives its starting points\n"
+    "  --model FILE        the learned model (default: the one installed with stencilc)\n"
     "  -q, --quiet         no progress line\n"
     "  -h, --help          this text\n"
     "  --version           print the version\n"
@@ -305,6 +311,14 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
             NEED_ARG();
             o->tune_record = next;
             o->autotune = 1;
+        } else if (!strcmp(a, "--target")) {
+            NEED_ARG();
+            o->target = next;
+        } else if (!strcmp(a, "--model")) {
+            NEED_ARG();
+            o->model = next;
+        } else if (!strcmp(a, "--guide")) {
+            o->guide = 1;
         } else if (!strcmp(a, "--replay")) {
             NEED_ARG();
             o->replay = next;

@@ -37,6 +37,10 @@ typedef struct {
     unsigned seed;
     int seeds;                /* replay: how many seeds */
     int no_write;             /* internal: parse and check only */
+    const char *target;       /* --target GPU: with --autotune, the model's prediction for that
+                                 GPU (or sm_XY), nothing timed (driver/step_predict.c) */
+    const char *model;        /* --model FILE: the learned model (default: model_default_path) */
+    int guide;                /* --guide: the model ranks GeST's proposals and gives its start */
     const char *tune_record;  /* hidden --tune-record FILE: measure a large sample of the space
                                  on the GPU and write it in the replay format (implies
                                  --autotune) */

@@ -27,6 +27,8 @@ static const struct {
     {"--dump-ast", "--dump-ir -o --autotune --tune-record --config --validate", "--dump-ast prints the program and stops"},
     {"--dump-ir", "-o --autotune --tune-record --config --validate", "--dump-ir prints the IR and stops"},
     {"--tune-record", "--replay", "--tune-record measures on the GPU"},
+    {"--target", "--replay --tune-record --guide --budget --strategy --tune-log",
+     "--target predicts without measuring"},
 };
 
 /* An option, and the options of which it needs one (space-separated). */
@@ -41,6 +43,9 @@ static const struct {
     {"--budget", "--autotune --tune-record replay"},
     {"--strategy", "--autotune --tune-record replay"},
     {"--gest", "--autotune --tune-record replay"},
+    {"--target", "--autotune"},
+    {"--guide", "--autotune"},
+    {"--model", "--target --guide"},
 };
 
 static int is_on(const Given *g, int n, const char *name)
@@ -76,6 +81,7 @@ int options_check_conflicts(const Options *o, Diag *d)
         {"--budget", o->budget_s > 0 || o->budget_count > 0}, {"--strategy", o->strategy != NULL},
         {"--gest", o->gest != NULL}, {"--tune-log", o->tune_log != NULL}, {"--tune-db", o->tune_db != NULL},
         {"--distributed", o->distributed}, {"--procs", o->nprocs > 0}, {"--depth", o->depth > 0},
+        {"--target", o->target != NULL}, {"--model", o->model != NULL}, {"--guide", o->guide},
     };
     int n = (int)(sizeof g / sizeof g[0]);
     char other[32];

@@ -24,7 +24,7 @@ int step_choose_config(Job *job)
         return -1;
     }
     if (o->autotune)
-        return step_autotune(job);
+        return o->target ? step_predict(job) : step_autotune(job);
     char why[256];
     if (!space_check(&job->space, &job->config, why, sizeof why)) {
         diag_run_error(&job->diag, "the configuration is not valid for '%s' on this grid: %s", p->name, why);

@@ -26,7 +26,7 @@
 #define MAX_LIST 256
 
 typedef struct {
-    const char *out, *gpu, *kernels, *stencil, *config, *db;
+    const char *out, *gpu, *kernels, *stencil, *config, *db, *exclude, *note;
     const char *src[16];
     int nsrc;
     const char *inputs[MAX_LIST], *programs[MAX_LIST];
@@ -44,7 +44,7 @@ static int model_usage(void)
           "                              [--db DIR --program FILE.st...] [RECORD.tsv...]\n"
           "       stencilc model train [-o MODEL.txt] [--loo] [--pool replay|reference|all]\n"
           "                            [--loss l2|top20] [--trees N] [--depth N] [--rate R]\n"
-          "                            [--per-group N] [--features a,b,...] DATA.tsv...\n"
+          "                            [--per-group N] [--features a,b,...] [--exclude NAME] [--note TEXT] DATA.tsv...\n"
           "       stencilc model pick [--src DIR]... [--draws N] [--climb N] [train options] DATA.tsv...\n"
           "(docs/model.md)\n", stderr);
     return 2;
@@ -95,8 +95,8 @@ static int parse_args(int argc, char **argv, ModelOptions *o)
     o->type = -1;
     o->pool = -1;
     model_params_default(&o->params);
-    o->draws = 256;
-    o->climb = 2;
+    o->draws = 0;
+    o->climb = 0;
     o->climb_from = 8;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -168,6 +168,12 @@ static int parse_args(int argc, char **argv, ModelOptions *o)
         } else if (!strcmp(a, "--per-group")) {
             VALUE();
             o->params.max_per_group = atoi(v);
+        } else if (!strcmp(a, "--note")) {
+            VALUE();
+            o->note = v;
+        } else if (!strcmp(a, "--exclude")) {
+            VALUE();
+            o->exclude = v;
         } else if (!strcmp(a, "--draws")) {
             VALUE();
             o->draws = atoi(v);
@@ -287,7 +293,12 @@ static int cmd_train(const ModelOptions *o)
     }
     int rc = 0;
     if (o->out) {
-        Model *m = model_train(&d, NULL, &o->params);
+        /* --exclude NAME: a model that never saw NAME (leave-one-out studies) */
+        int *keep = calloc((size_t)d.ngroups + 1, sizeof *keep);
+        for (int g = 0; g < d.ngroups; g++)
+            keep[g] = !o->exclude || strcmp(d.groups[g].name, o->exclude) != 0;
+        Model *m = model_train(&d, keep, &o->params);
+        free(keep);
         if (!m) {
             fprintf(stderr, "stencilc: error: model: nothing to train on\n");
             rc = 1;
@@ -308,6 +319,10 @@ static int cmd_train(const ModelOptions *o)
             snprintf(note, sizeof note, "trained %s on %ld variants of %d programs (%s loss, clip %g, %d trees, "
                      "depth %d, min-leaf %d, rate %g)", day, d.n, d.ngroups, o->params.loss == MODEL_L2 ? "l2" : "top20",
                      o->params.clip, o->params.trees, o->params.depth, o->params.min_leaf, o->params.rate);
+            if (o->note) {
+                size_t used = strlen(note);
+                snprintf(note + used, sizeof note - used, "; %s", o->note);
+            }
             model_set_info(m, gpus, note);
             if (model_save(m, o->out, err, sizeof err) != 0) {
                 fprintf(stderr, "stencilc: error: %s\n", err);
@@ -371,7 +386,9 @@ static int cmd_pick(const ModelOptions *o)
             Arena *arena = arena_new();
             ModelProgram mp;
             const OccGpu *gpu = occ_gpu_find(d.groups[g].gpu);
-            if (!m || !st || !gpu || model_program_load(st, NULL, -1, NULL, 1, arena, &mp, why, sizeof why) != 0) {
+            if (!m || !st || !gpu
+                || (model_program_load(st, name, -1, NULL, 1, arena, &mp, why, sizeof why) != 0
+                    && model_program_load(st, NULL, -1, NULL, 1, arena, &mp, why, sizeof why) != 0)) {
                 fprintf(stderr, "stencilc: warning: model pick: %s skipped\n", name);
                 arena_free(arena);
                 continue;

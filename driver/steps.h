@@ -31,6 +31,8 @@ int step_lower(Job *job);
 int step_check(Job *job);
 int step_choose_config(Job *job);
 int step_autotune(Job *job);
+/* --autotune --target GPU: the learned model's choice for GPU, nothing timed (step_predict.c). */
+int step_predict(Job *job);
 int step_build_plan(Job *job);
 int step_bench(Job *job);
 /* Names the outputs and refuses them where they are the input or not regular files: before

@@ -50,20 +50,20 @@ typedef struct {
 } TuneGuideCandidate;
 
 typedef struct {
-    int draws;          /* random valid configurations among the candidates; default 256 */
-    int climb_from;     /* the best candidates a local search starts from; default 8 */
-    int climb_rounds;   /* its steps (one parameter each); default 2 */
+    int draws;          /* random valid configurations among the candidates; default 0 */
+    int climb_from;     /* the best candidates a local search starts from; default 0 */
+    int climb_rounds;   /* its steps (one parameter each); default 0 */
     unsigned long long seed; /* of the draws; default 1 */
 } TuneGuideRankOptions;
 
 void tune_guide_rank_defaults(TuneGuideRankOptions *o);
 
 /* The model's ranking of candidates for pb, best first: the priors table's rows of the program's
- * dimension (all of them, whatever they were written for), the model's exemplars, random valid
- * configurations, then a short local search from the best few, one parameter a step, under the
- * model (short: far from what it learned from, the model's scores are guesses). Only valid
- * configurations that the limits do not make hopeless. o NULL: the defaults. Returns how many
- * (<= max); 0 without a model or a program. */
+ * dimension (all of them, whatever they were written for), the model's exemplars and the plain
+ * kernel (the menu), then, where o asks, random valid configurations and a local search from the
+ * best few, one parameter a step, under the model (off by default: far from what it learned from,
+ * the model's scores are guesses). Only valid configurations that the limits do not make
+ * hopeless. o NULL: the defaults. Returns how many (<= max); 0 without a model or a program. */
 int tune_guide_rank(const TuneGuide *g, const TuneProblem *pb, const TuneGuideRankOptions *o,
                     TuneGuideCandidate *out, int max);
 /* GeST's starting configurations from the model: tune_guide_rank's first max. */

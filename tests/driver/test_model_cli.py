@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The learned model from the command line (issue 35), no GPU: `stencilc model extract` turns an
+H100 recording into data, `model train` fits a model (and its leave-one-out table), `model
+features` prints a variant's vector; `--autotune --target H200` emits the model's prediction
+with a header that says it was predicted, for which GPU, by a model of which GPU's measurements,
+with nothing timed, and is what the default model, the shipped data/model.txt, predicts too;
+mistakes are usage errors (exit 2) or errors naming the GPUs the model knows.
+
+usage: test_model_cli.py PATH/TO/stencilc   (STC_SOURCE_ROOT: the source tree)
+"""
+import os
+import sys
+import tempfile
+
+import clitest
+from clitest import check, finish
+
+STENCILC = sys.argv[1]
+ROOT = os.environ.get("STC_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+BENCH = os.path.join(ROOT, "examples", "bench")
+DATA = os.path.join(ROOT, "tests", "data")
+
+
+def run(*args, cwd=None, timeout=300):
+    return clitest.run(STENCILC, *args, cwd=cwd, timeout=timeout)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+    data = os.path.join(tmp, "data.tsv")
+    model = os.path.join(tmp, "model.txt")
+    recs = [os.path.join(DATA, f"replay_{n}_h100.tsv") for n in ("box3d3r", "box3d4r", "star3d3r")]
+
+    code, so, se = run("model", "features", os.path.join(BENCH, "star3d1r.st"), "--config",
+                       "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on", "--gpu", "H100")
+    check("features: the vector", code == 0 and "p_points             7" in so and "c_cmz                2" in so
+          and "d_family_tile        1" in so and "k_known              0" in so, so + se)
+    check("features: the occupancy line", "# occupancy on H100" in so, so)
+
+    code, so, se = run("model", "extract", "--src", BENCH, "-o", data, *recs)
+    check("extract: three recordings", code == 0 and "variants of 3 programs" in se, se)
+    with open(data) as f:
+        lines = f.read().splitlines()
+    check("extract: a line per variant", lines[0].startswith("#stencilc-model-data") and len(lines) > 300,
+          str(len(lines)))
+
+    code, so, se = run("model", "train", "--loo", "--trees", "20", "-o", model, data)
+    check("train: leave-one-out table", code == 0 and "| star3d3r |" in so and "within 15%" in so, so + se)
+    with open(model) as f:
+        text = f.read()
+    check("train: the model file", text.startswith("stencilc-model 1\n") and "gpus NVIDIA H100 80GB HBM3" in text
+          and "\nexemplar 3 " in text, text[:400])
+
+    # --target: a prediction, said so in both files' first line
+    out = os.path.join(tmp, "s.cu")
+    code, so, se = run(os.path.join(BENCH, "star3d2r.st"), "--steps", "1", "--autotune", "--target", "H200",
+                       "--model", model, "-o", out)
+    check("--target H200: emitted", code == 0 and os.path.exists(out), se)
+    for path in (out, out[:-3] + ".h"):
+        with open(path) as f:
+            first = f.readline()
+        check(f"--target: {os.path.basename(path)} says predicted",
+              first.startswith("/* predicted by stencilc --autotune --target H200 for H200 (sm_90), no GPU used "
+                               "and nothing timed: tb=") and "NVIDIA H100 80GB HBM3, none of a H200" in first, first)
+    code, so, se = run(os.path.join(BENCH, "star3d2r.st"), "--steps", "1", "--autotune", "--target", "sm_90",
+                       "--model", model, "-o", out)
+    with open(out) as f:
+        first = f.readline()
+    check("--target sm_90", code == 0 and "for sm_90 (sm_90)" in first, first + se)
+    # the shipped model
+    code, so, se = run(os.path.join(BENCH, "j2d5pt.st"), "--steps", "1", "--autotune", "--target", "H100",
+                       "-o", out)
+    with open(out) as f:
+        first = f.readline()
+    check("--target H100 with the shipped model", code == 0 and "trained on measurements of this GPU" in first,
+          first + se)
+
+    # mistakes
+    code, _, se = run(os.path.join(BENCH, "j2d5pt.st"), "--autotune", "--target", "Voodoo2", "-o", out)
+    check("--target unknown: named, with the known ones", code == 1 and "'Voodoo2' is not a GPU" in se
+          and "H200" in se, se)
+    code, _, se = run(os.path.join(BENCH, "j2d5pt.st"), "--target", "H100", "-o", out)
+    check("--target without --autotune: usage error", code == 2 and "'--target' needs '--autotune'" in se, se)
+    code, _, se = run(os.path.join(BENCH, "j2d5pt.st"), "--autotune", "--target", "H100", "--budget", "5s",
+                      "-o", out)
+    check("--target with --budget: conflict", code == 2 and "conflict" in se, se)
+    code, _, se = run(os.path.join(BENCH, "j2d5pt.st"), "--autotune", "--target", "H100", "--model",
+                      os.path.join(tmp, "none.txt"), "-o", out)
+    check("--target with a missing model", code == 1 and "needs the learned model" in se, se)
+    code, _, se = run("model", "train", data, "--bogus")
+    check("model: unknown option", code == 2 and "unknown option '--bogus'" in se, se)
+
+finish()

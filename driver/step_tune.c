@@ -14,6 +14,7 @@ int step_autotune(Job *job)
         .input = o->input, .config = job->config, .config_given = o->config != NULL,
         .strategy = o->strategy, .quiet = o->quiet, .log = o->tune_log, .db = o->tune_db,
         .replay = o->replay, .record = o->tune_record, .generator = options_generator_name(),
+        .guide = o->guide, .model = o->model,
     };
     options_tuning(o, &rq.knobs, &rq.budget);
     if (o->nprocs) { /* a distributed tuning: job->grid is one rank's part */

@@ -76,8 +76,13 @@ typedef struct {
     TuneStrategy *inner;
     TuneGuide *g;
     const TuneProblem *pb;
-    TuneHistory shadow; /* the driver's history and what the guide dropped */
+    /* The driver's history, what the guide dropped, and what it handed out and the driver has
+     * not measured yet ("in flight", failed until its result comes): the strategy proposes
+     * against it, so it never proposes any of them again. */
+    TuneHistory shadow;
     int synced;         /* the driver's items copied into it */
+    int *flight;        /* shadow indices of the configurations in flight */
+    int nflight, capflight;
 } Guided;
 
 static void log_pruned(FILE *log, const Config *c, const char *why)
@@ -94,21 +99,64 @@ static void log_pruned(FILE *log, const Config *c, const char *why)
     fflush(log);
 }
 
-/* A proposal the guide does not measure: the strategy learns it failed, the shadow history
- * keeps it from being proposed again, the log and the counts say why. */
+/* The driver's new results into the shadow: a configuration in flight gets its result in place. */
+static void sync(Guided *s, const TuneHistory *h)
+{
+    for (; s->synced < h->n; s->synced++) {
+        const TuneSample *r = &h->items[s->synced];
+        int at = -1;
+        for (int i = 0; i < s->nflight && at < 0; i++)
+            if (tune_config_equal(&s->shadow.items[s->flight[i]].config, &r->config)) {
+                at = s->flight[i];
+                s->flight[i] = s->flight[--s->nflight];
+            }
+        if (at < 0) {
+            tune_history_add(&s->shadow, &r->config, r->ok, r->ms, r->why, r->elapsed_s);
+            continue;
+        }
+        TuneSample *t = &s->shadow.items[at];
+        *t = *r;
+        if (r->ok) {
+            s->shadow.nok++;
+            if (s->shadow.best < 0 || r->ms < s->shadow.items[s->shadow.best].ms)
+                s->shadow.best = at;
+        }
+    }
+}
+
+/* A proposal the guide does not measure: the strategy learns it failed, the shadow keeps why,
+ * the log and the counts say it. c is in the shadow already (in flight). */
 static void drop(Guided *s, const Config *c, const char *why, long *count)
 {
     TuneSample r;
     memset(&r, 0, sizeof r);
     r.config = *c;
-    r.ok = 0;
     r.ms = -1;
     r.elapsed_s = -1;
     snprintf(r.why, sizeof r.why, "%s", why);
-    tune_history_add(&s->shadow, c, 0, -1, r.why, -1);
+    for (int i = 0; i < s->nflight; i++) {
+        TuneSample *t = &s->shadow.items[s->flight[i]];
+        if (tune_config_equal(&t->config, c)) {
+            snprintf(t->why, sizeof t->why, "%s", why);
+            s->flight[i] = s->flight[--s->nflight];
+            break;
+        }
+    }
     s->inner->observe(s->inner, &r);
     log_pruned(s->g->log, c, r.why);
     (*count)++;
+}
+
+static void in_flight(Guided *s, const Config *c)
+{
+    int at = tune_history_add(&s->shadow, c, 0, -1, "in flight", -1);
+    if (at < 0)
+        return;
+    if (s->nflight == s->capflight) {
+        s->capflight = s->capflight ? 2 * s->capflight : 64;
+        s->flight = realloc(s->flight, sizeof *s->flight * (size_t)s->capflight);
+    }
+    s->flight[s->nflight++] = at;
 }
 
 static int by_score(const void *a, const void *b)
@@ -117,14 +165,27 @@ static int by_score(const void *a, const void *b)
     return (x->score > y->score) - (x->score < y->score);
 }
 
+/* Up to want proposals of the strategy: with ranking, several calls (GeST hands out one round's
+ * remainder per call), each seeing the earlier ones in flight. */
+static int gather(Guided *s, Config *buf, int want, int ranking)
+{
+    int n = 0;
+    for (int calls = 0; n < want && calls < (ranking ? 8 : 1); calls++) {
+        int k = s->inner->propose(s->inner, &s->shadow, buf + n, want - n);
+        if (k <= 0)
+            break;
+        for (int i = 0; i < k; i++)
+            in_flight(s, &buf[n + i]);
+        n += k;
+    }
+    return n;
+}
+
 static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int max)
 {
     Guided *s = (Guided *)st;
     TuneGuide *g = s->g;
-    for (; s->synced < h->n; s->synced++) {
-        const TuneSample *r = &h->items[s->synced];
-        tune_history_add(&s->shadow, &r->config, r->ok, r->ms, r->why, r->elapsed_s);
-    }
+    sync(s, h);
     const Space *space = s->pb->space;
     int ranking = g->model && space->prog && g->rank_factor > 1;
     int want = ranking ? max * g->rank_factor : max;
@@ -133,7 +194,7 @@ static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, i
     int kept = 0;
     /* a batch that the guide drops whole does not end the run: the strategy proposes again */
     for (int tries = 0; tries < 64 && kept == 0; tries++) {
-        int n = s->inner->propose(s->inner, &s->shadow, buf, want), ncand = 0;
+        int n = gather(s, buf, want, ranking), ncand = 0;
         if (n == 0)
             break;
         g->st.seen += n;
@@ -181,6 +242,7 @@ static void guided_destroy(TuneStrategy *st)
     Guided *s = (Guided *)st;
     tune_strategy_free(s->inner);
     tune_history_free(&s->shadow);
+    free(s->flight);
     free(s);
 }
 

@@ -41,6 +41,8 @@ typedef struct {
     const char *generator;  /* what stencilc --version prints: part of the database's key */
     long procs[3];          /* a distributed tuning's process grid ({0}: not one) and its */
     long depth;             /* steps between exchanges: the grid is one rank's part */
+    int guide;              /* --guide: the learned model ranks the search's proposals (guide.h) */
+    const char *model;      /* --model FILE; NULL: model_default_path */
 } TuneRequest;
 
 typedef struct {

@@ -43,6 +43,51 @@ static void say_speed(const Tuning *t, GpuEval *g, const TuneResult *res)
                   st.restarts);
 }
 
+#define GUIDE_RANK 3 /* --guide: GeST proposes this many times what is measured */
+
+/* The guide of a search on the GPU (guide.h): the limits of its row of the table of GPUs (or of
+ * its architecture's), and with --guide the learned model (*model, freed by the caller). -1 when
+ * --guide's model cannot be loaded (said on t->d). A recording measures everything: no guide. */
+static int open_guide(Tuning *t, GpuEval *g, Model **model)
+{
+    const RtDeviceInfo *dev = gpu_eval_device(g);
+    const OccGpu *gpu = occ_gpu_find(dev->name);
+    if (!gpu)
+        gpu = occ_gpu_by_cc(dev->cc_major * 10 + dev->cc_minor);
+    *model = NULL;
+    t->guide = NULL;
+    if (t->rq->record)
+        return 0;
+    if (t->rq->guide) {
+        char err[1200];
+        if (!(*model = model_load(t->rq->model ? t->rq->model : model_default_path(), err, sizeof err))) {
+            diag_run_error(t->d, "--guide: %s", err);
+            return -1;
+        }
+    }
+    t->guide = tune_guide_new(*model, gpu, *model ? GUIDE_RANK : 1);
+    return 0;
+}
+
+/* What the guide kept from the GPU: said on t->d and, for the header, in text. */
+static void say_guided(Tuning *t, char *text, int len)
+{
+    TuneGuideStats gs;
+    text[0] = 0;
+    if (!t->guide)
+        return;
+    tune_guide_stats(t->guide, &gs);
+    if (!gs.pruned && !gs.ranked_out)
+        return;
+    const OccGpu *gpu = tune_guide_gpu(t->guide);
+    snprintf(text, (size_t)len, ", %ld pruned by the %s's limits%s", gs.pruned, gpu ? gpu->name : "GPU",
+             tune_guide_model(t->guide) ? ", guided by the model" : "");
+    if (!t->rq->quiet)
+        diag_run_info(t->d, "%ld proposals not compiled nor timed: %ld hopeless by the %s's limits, %ld ranked "
+                            "out by the model (status \"pruned\" in --tune-log)", gs.pruned + gs.ranked_out,
+                      gs.pruned, gpu ? gpu->name : "GPU", gs.ranked_out);
+}
+
 /* The winner of the search's best few as the answer, stored unless the search was stopped. */
 static int choose(Tuning *t, GpuEval *g, const TuneHistory *h, int interrupted)
 {
@@ -58,10 +103,12 @@ static int choose(Tuning *t, GpuEval *g, const TuneHistory *h, int interrupted)
     tune_budget_text(&t->budget, 0, btext, sizeof btext);
     config_format(&f[w].config, cfg, sizeof cfg);
     t->out->config = f[w].config;
+    char guided[160];
+    say_guided(t, guided, sizeof guided);
     snprintf(t->out->origin, sizeof t->out->origin,
-             "tuned by stencilc --autotune (%s, %s%s, %d variants, %d valid): %.200s, %.4g ms/step "
+             "tuned by stencilc --autotune (%s, %s%s, %d variants, %d valid%s): %.200s, %.4g ms/step "
              "on %.100s, CUDA %s, %s", t->strategy, btext, interrupted ? ", interrupted" : "", h->n,
-             h->nok, cfg, f[w].ms, gpu, t->key.cuda, day);
+             h->nok, guided, cfg, f[w].ms, gpu, t->key.cuda, day);
     if (plain_ms > 0)
         snprintf(speedup, sizeof speedup, " (plain kernel %.4g ms/step, %.2fx)", plain_ms, plain_ms / f[w].ms);
     if (!t->rq->quiet)
@@ -77,8 +124,15 @@ static int tune_on_gpu(Tuning *t, GpuEval *g)
     const Space *space = t->rq->space;
     TuneProblem pb = {space, tune_space_valid, (void *)space};
     TuneSearch s;
-    if (tune_search_open(t, &pb, !t->rq->record, &s) != 0)
+    Model *model;
+    if (open_guide(t, g, &model) != 0)
         return -1;
+    if (tune_search_open(t, &pb, !t->rq->record, &s) != 0) {
+        tune_guide_free(t->guide);
+        t->guide = NULL;
+        model_free(model);
+        return -1;
+    }
     s.st = tune_stoppable(s.st);
     TuneEvaluator ev;
     gpu_eval_evaluator(g, &ev);
@@ -100,6 +154,9 @@ static int tune_on_gpu(Tuning *t, GpuEval *g)
     }
     tune_record_close(&rec);
     tune_search_close(&s);
+    tune_guide_free(t->guide);
+    t->guide = NULL;
+    model_free(model);
     return rc;
 }
 

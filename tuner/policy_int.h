@@ -3,6 +3,7 @@
 #ifndef STC_POLICY_INT_H
 #define STC_POLICY_INT_H
 #include "gpu_eval.h"
+#include "guide.h"
 #include "policy.h"
 
 #define TUNE_RECORD_SAMPLE 2000 /* --tune-record without a budget: configurations measured */
@@ -15,6 +16,7 @@ typedef struct {
     TuneBudget budget;    /* the request's, else the default */
     char dir[1024];       /* the tuning database */
     TuneDbKey key;        /* its gpu and cuda are set once the GPU (or the recording) is known */
+    TuneGuide *guide;     /* a search on a GPU: its limits prune, with --guide the model ranks */
 } Tuning;
 
 /* ---- choice.c: how a configuration becomes the answer ------------------------------------ */

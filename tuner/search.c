@@ -24,7 +24,9 @@ int tune_search_open(Tuning *t, const TuneProblem *pb, int resume, TuneSearch *s
 {
     char err[512];
     memset(s, 0, sizeof *s);
-    s->st = tune_strategy_new(t->strategy, pb, &t->rq->knobs, err, sizeof err);
+    TuneKnobs knobs = t->rq->knobs;
+    knobs.guide = t->guide;
+    s->st = tune_strategy_new(t->strategy, pb, &knobs, err, sizeof err);
     if (!s->st) {
         diag_run_error(t->d, "--strategy: %s", err);
         return -1;
@@ -34,6 +36,8 @@ int tune_search_open(Tuning *t, const TuneProblem *pb, int resume, TuneSearch *s
         tune_strategy_free(s->st);
         return -1;
     }
+    if (t->guide)
+        tune_guide_set_log(t->guide, s->log);
     tune_history_init(&s->h);
     if (resume)
         s->journal = resume_journal(t, &s->h);

@@ -24,6 +24,7 @@
 #include "frontend/ast.h"
 #include "tests/driver/load_program.h"
 #include "tuner/gest.h"
+#include "tuner/guide.h"
 #include "tuner/tune_int.h"
 
 #define UNMEASURED_MS 2.0 /* unless UNMEASURED says otherwise */
@@ -117,6 +118,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
+    /* MODEL: a learned model (stencilc model train) guides the search, on the limits of GPU (default
+     * H100), measuring the best-ranked 1/RANK (default 3) of GeST's proposals (tuner/guide.h) */
+    Model *model = NULL;
+    TuneGuide *guide = NULL;
+    if (getenv("MODEL") && *getenv("MODEL")) {
+        char merr[1200];
+        if (!(model = model_load(getenv("MODEL"), merr, sizeof merr))) {
+            fprintf(stderr, "%s\n", merr);
+            return 1;
+        }
+        guide = tune_guide_new(model, occ_gpu_find(getenv("GPU") ? getenv("GPU") : "H100"),
+                               getenv("RANK") ? atoi(getenv("RANK")) : 3);
+        k.guide = guide;
+    }
     TuneStrategy *g = tune_strategy_new("gest", &pb, &k, err, sizeof err);
     if (!g) {
         fprintf(stderr, "%s\n", err);
@@ -169,8 +184,16 @@ int main(int argc, char **argv)
     }
     printf("%d proposals, %d answered by the log, %d streaming along z with retiming after the dataset; "
            "best %.4f ms %s\n", n, answered, near, best, best_config);
+    if (guide) {
+        TuneGuideStats st;
+        tune_guide_stats(guide, &st);
+        printf("guide: %ld proposed, %ld pruned by the limits, %ld ranked out by the model\n", st.seen, st.pruned,
+               st.ranked_out);
+    }
     tune_history_free(&h);
     tune_strategy_free(g);
+    tune_guide_free(guide);
+    model_free(model);
     arena_free(arena);
     free(measured);
     return 0;

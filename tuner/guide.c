@@ -83,6 +83,10 @@ typedef struct {
     int synced;         /* the driver's items copied into it */
     int *flight;        /* shadow indices of the configurations in flight */
     int nflight, capflight;
+    Config starts[16];  /* the model's starting configurations: measured whatever the rest scores */
+    int nstarts;        /* -1 until computed */
+    Config carry[16];   /* starting configurations a small batch had no room for: the next ones */
+    int ncarry;
 } Guided;
 
 static void log_pruned(FILE *log, const Config *c, const char *why)
@@ -188,6 +192,15 @@ static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, i
     sync(s, h);
     const Space *space = s->pb->space;
     int ranking = g->model && space->prog && g->rank_factor > 1;
+    if (s->nstarts < 0)
+        s->nstarts = ranking ? tune_guide_priors(g, s->pb, s->starts, 16) : 0;
+    if (s->ncarry > 0) {
+        int n = s->ncarry < max ? s->ncarry : max;
+        memcpy(out, s->carry, sizeof *out * (size_t)n);
+        memmove(s->carry, s->carry + n, sizeof *s->carry * (size_t)(s->ncarry - n));
+        s->ncarry -= n;
+        return n;
+    }
     int want = ranking ? max * g->rank_factor : max;
     Config *buf = malloc(sizeof *buf * (size_t)want);
     TuneGuideCandidate *cand = malloc(sizeof *cand * (size_t)want);
@@ -206,7 +219,11 @@ static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, i
                 continue;
             }
             cand[ncand].config = buf[i];
-            cand[ncand++].score = ranking ? tune_guide_score(g, space, &buf[i]) : 0;
+            cand[ncand].score = ranking ? tune_guide_score(g, space, &buf[i]) : 0;
+            for (int k = 0; k < s->nstarts; k++) /* GeST's dataset opens with them (gest.c) */
+                if (tune_config_equal(&s->starts[k], &buf[i]))
+                    cand[ncand].score = -INFINITY;
+            ncand++;
         }
         int keep = ncand;
         if (ranking) {
@@ -218,6 +235,10 @@ static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, i
         for (int i = 0; i < ncand; i++) {
             if (i < keep) {
                 out[kept++] = cand[i].config;
+                continue;
+            }
+            if (cand[i].score == -INFINITY && s->ncarry < 16) { /* a start: measured next time */
+                s->carry[s->ncarry++] = cand[i].config;
                 continue;
             }
             char why[200];
@@ -255,6 +276,7 @@ TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, TuneStrategy 
     s->inner = st;
     s->g = g;
     s->pb = pb;
+    s->nstarts = -1;
     tune_history_init(&s->shadow);
     return &s->base;
 }

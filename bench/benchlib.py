@@ -28,7 +28,9 @@ STRATEGY_ARGS = {"gest-nopriors": ["--strategy", "gest", "--gest", "priors=0"],
                  "gest-smem": ["--strategy", "gest", "--gest", "priors=6"],
                  # balanced groups (knob balance=1, docs/autotune.md), with and without the priors
                  "gest-balance": ["--strategy", "gest", "--gest", "balance=1"],
-                 "gest-nopriors-balance": ["--strategy", "gest", "--gest", "priors=0,balance=1"]}
+                 "gest-nopriors-balance": ["--strategy", "gest", "--gest", "priors=0,balance=1"],
+                 # the learned model ranks GeST's proposals and gives its start (--guide, docs/model.md)
+                 "gest-guided": ["--strategy", "gest", "--guide"]}
 
 
 def strategy_args(name):

@@ -348,7 +348,8 @@ GEST_VARIANTS = {"gest-nopriors": "Without its prior configurations (gest-noprio
                  "gest-fill": "With its rounds filled to the evaluator's batch (gest-fill)",
                  "gest-smem": "With the two 2D shared-memory priors (gest-smem, priors=6)",
                  "gest-balance": "With balanced groups (gest-balance, balance=1)",
-                 "gest-nopriors-balance": "Without its priors, with balanced groups (gest-nopriors-balance)"}
+                 "gest-nopriors-balance": "Without its priors, with balanced groups (gest-nopriors-balance)",
+                 "gest-guided": "Guided by the learned model (gest-guided, --guide)"}
 
 
 def convergence_overview(conv):

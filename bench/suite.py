@@ -585,7 +585,8 @@ def main():
     ap.add_argument("--strategies", default=",".join(STRATEGIES),
                     help="strategies of --convergence (default gest,random,genetic; also gest-nopriors: "
                          "GeST without its prior configurations; gest-fill: GeST with fill=1; gest-smem: priors=6; "
-                         "gest-balance, gest-nopriors-balance: balanced groups, balance=1)")
+                         "gest-balance, gest-nopriors-balance: balanced groups, balance=1; gest-guided: --guide, "
+                         "the learned model ranks)")
     ap.add_argument("--steps", dest="bench_steps", type=int, default=1,
                     help="--steps of the one-step table's benchmark stencils, convergence and quality (default 1: "
                          "no temporal blocking)")

@@ -1,5 +1,5 @@
 /* --autotune --target GPU: the configuration the learned model predicts fastest for GPU (a name
- * of tuner/occupancy.c's table, such as H100 or H200, or an architecture, sm_90), with nothing
+ * of tuner/occupancy.c's table, or an architecture such as sm_90), with nothing
  * measured, so that a build machine without a GPU, or one with another GPU, emits a tuned guess
  * for the GPU the code will run on. The model ranks candidates (tuner/guide_rank.c: the priors
  * table's rows, the configurations that won on the programs it learned from, the plain kernel),

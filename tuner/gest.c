@@ -127,11 +127,19 @@ static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *o
         return 0;
     g->priors_done = 1;
     Config pri[16];
-    int want = g->k.priors < 16 ? g->k.priors : 16;
-    /* with a model, its ranking for the GPU at hand instead of the priors table (guide.h) */
+    int want = g->k.priors < 8 ? g->k.priors : 8;
+    /* with a model, first its ranking for the GPU at hand, then the priors table (guide.h) */
     int np = g->k.guide && tune_guide_model(g->k.guide) && g->pb->space->prog
-                 ? tune_guide_priors(g->k.guide, g->pb, pri, want)
-                 : tune_priors(g->pb, pri, want);
+                 ? tune_guide_priors(g->k.guide, g->pb, pri, want) : 0;
+    Config table[8];
+    int nt = tune_priors(g->pb, table, want);
+    for (int i = 0; i < nt; i++) {
+        int dup = 0;
+        for (int j = 0; j < np; j++)
+            dup |= tune_config_equal(&pri[j], &table[i]);
+        if (!dup)
+            pri[np++] = table[i];
+    }
     for (int i = 0; i < np && got < n; i++)
         if (tune_fresh(g->pb, h, batch, &pri[i])) {
             out[got++] = pri[i];

@@ -15,8 +15,8 @@
 #define SM89 1536, 48, 24, 65536, 65536, 255, 256, 102400, 101376, 1024, 128
 #define SM90 2048, 64, 32, 65536, 65536, 255, 256, 233472, 232448, 1024, 128
 
-/* A GPU's row comes before a shorter name that its name contains (A100 before A10, H100 PCIe
- * before H100), so that occ_gpu_find takes the most specific one. */
+/* A GPU's row comes before a shorter name that its name contains, so that occ_gpu_find takes the
+ * most specific one. */
 const OccGpu occ_gpus[] = {
     {"H200", "H200", 90, 132, 4800, 51200, SM90},
     {"H100 PCIe", "H100 PCIe", 90, 114, 2000, 51200, SM90},
@@ -26,11 +26,11 @@ const OccGpu occ_gpus[] = {
     {"L40", "L40", 89, 142, 864, 98304, SM89},
     {"RTX 4090", "RTX 4090", 89, 128, 1008, 73728, SM89},
     {"A10", "A10", 86, 72, 600, 6144, SM86},
-    /* the architectures, each with the SM count and bandwidth of the GPU named in its comment */
-    {"sm_90", NULL, 90, 132, 3350, 51200, SM90}, /* H100 SXM */
-    {"sm_89", NULL, 89, 142, 864, 98304, SM89},  /* L40 */
-    {"sm_86", NULL, 86, 72, 600, 6144, SM86},    /* A10 */
-    {"sm_80", NULL, 80, 108, 2039, 40960, SM80}, /* A100 80GB */
+    /* the architectures, each with the SM count and bandwidth of the row above that has them */
+    {"sm_90", NULL, 90, 132, 3350, 51200, SM90},
+    {"sm_89", NULL, 89, 142, 864, 98304, SM89},
+    {"sm_86", NULL, 86, 72, 600, 6144, SM86},
+    {"sm_80", NULL, 80, 108, 2039, 40960, SM80},
     {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 

@@ -10,8 +10,8 @@
 #define STC_OCCUPANCY_H
 
 typedef struct {
-    const char *name;        /* a GPU ("H100") or an architecture ("sm_90") */
-    const char *match;       /* a device name holding this text is this GPU ("H100") */
+    const char *name;        /* a GPU or an architecture ("sm_90") */
+    const char *match;       /* a device name holding this text is this GPU (NULL: an architecture) */
     int cc;                  /* compute capability x 10, e.g. 90 */
     int sms;                 /* streaming multiprocessors */
     double mem_gbs;          /* memory bandwidth of the data sheet, GB/s */
@@ -27,8 +27,8 @@ typedef struct {
 /* The table, ending with a row whose name is NULL. */
 extern const OccGpu occ_gpus[];
 
-/* The row of a GPU: by its name ("H100", "h200"), by text a device name contains ("NVIDIA H100
- * 80GB HBM3"), or by architecture ("sm_90", "sm90", "90"): the architecture's own row. NULL when
+/* The row of a GPU: by its name (any case), by text a device name contains (the name the driver
+ * reports), or by architecture ("sm_90", "sm90", "90"): the architecture's own row. NULL when
  * none matches. */
 const OccGpu *occ_gpu_find(const char *what);
 /* The architecture's row (cc x 10, e.g. 89), or the nearest older one the table knows (a newer

@@ -3,6 +3,10 @@
 #define STC_MODEL_CMD_H
 
 #include "../tuner/occupancy.h"
+#include "../util/diag.h"
+
+/* Where the model's commands report (step_model sets it up): errors, warnings and what they do. */
+extern Diag *model_diag;
 
 /* argv[0] is "model"; returns the exit status. */
 int step_model(int argc, char **argv);

@@ -115,7 +115,7 @@ static const FeatKernel *kernel_facts(KernelCache *c, int compile, const OccGpu 
         c->rc = rt_context_compile_only(g->cc / 10, g->cc % 10, why, sizeof why);
         c->rc_cc = g->cc;
         if (!c->rc) {
-            fprintf(stderr, "stencilc: warning: model: no NVRTC, kernels not compiled: %s\n", why);
+            diag_run_warning(model_diag, "model: no NVRTC, kernels not compiled: %s", why);
             return NULL;
         }
     }
@@ -191,7 +191,7 @@ static int extract_recording(Extract *x, const char *path, const char *const *sr
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "stencilc: error: model: cannot read %s\n", path);
+        diag_run_error(model_diag, "model: cannot read %s", path);
         return -1;
     }
     char *line = NULL;
@@ -199,15 +199,14 @@ static int extract_recording(Extract *x, const char *path, const char *const *sr
     int rc = -1;
     Arena *arena = arena_new();
     if (getline(&line, &cap, f) < 0 || (strncmp(line, "#stencilc-replay", 16) && strncmp(line, "#stencilc-reference", 19))) {
-        fprintf(stderr, "stencilc: error: model: %s is not a recording (#stencilc-replay) nor a reference "
-                        "(#stencilc-reference)\n", path);
+        diag_run_error(model_diag, "model: %s is not a recording (#stencilc-replay) nor a reference (#stencilc-reference)", path);
         goto out;
     }
     int source = strncmp(line, "#stencilc-reference", 19) == 0 ? SOURCE_REFERENCE : SOURCE_RECORDING;
     char name[128], gridtext[64], type[16], gpu[128], steps[16], file[1024], why[1024];
     long grid[3] = {0, 0, 0};
     if (!header_value(line, "program", name, sizeof name)) {
-        fprintf(stderr, "stencilc: error: model: %s: the header names no program\n", path);
+        diag_run_error(model_diag, "model: %s: the header names no program", path);
         goto out;
     }
     if (header_value(line, "grid", gridtext, sizeof gridtext)) {
@@ -224,7 +223,7 @@ static int extract_recording(Extract *x, const char *path, const char *const *sr
         goto out;
     const char *st = model_program_find(name, src, nsrc, file, sizeof file);
     if (!st) {
-        fprintf(stderr, "stencilc: error: model: %s: no %s.st under the source directories (--src)\n", path, name);
+        diag_run_error(model_diag, "model: %s: no %s.st under the source directories (--src)", path, name);
         goto out;
     }
     int etype = header_value(line, "type", type, sizeof type) && !strcmp(type, "double") ? ELEM_DOUBLE : ELEM_FLOAT;
@@ -233,7 +232,7 @@ static int extract_recording(Extract *x, const char *path, const char *const *sr
     /* the stencil the header names (examples/image.st holds four), else the file's only one */
     if (model_program_load(st, name, etype, grid, nsteps, arena, &mp, why, sizeof why) != 0
         && model_program_load(st, NULL, etype, grid, nsteps, arena, &mp, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: model: %s: %s\n", path, why);
+        diag_run_error(model_diag, "model: %s: %s", path, why);
         goto out;
     }
     int group = model_data_group(x->d, name, recorded_gpu ? recorded_gpu : g->name);
@@ -382,7 +381,7 @@ static int extract_db(Extract *x, const char *db, const char *const *programs, i
 {
     DIR *dir = opendir(db);
     if (!dir) {
-        fprintf(stderr, "stencilc: error: model: cannot read the tuning database %s\n", db);
+        diag_run_error(model_diag, "model: cannot read the tuning database %s", db);
         return -1;
     }
     struct dirent *e;
@@ -401,7 +400,7 @@ static int extract_db(Extract *x, const char *db, const char *const *programs, i
         matched += extract_key(x, db, hash, &b, programs, nprograms, gpu_name);
     }
     closedir(dir);
-    fprintf(stderr, "stencilc: model: tuning database %s: %d of %d keys matched a program given\n", db, matched,
+    diag_run_info(model_diag, "model: tuning database %s: %d of %d keys matched a program given", db, matched,
             keys);
     return 0;
 }
@@ -412,7 +411,7 @@ int model_extract(const char *out, const char *const *src, int nsrc, const char 
 {
     static const char *const default_src[] = {"examples/bench", "examples"};
     if (!out || (ninputs == 0 && !db)) {
-        fprintf(stderr, "stencilc: error: model extract needs -o DATA.tsv and recordings or --db\n");
+        diag_run_error(model_diag, "model extract needs -o DATA.tsv and recordings or --db");
         return 2;
     }
     if (nsrc == 0)
@@ -426,20 +425,19 @@ int model_extract(const char *out, const char *const *src, int nsrc, const char 
     for (int i = 0; i < ninputs && rc == 0; i++) {
         long before = x.added;
         rc = extract_recording(&x, inputs[i], src, nsrc, gpu_name);
-        fprintf(stderr, "stencilc: model: %s: %ld variants\n", inputs[i], x.added - before);
+        diag_run_info(model_diag, "model: %s: %ld variants", inputs[i], x.added - before);
     }
     if (rc == 0 && db)
         rc = extract_db(&x, db, programs, nprograms, gpu_name);
     if (rc == 0) {
         FILE *f = fopen(out, "w");
         if (!f || model_data_write(f, &d) != 0) {
-            fprintf(stderr, "stencilc: error: model: cannot write %s\n", out);
+            diag_run_error(model_diag, "model: cannot write %s", out);
             rc = 1;
         }
         if (f)
             fclose(f);
-        fprintf(stderr, "stencilc: model: %ld variants of %d programs written to %s (%ld skipped: no longer "
-                        "valid or not built)\n", x.added, d.ngroups, out, x.skipped);
+        diag_run_info(model_diag, "model: %ld variants of %d programs written to %s (%ld skipped: no longer valid or not built)", x.added, d.ngroups, out, x.skipped);
     }
     cache_close(&cache);
     model_data_free(&d);

@@ -82,7 +82,7 @@ static int parse_features(const char *list, ModelParams *p)
                 found = 1;
             }
         if (!found) {
-            fprintf(stderr, "stencilc: error: model: unknown feature '%s'\n", tok);
+            diag_run_error(model_diag, "model: unknown feature '%s'", tok);
             return -1;
         }
     }
@@ -103,7 +103,7 @@ static int parse_args(int argc, char **argv, ModelOptions *o)
 #define VALUE()                                                                                   \
     do {                                                                                          \
         if (!v) {                                                                                 \
-            fprintf(stderr, "stencilc: error: model: '%s' needs a value\n", a);                   \
+            diag_run_error(model_diag, "model: '%s' needs a value", a);                   \
             return -1;                                                                            \
         }                                                                                         \
         i++;                                                                                      \
@@ -140,7 +140,7 @@ static int parse_args(int argc, char **argv, ModelOptions *o)
         } else if (!strcmp(a, "--grid")) {
             VALUE();
             if (parse_grid_text(v, o->grid) != 0) {
-                fprintf(stderr, "stencilc: error: model: bad --grid '%s'\n", v);
+                diag_run_error(model_diag, "model: bad --grid '%s'", v);
                 return -1;
             }
         } else if (!strcmp(a, "--steps")) {
@@ -194,7 +194,7 @@ static int parse_args(int argc, char **argv, ModelOptions *o)
             if (parse_features(v, &o->params) != 0)
                 return -1;
         } else if (a[0] == '-') {
-            fprintf(stderr, "stencilc: error: model: unknown option '%s'\n", a);
+            diag_run_error(model_diag, "model: unknown option '%s'", a);
             return -1;
         } else if (o->ninputs < MAX_LIST) {
             o->inputs[o->ninputs++] = a;
@@ -209,8 +209,7 @@ const OccGpu *find_gpu_named(const char *name)
 {
     const OccGpu *g = occ_gpu_find(name);
     if (!g)
-        fprintf(stderr, "stencilc: error: model: GPU '%s' is not in the table of GPUs (tuner/occupancy.c); "
-                        "name one with --gpu (e.g. H100, sm_90)\n", name);
+        diag_run_error(model_diag, "model: GPU '%s' is not in the table of GPUs (tuner/occupancy.c); name one with --gpu (e.g. H100, sm_90)", name);
     return g;
 }
 
@@ -228,17 +227,17 @@ static int cmd_features(const ModelOptions *o)
     if (!g || model_program_load(o->inputs[0], o->stencil, o->type, o->grid, o->steps ? o->steps : 1, arena,
                                  &mp, why, sizeof why) != 0) {
         if (g)
-            fprintf(stderr, "stencilc: error: %s\n", why);
+            diag_run_error(model_diag, "%s", why);
         goto out;
     }
     Config c = space_default(&mp.space);
     if (o->config && config_parse(o->config, mp.prog->dims, &c, why, sizeof why) != 0) {
-        fprintf(stderr, "stencilc: error: --config: %s\n", why);
+        diag_run_error(model_diag, "--config: %s", why);
         goto out;
     }
     Plan *plan = plan_build(mp.prog, &c, arena, why, sizeof why);
     if (!plan) {
-        fprintf(stderr, "stencilc: error: %s\n", why);
+        diag_run_error(model_diag, "%s", why);
         goto out;
     }
     FeatKernel k = {0}, *kp = NULL;
@@ -246,11 +245,11 @@ static int cmd_features(const ModelOptions *o)
         RtContext *rc_ = rt_context_compile_only(g->cc / 10, g->cc % 10, why, sizeof why);
         double t0 = (double)clock() / CLOCKS_PER_SEC;
         if (!rc_ || feat_kernel_compile(rc_, plan, &k, why, sizeof why) != 0) {
-            fprintf(stderr, "stencilc: error: compile: %s\n", why);
+            diag_run_error(model_diag, "compile: %s", why);
             rt_context_free(rc_);
             goto out;
         }
-        fprintf(stderr, "compiled for sm_%d in %.2f s of CPU\n", g->cc, (double)clock() / CLOCKS_PER_SEC - t0);
+        diag_run_info(model_diag, "compiled for sm_%d in %.2f s of CPU", g->cc, (double)clock() / CLOCKS_PER_SEC - t0);
         rt_context_free(rc_);
         kp = &k;
     }
@@ -276,11 +275,11 @@ static int cmd_train(const ModelOptions *o)
     model_data_init(&d);
     for (int i = 0; i < o->ninputs; i++)
         if (model_data_read(&d, o->inputs[i], err, sizeof err) != 0) {
-            fprintf(stderr, "stencilc: error: %s\n", err);
+            diag_run_error(model_diag, "%s", err);
             model_data_free(&d);
             return 1;
         }
-    fprintf(stderr, "stencilc: model: %ld variants of %d programs\n", d.n, d.ngroups);
+    diag_run_info(model_diag, "model: %ld variants of %d programs", d.n, d.ngroups);
     if (o->loo) {
         ModelLooRow *rows = calloc((size_t)d.ngroups, sizeof *rows);
         int n = model_loo(&d, &o->params, o->pool, rows, stderr);
@@ -300,7 +299,7 @@ static int cmd_train(const ModelOptions *o)
         Model *m = model_train(&d, keep, &o->params);
         free(keep);
         if (!m) {
-            fprintf(stderr, "stencilc: error: model: nothing to train on\n");
+            diag_run_error(model_diag, "model: nothing to train on");
             rc = 1;
         } else {
             /* the GPUs it learned from, and what from */
@@ -325,10 +324,10 @@ static int cmd_train(const ModelOptions *o)
             }
             model_set_info(m, gpus, note);
             if (model_save(m, o->out, err, sizeof err) != 0) {
-                fprintf(stderr, "stencilc: error: %s\n", err);
+                diag_run_error(model_diag, "%s", err);
                 rc = 1;
             } else {
-                fprintf(stderr, "stencilc: model written to %s (%s)\n", o->out, note);
+                diag_run_info(model_diag, "model written to %s (%s)", o->out, note);
             }
             model_free(m);
         }
@@ -361,7 +360,7 @@ static int cmd_pick(const ModelOptions *o)
     model_data_init(&d);
     for (int i = 0; i < o->ninputs; i++)
         if (model_data_read(&d, o->inputs[i], err, sizeof err) != 0) {
-            fprintf(stderr, "stencilc: error: %s\n", err);
+            diag_run_error(model_diag, "%s", err);
             model_data_free(&d);
             return 1;
         }
@@ -389,7 +388,7 @@ static int cmd_pick(const ModelOptions *o)
             if (!m || !st || !gpu
                 || (model_program_load(st, name, -1, NULL, 1, arena, &mp, why, sizeof why) != 0
                     && model_program_load(st, NULL, -1, NULL, 1, arena, &mp, why, sizeof why) != 0)) {
-                fprintf(stderr, "stencilc: warning: model pick: %s skipped\n", name);
+                diag_run_warning(model_diag, "model pick: %s skipped", name);
                 arena_free(arena);
                 continue;
             }
@@ -433,8 +432,12 @@ static int cmd_pick(const ModelOptions *o)
     return 0;
 }
 
+static Diag diag_store;
+Diag *model_diag = &diag_store;
+
 int step_model(int argc, char **argv)
 {
+    diag_init(&diag_store, NULL, stderr);
     if (argc < 2)
         return model_usage();
     ModelOptions o;

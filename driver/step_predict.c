@@ -59,17 +59,19 @@ int step_predict(Job *job)
     const Options *o = job->opt;
     const OccGpu *g = occ_gpu_find(o->target);
     if (!g) {
-        fprintf(stderr, "stencilc: error: --target: '%s' is not a GPU the model knows (", o->target);
-        for (const OccGpu *r = occ_gpus; r->name; r++)
-            fprintf(stderr, "%s%s", r == occ_gpus ? "" : ", ", r->name);
-        fprintf(stderr, ")\n");
+        char known[512] = "";
+        for (const OccGpu *r = occ_gpus; r->name; r++) {
+            size_t used = strlen(known);
+            snprintf(known + used, sizeof known - used, "%s%s", r == occ_gpus ? "" : ", ", r->name);
+        }
+        diag_run_error(&job->diag, "--target: '%s' is not a GPU the model knows (%s)", diag_name(o->target), known);
         return -1;
     }
     const char *path = o->model ? o->model : model_default_path();
     char err[1200], why[512];
     Model *m = model_load(path, err, sizeof err);
     if (!m) {
-        fprintf(stderr, "stencilc: error: --target needs the learned model: %s\n", err);
+        diag_run_error(&job->diag, "--target needs the learned model: %s", err);
         return -1;
     }
     TuneGuide *guide = tune_guide_new(m, g, 1);
@@ -81,15 +83,14 @@ int step_predict(Job *job)
     int n = tune_guide_rank(guide, &pb, &ro, cand, PREDICT_CANDIDATES);
     int rc = -1;
     if (n == 0) {
-        fprintf(stderr, "stencilc: error: --target: no configuration of '%s' is valid and launchable on %s\n",
+        diag_run_error(&job->diag, "--target: no configuration of '%s' is valid and launchable on %s",
                 job->prog->name, g->name);
         goto out;
     }
     RtContext *nvrtc = rt_context_compile_only(g->cc / 10, g->cc % 10, why, sizeof why);
     int pick = 0, checked = nvrtc != NULL;
     if (!nvrtc && !o->quiet)
-        fprintf(stderr, "stencilc: note: --target: NVRTC not found (%s); the prediction is not compiled "
-                        "for sm_%d to check its registers\n", why, g->cc);
+        diag_run_info(&job->diag, "note: --target: NVRTC not found (%s); the prediction is not compiled for sm_%d to check its registers", why, g->cc);
     for (pick = 0; nvrtc && pick < n; pick++) {
         char cfg[512];
         int fits = fits_target(nvrtc, job, g, &cand[pick].config, why, sizeof why);
@@ -97,12 +98,11 @@ int step_predict(Job *job)
             break;
         config_format(&cand[pick].config, cfg, sizeof cfg);
         if (!o->quiet)
-            fprintf(stderr, "stencilc: --target: %s passed over: %s\n", cfg, why);
+            diag_run_info(&job->diag, "--target: %s passed over: %s", cfg, why);
     }
     rt_context_free(nvrtc);
     if (pick == n) {
-        fprintf(stderr, "stencilc: error: --target: none of the model's first %d configurations compiles and "
-                        "fits %s\n", n, g->name);
+        diag_run_error(&job->diag, "--target: none of the model's first %d configurations compiles and fits %s", n, g->name);
         goto out;
     }
     job->config = cand[pick].config;
@@ -114,7 +114,7 @@ int step_predict(Job *job)
              "%.160s, ranked first of %d candidates by the %.120s%s", o->target, g->name, g->cc, cfg, n, prov,
              checked ? "; compiled for the target to check it fits" : "");
     if (!o->quiet)
-        fprintf(stderr, "stencilc: predicted for %s without timing: %s (%s)\n", g->name, cfg, prov);
+        diag_run_info(&job->diag, "predicted for %s without timing: %s (%s)", g->name, cfg, prov);
     rc = 0;
 out:
     tune_guide_free(guide);

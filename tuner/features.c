@@ -32,7 +32,8 @@ static int nonlinear_ops(const IrProgram *p)
         for (int i = 0; i < p->stages[s].nnodes; i++) {
             IrOp op = p->stages[s].nodes[i].op;
             n += op == N_DIV || op == N_SQRT || op == N_RSQRT || op == N_EXP || op == N_LOG
-                 || op == N_SIN || op == N_COS || op == N_POW;
+                 || op == N_SIN || op == N_COS || op == N_POW || op == N_TANH || op == N_CBRT
+                 || op == N_EXP2 || op == N_LOG2 || op == N_ATAN2 || op == N_FMOD || op == N_HYPOT;
         }
     return n;
 }

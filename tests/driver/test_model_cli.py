@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The learned model from the command line (issue 35), no GPU: `stencilc model extract` turns an
-H100 recording into data, `model train` fits a model (and its leave-one-out table), `model
+"""The learned model from the command line (issue 35), no GPU: `stencilc model extract` turns H100
+recordings and a tuning database's journals into data, `model train` fits a model (and its leave-one-out table), `model
 features` prints a variant's vector; `--autotune --target H200` emits the model's prediction
 with a header that says it was predicted, for which GPU, by a model of which GPU's measurements,
 with nothing timed, and is what the default model, the shipped data/model.txt, predicts too;
@@ -74,6 +74,20 @@ with tempfile.TemporaryDirectory() as tmp:
         first = f.readline()
     check("--target H100 with the shipped model", code == 0 and "trained on measurements of this GPU" in first,
           first + se)
+
+    # retraining from a tuning database: a search against a recording fills one (journal, .best)
+    db = os.path.join(tmp, "db")
+    code, _, se = run(os.path.join(BENCH, "box3d4r.st"), "--steps", "1", "--autotune", "--replay", recs[1],
+                      "--budget", "12", "--tune-db", db, "-q", "-o", out)
+    check("a tuning database to retrain from", code == 0, se)
+    dbdata = os.path.join(tmp, "db.tsv")
+    code, _, se = run("model", "extract", "--db", db, "--program", os.path.join(BENCH, "box3d3r.st"),
+                      "--program", os.path.join(BENCH, "box3d4r.st"), "-o", dbdata)
+    with open(dbdata) as f:
+        rows = f.read().splitlines()[2:]
+    check("extract --db: the journal of the key whose program matches", code == 0 and "1 of 1 keys matched" in se
+          and len(rows) == 12 and all(r.startswith("box3d4r\tNVIDIA H100 80GB HBM3 (replay)\t2\t") for r in rows),
+          se + "\n".join(rows[:3]))
 
     # mistakes
     code, _, se = run(os.path.join(BENCH, "j2d5pt.st"), "--autotune", "--target", "Voodoo2", "-o", out)

@@ -120,10 +120,11 @@ int tune_guide_rank(const TuneGuide *g, const TuneProblem *pb, const TuneGuideRa
     Config plain = space_default(s);
     offer(&p, &plain);
     /* random valid draws */
-    unsigned long long state = o->seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+    Rng rng;
+    rng_seed(&rng, o->seed);
     for (int i = 0; i < o->draws; i++) {
         Config r;
-        if (space_random_valid(s, &state, 64, &r))
+        if (space_random_valid(s, &rng, 64, &r))
             offer(&p, &r);
     }
     /* a local search under the model from the best few */

@@ -80,10 +80,9 @@ static void place_source(StreamGeom *g, StreamSrc *s)
     s->slots = s->lo <= s->hi ? s->hi - s->lo + 2 : 0;
 }
 
-int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom *g, char *why,
-                   int whylen)
+/* The axes, tile and window of the kernel, and the limits the pass keeps; -1 with a reason. */
+static int stream_axes(const IrProgram *prog, const Config *c, StreamGeom *g, char *why, int whylen)
 {
-    memset(g, 0, sizeof *g);
     g->dims = prog->dims;
     g->sd = prog->dims == 2 ? 1 : c->v[P_SD] == 2 ? 2 : 1;
     g->ab = prog->dims == 3 ? 3 - g->sd : -1;
@@ -103,79 +102,92 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
      * registers, in-plane x neighbours by warp shuffles. It needs whole warps along x and an x
      * halo that the edge lanes of a warp can load (2hx <= 32). */
     g->reg_mode = !g->retime && c->v[P_SMEM] != 2;
-    if (g->reg_mode && (g->tbx % 32 != 0 || 2 * g->hx > 32 || g->regq != 1)) {
+    g->bm = g->ab > 0 ? c->v[P_BMX + g->ab] : 1;
+    if (g->reg_mode && (g->tbx % 32 != 0 || 2 * g->hx > 32 || g->regq != 1))
         snprintf(why, (size_t)whylen, "%s", g->regq != 1
                  ? "regq > 1 moves planes to shared memory: it needs smem=on"
                  : "streaming without smem=on keeps planes in registers and takes x neighbours "
                    "by warp shuffles: it needs tb along x a multiple of 32 and an x halo of at "
                    "most 16 (or smem=on)");
-        return -1;
-    }
-    g->bm = g->ab > 0 ? c->v[P_BMX + g->ab] : 1;
-    if (g->bm > STREAM_MAX_BM) {
+    else if (g->bm > STREAM_MAX_BM)
         snprintf(why, (size_t)whylen, "bm along %c = %d: a streaming thread computes at most %d rows",
                  axis_letter_of(g->ab), g->bm, STREAM_MAX_BM);
-        return -1;
-    }
-    if (g->R > STREAM_MAX_R) {
+    else if (g->R > STREAM_MAX_R)
         snprintf(why, (size_t)whylen, "radius %d along the streaming axis: the stream pass keeps "
                  "at most %d planes on each side", g->R, STREAM_MAX_R);
-        return -1;
-    }
-    if (g->regq > 2 * g->R + 1) {
+    else if (g->regq > 2 * g->R + 1)
         snprintf(why, (size_t)whylen, "regq=%d but the window along the streaming axis has only "
                  "%d planes (2R+1)", g->regq, 2 * g->R + 1);
+    else
+        return 0;
+    return -1;
+}
+
+/* The source of (field, level) in g, added when new; -1 beyond STREAM_MAX_SRC. */
+static int source_of(StreamGeom *g, const IrNode *n)
+{
+    int k = 0;
+    while (k < g->nsrc && !(g->src[k].field == n->field && g->src[k].level == n->level))
+        k++;
+    if (k < g->nsrc)
+        return k;
+    if (g->nsrc == STREAM_MAX_SRC)
         return -1;
+    g->src[k].field = n->field;
+    g->src[k].level = n->level;
+    for (int r = 0; r < STREAM_MAX_ROWS; r++)
+        g->src[k].vmin[r] = g->src[k].emin[r] = (signed char)(g->R + 1);
+    g->nsrc++;
+    return k;
+}
+
+/* Records read n in its source: the window position, centre or in-plane, and per strip row the
+ * lowest position read (vmin) and read at an x offset (emin). */
+static void record_read(StreamGeom *g, StreamSrc *sk, const IrNode *n)
+{
+    int p = n->off[g->sd] + g->R;
+    int inplane = n->off[0] != 0 || (g->ab > 0 && n->off[g->ab] != 0);
+    if (inplane)
+        sk->read_plane[p] = 1;
+    else
+        sk->read_centre[p] = 1;
+    int dy = g->ab > 0 ? n->off[g->ab] : 0;
+    for (int o = 0; o < g->bm; o++) {
+        int r = o + dy + g->hb;
+        if (n->off[g->sd] < sk->vmin[r])
+            sk->vmin[r] = (signed char)n->off[g->sd];
+        if (n->off[0] != 0 && n->off[g->sd] < sk->emin[r])
+            sk->emin[r] = (signed char)n->off[g->sd];
     }
+}
+
+int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom *g, char *why,
+                   int whylen)
+{
+    memset(g, 0, sizeof *g);
+    if (stream_axes(prog, c, g, why, whylen) != 0)
+        return -1;
     const IrStage *st = &prog->stages[stage];
     for (int i = 0; i < st->nnodes; i++) {
         const IrNode *n = &st->nodes[i];
         if (n->op != N_READ || is_own_temp_value(prog, st, n))
             continue;
-        int k = 0;
-        while (k < g->nsrc && !(g->src[k].field == n->field && g->src[k].level == n->level))
-            k++;
-        if (k == g->nsrc) {
-            if (g->nsrc == STREAM_MAX_SRC) {
-                snprintf(why, (size_t)whylen, "the stage reads more than %d buffers: the stream "
-                         "pass keeps at most that many queues", STREAM_MAX_SRC);
-                return -1;
-            }
-            g->src[k].field = n->field;
-            g->src[k].level = n->level;
-            for (int r = 0; r < STREAM_MAX_ROWS; r++)
-                g->src[k].vmin[r] = g->src[k].emin[r] = (signed char)(g->R + 1);
-            g->nsrc++;
+        int k = source_of(g, n);
+        if (k < 0) {
+            snprintf(why, (size_t)whylen, "the stage reads more than %d buffers: the stream "
+                     "pass keeps at most that many queues", STREAM_MAX_SRC);
+            return -1;
         }
-        int p = n->off[g->sd] + g->R;
-        int inplane = n->off[0] != 0 || (g->ab > 0 && n->off[g->ab] != 0);
-        if (inplane)
-            g->src[k].read_plane[p] = 1;
-        else
-            g->src[k].read_centre[p] = 1;
-        int dy = g->ab > 0 ? n->off[g->ab] : 0;
-        for (int o = 0; o < g->bm; o++) {
-            int r = o + dy + g->hb;
-            StreamSrc *sk = &g->src[k];
-            if (n->off[g->sd] < sk->vmin[r])
-                sk->vmin[r] = (signed char)n->off[g->sd];
-            if (n->off[0] != 0 && n->off[g->sd] < sk->emin[r])
-                sk->emin[r] = (signed char)n->off[g->sd];
-        }
+        record_read(g, &g->src[k], n);
     }
+    /* retiming: two slots (double buffer) of one plane per source; register mode: none; else
+     * each source's ring */
     long at = 0;
-    if (g->reg_mode || g->retime) {
-        /* retiming: two slots (double buffer) of one plane per source; register mode: none */
-        for (int k = 0; k < g->nsrc; k++) {
-            g->src[k].slots = g->retime ? 2 : 0;
-            g->src[k].smem_offset = (int)at;
-            at += (long)g->src[k].slots * g->W * g->H;
-        }
-        g->smem_elems = at;
-        return 0;
-    }
     for (int k = 0; k < g->nsrc; k++) {
-        place_source(g, &g->src[k]);
+        if (g->reg_mode || g->retime)
+            g->src[k].slots = g->retime ? 2 : 0;
+        else
+            place_source(g, &g->src[k]);
         g->src[k].smem_offset = (int)at;
         at += (long)g->src[k].slots * g->W * g->H;
     }

@@ -228,6 +228,7 @@ KStmt *k_for(Kb *b, const char *var, KExpr *start, KExpr *limit, KExpr *step, in
 KStmt *k_scope(Kb *b) { return stmt(b, KS_BLOCK); }
 KStmt *k_return(Kb *b) { return stmt(b, KS_RETURN); }
 KStmt *k_continue(Kb *b) { return stmt(b, KS_CONTINUE); }
+KStmt *k_break(Kb *b) { return stmt(b, KS_BREAK); }
 KStmt *k_barrier(Kb *b) { return stmt(b, KS_BARRIER); }
 
 KStmt *k_comment(Kb *b, const char *text)

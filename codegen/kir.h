@@ -66,6 +66,7 @@ typedef enum {
     KS_BARRIER,  /* all threads of the block wait (CUDA __syncthreads) */
     KS_COMMENT,
     KS_EVAL,     /* rhs; evaluated for its effect ((void)x: x may go unused) */
+    KS_BREAK,    /* out of the innermost loop */
 } KStmtKind;
 
 typedef struct KStmt KStmt;
@@ -170,6 +171,7 @@ KStmt *k_for(Kb *b, const char *var, KExpr *start, KExpr *limit, KExpr *step, in
 KStmt *k_scope(Kb *b);
 KStmt *k_return(Kb *b);
 KStmt *k_continue(Kb *b);
+KStmt *k_break(Kb *b);
 KStmt *k_barrier(Kb *b);
 KStmt *k_comment(Kb *b, const char *text);
 void k_push(Kb *b, KBlock *block, KStmt *s);

@@ -105,6 +105,14 @@ static void unary(StrBuf *out, const KExpr *e)
     expr_at(out, e->a, min);
 }
 
+/* An operand of a bitwise op that is another binary op is parenthesized, as gcc's -Wparentheses
+ * asks: `(step - 1) & 1`, not `step - 1 & 1`. */
+static int operand_prec(const KExpr *e, const KExpr *operand, int min)
+{
+    int bitwise = e->op == KO_BAND || e->op == KO_BOR;
+    return bitwise && operand->kind == KE_BINARY && operand->op != e->op ? PREC_PRIMARY : min;
+}
+
 void kir_cuda_expr(StrBuf *out, const KExpr *e)
 {
     static const char xyz[3] = {'x', 'y', 'z'};
@@ -117,9 +125,9 @@ void kir_cuda_expr(StrBuf *out, const KExpr *e)
     case KE_BLOCK: sb_printf(out, "blockIdx.%c", xyz[e->axis]); return;
     case KE_UNARY: unary(out, e); return;
     case KE_BINARY: /* left-associative: the right operand needs parentheses at equal precedence */
-        expr_at(out, e->a, p);
+        expr_at(out, e->a, operand_prec(e, e->a, p));
         sb_printf(out, " %s ", ops[e->op].text);
-        expr_at(out, e->b, p + 1);
+        expr_at(out, e->b, operand_prec(e, e->b, p + 1));
         return;
     case KE_SELECT:
         expr_at(out, e->a, p + 1);
@@ -190,7 +198,7 @@ static int simple(const KBlock *b)
     if (b->n != 1)
         return 0;
     KStmtKind k = b->items[0]->kind;
-    return k == KS_RETURN || k == KS_CONTINUE || k == KS_ASSIGN;
+    return k == KS_RETURN || k == KS_CONTINUE || k == KS_ASSIGN || k == KS_BREAK;
 }
 
 static void body(StrBuf *out, const KBlock *b, int depth)
@@ -274,6 +282,7 @@ static void stmt(StrBuf *out, const KStmt *s, int depth)
         kir_cuda_expr(out, s->rhs);
         sb_puts(out, ";\n");
         return;
+    case KS_BREAK: sb_puts(out, "break;\n"); return;
     }
 }
 

@@ -48,6 +48,8 @@ static void test_precedence(void)
     expect(k_and(b, k_or(b, x, y), z), "(x || y) && z");
     expect(k_and(b, NULL, z), "z");
     expect(k_bin(b, KO_EQ, k_bin(b, KO_MOD, k_bin(b, KO_BOR, x, y), k_uint(b, 16)), k_int(b, 0)), "(x | y) % 16u == 0");
+    expect(k_mul(b, k_bin(b, KO_BAND, k_sub(b, x, k_int(b, 1)), k_int(b, 1)), y), "((x - 1) & 1) * y"); /* -Wparentheses */
+    expect(k_bin(b, KO_BOR, k_bin(b, KO_BOR, x, y), z), "x | y | z");
     expect(k_un(b, KO_DEREF, k_cast(b, "float2 *", k_un(b, KO_ADDR, k_index(b, x, y)))), "*(float2 *)&x[y]");
     expect(k_member(b, k_index(b, x, y), "x"), "x[y].x");
     expect(k_call(b, "fminf", 2, x, k_add(b, y, z)), "fminf(x, y + z)");

@@ -13,240 +13,281 @@
  * last axis times M. Several points per thread keep several loads in flight per thread; with
  * one point per thread an SM holds too few bytes in flight to approach the memory bandwidth.
  *
- * Boundary semantics are the interpreter's for `boundary fixed` (space_temporal.c refuses the
+ * Boundary semantics are the interpreter's for `boundary fixed` (pass_temporal.c refuses the
  * others): only interior points (global coordinates in [0, n)) are computed; a halo point keeps
  * the value loaded, in both buffers, through every fused step. Coef fields are read-only and are
  * read from global memory (through the read-only cache), so they cost no shared memory.
  *
- * The point computation is emit_kernel.c's cg_emit_point: reads go through the read hook below;
- * the write `f_u_lp1[idx] = ...` of an intermediate step lands in shared memory because the step
- * declares a local pointer of that name (the next buffer) in an inner block, shadowing the
- * kernel's argument, and sets the index to the point's place in the tile. */
-#include "opt_temporal.h"
+ * The point update is kir_point.c's: reads go through the read hook below, from the step's input
+ * buffer tb_in<f>; an intermediate step's stores go to its output buffer tb_out<f> in shared
+ * memory (the store hook), the last step's to the level +1 buffer. Every value is declared as
+ * the text before the kernel representation declared it, with (void)x where some programs leave
+ * it unused: where nvcc sees a value declared changes its PTX (registers numbered otherwise).
+ *
+ * This file also chooses the pass's kernel: with stream=on the streaming kernels of
+ * opt_temporal_stream.c and opt_temporal_retime.c take the place of the overlapped tile. The
+ * kernel goes to the plan's module (the tests walk it there) and its source. */
+#include "opt_temporal_build.h"
 
 #include <stdio.h>
-#include <string.h>
 
 int cg_temporal_wants(const Config *c) { return c->v[P_TB] > 1; }
 
-/* The emitter's read hook: state fields from the step's input buffer in shared memory, coef
- * fields from global memory at the point's global index. */
-static void read_hook(CgCtx *ctx, const IrNode *n, StrBuf *out)
+/* The builder's context: CgCtx first, so the hooks can get back to the geometry. */
+typedef struct {
+    CgCtx base;
+    const TbGeom *g;
+} TbCtx;
+
+static const char *const thread_var[3] = {"tx", "ty", "tz"};
+static const char *const axis_var[3] = {"i", "j", "k"};
+
+static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
+
+/* State fields from the step's input buffer in shared memory, coef fields from global memory at
+ * the point's global index. */
+static KExpr *tile_read(CgCtx *ctx, const IrNode *n)
 {
-    const IrProgram *p = ctx->prog;
-    TbGeom g;
-    cg_temporal_geom(p, ctx->cfg, &g);
-    if (p->fields[n->field].role == ROLE_STATE) {
-        long long off = n->off[0] + (long long)n->off[1] * g.E[0] + (long long)n->off[2] * g.E[0] * g.E[1];
-        sb_printf(out, "tb_in%d[lidx", n->field);
-        if (off)
-            sb_printf(out, " %c %lld", off < 0 ? '-' : '+', off < 0 ? -off : off);
-        sb_puts(out, "]");
-        return;
-    }
-    cg_emit_global_read(ctx, n, "idx", out);
+    const TbGeom *g = ((TbCtx *)ctx)->g;
+    Kb *b = &ctx->kb;
+    if (!is_state(ctx->prog, n->field))
+        return cg_global_read(ctx, n, k_var(b, "idx"));
+    long long off = n->off[0] + (long long)n->off[1] * g->E[0] + (long long)n->off[2] * g->E[0] * g->E[1];
+    return k_index(b, k_varf(b, "tb_in%d", n->field), k_plus(b, k_var(b, "lidx"), off));
 }
 
-/* Whether this thread's point is computed at fused step `step` (an expression or a literal):
- * an interior point inside the step's valid region (step*R from the tile's edges). */
-static void emit_valid(StrBuf *o, const TbGeom *g, const char *step)
+/* An intermediate step's stores: to the step's output buffer, at the point's place in the tile. */
+static void tile_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value)
 {
-    static const char *const t[3] = {"tx", "ty", "tz"};
-    sb_puts(o, "interior");
+    (void)array;
+    Kb *b = &ctx->kb;
+    KExpr *buffer = k_varf(b, "tb_out%d", tb_stored_field(ctx->prog, ctx->stage, w));
+    k_push(b, out, k_assign(b, k_index(b, buffer, k_var(b, "lidx")), value));
+}
+
+/* Whether this thread's point is computed at fused step `step`: an interior point inside the
+ * step's valid region (step*R from the tile's edges). */
+static KExpr *valid(Kb *b, const TbGeom *g, KExpr *step)
+{
+    KExpr *ok = k_var(b, "interior");
     for (int d = 0; d < g->dims; d++) {
         if (!g->R[d])
             continue;
-        sb_printf(o, " && (unsigned)(%s - %s * %d) < (unsigned)(%d - %s * %d)", t[d], step, g->R[d],
-                  g->E[d], step, 2 * g->R[d]);
+        KExpr *from = k_sub(b, k_var(b, thread_var[d]), k_mul(b, step, k_int(b, g->R[d])));
+        KExpr *width = k_sub(b, k_int(b, g->E[d]), k_mul(b, step, k_int(b, 2 * g->R[d])));
+        ok = k_and(b, ok, k_bin(b, KO_LT, k_cast(b, "unsigned", from), k_cast(b, "unsigned", width)));
     }
+    return ok;
 }
 
-/* The coordinates of the thread's point number m (of M along the last axis): tx.., i.., the
- * tile-local index lidx and the global index idx, and whether the point is interior. */
-static void emit_point_vars(StrBuf *o, const TbGeom *g, const char *in, int with_buffer)
+/* `interior` (or, loading, `in_buffer`: inside the grid or its halo) of the point at i, j, k */
+static KExpr *inside(Kb *b, const TbGeom *g, int with_halo)
 {
-    static const char *const tid[3] = {"tx", "ty", "tz"};
-    static const char *const thread_idx[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
-    static const char *const block_idx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
-    static const char axis_var[3] = {'i', 'j', 'k'};
+    KExpr *all = NULL;
     for (int d = 0; d < g->dims; d++) {
-        if (d == g->L && g->M > 1)
-            sb_printf(o, "%sconst int %s = (int)%s + m * %d;\n", in, tid[d], thread_idx[d], g->B[d]);
-        else
-            sb_printf(o, "%sconst int %s = (int)%s;\n", in, tid[d], thread_idx[d]);
-        sb_printf(o, "%sconst int %c = (int)(%s * %du) + %s - %d;\n", in, axis_var[d], block_idx[d],
-                  g->O[d], tid[d], g->K * g->R[d]);
+        KExpr *v = k_var(b, axis_var[d]), *n = k_varf(b, "n%d", d);
+        KExpr *lo = k_int(b, with_halo ? -g->R[d] : 0), *hi = with_halo ? k_add(b, n, k_int(b, g->R[d])) : n;
+        all = k_and(b, k_and(b, all, k_bin(b, KO_GE, v, lo)), k_bin(b, KO_LT, v, hi));
     }
-    sb_printf(o, "%sconst bool interior = ", in);
-    for (int d = 0; d < g->dims; d++)
-        sb_printf(o, "%s%c >= 0 && %c < n%d", d ? " && " : "", axis_var[d], axis_var[d], d);
-    sb_puts(o, ";\n");
-    if (with_buffer) {
-        sb_printf(o, "%sconst bool in_buffer = ", in);
-        for (int d = 0; d < g->dims; d++)
-            sb_printf(o, "%s%c >= %d && %c < n%d + %d", d ? " && " : "", axis_var[d], -g->R[d],
-                      axis_var[d], d, g->R[d]);
-        sb_puts(o, ";\n");
-    }
-    sb_printf(o, "%sconst long long idx = ", in);
-    if (g->dims >= 3)
-        sb_printf(o, "(long long)(k + %d) * s2 + ", g->R[2]);
-    if (g->dims >= 2)
-        sb_printf(o, "(long long)(j + %d) * s1 + ", g->R[1]);
-    sb_printf(o, "(i + %d);\n", g->R[0]);
-    sb_printf(o, "%sconst int lidx = ", in);
-    if (g->dims >= 3)
-        sb_printf(o, "(tz * %d + ty) * %d + ", g->E[1], g->E[0]);
-    else if (g->dims >= 2)
-        sb_printf(o, "ty * %d + ", g->E[0]);
-    sb_printf(o, "tx;\n%s(void)idx;\n%s(void)interior;\n", in, in);
+    return all;
 }
 
-static void open_points(StrBuf *o, const TbGeom *g, const char *in)
+/* The coordinates of the thread's point number m (of M along the last axis): tx.., i.., whether
+ * the point is interior (loading: and whether in the buffer), its global index idx and its place
+ * in the tile lidx. */
+static void point_vars(CgCtx *ctx, KBlock *out, const TbGeom *g, int loading)
 {
-    sb_printf(o, "%s#pragma unroll\n%sfor (int m = 0; m < %d; m++) {\n", in, in, g->M);
+    Kb *b = &ctx->kb;
+    KExpr *t[3], *c[3];
+    for (int d = 0; d < g->dims; d++) {
+        KExpr *tid = k_cast(b, "int", k_thread(b, d));
+        if (d == g->L && g->M > 1)
+            tid = k_add(b, tid, k_mul(b, k_var(b, "m"), k_int(b, g->B[d])));
+        t[d] = k_let(b, out, "int", thread_var[d], tid);
+        KExpr *origin = k_cast(b, "int", k_mul(b, k_block(b, d), k_uint(b, g->O[d])));
+        c[d] = k_let(b, out, "int", axis_var[d], k_sub(b, k_add(b, origin, t[d]), k_int(b, g->K * g->R[d])));
+    }
+    k_let(b, out, "bool", "interior", inside(b, g, 0));
+    if (loading)
+        k_let(b, out, "bool", "in_buffer", inside(b, g, 1));
+    KExpr *idx = NULL;
+    for (int d = g->dims - 1; d >= 1; d--) {
+        KExpr *term = k_mul(b, k_cast(b, "long long", k_add(b, c[d], k_int(b, g->R[d]))), k_varf(b, "s%d", d));
+        idx = idx ? k_add(b, idx, term) : term;
+    }
+    KExpr *x = k_add(b, c[0], k_int(b, g->R[0]));
+    k_let(b, out, "long long", "idx", idx ? k_add(b, idx, x) : x);
+    KExpr *lidx = t[0];
+    if (g->dims >= 3)
+        lidx = k_add(b, k_mul(b, k_add(b, k_mul(b, t[2], k_int(b, g->E[1])), t[1]), k_int(b, g->E[0])), t[0]);
+    else if (g->dims >= 2)
+        lidx = k_add(b, k_mul(b, t[1], k_int(b, g->E[0])), t[0]);
+    k_let(b, out, "int", "lidx", lidx);
+    tb_may_go_unused(ctx, out, "idx");
+    tb_may_go_unused(ctx, out, "interior");
+}
+
+/* `#pragma unroll` over the thread's M points, pushed onto out; returns the loop's body. */
+static KBlock *points_loop(Kb *b, KBlock *out, const TbGeom *g)
+{
+    KStmt *loop = k_for(b, "m", k_int(b, 0), k_int(b, g->M), NULL, -1);
+    k_push(b, out, loop);
+    return &loop->body;
+}
+
+/* Every state field's extended tile into both its buffers (the halo stays in both). */
+static void load_tile(CgCtx *ctx, KBlock *out, const TbGeom *g)
+{
+    const IrProgram *p = ctx->prog;
+    Kb *b = &ctx->kb;
+    KBlock *body = points_loop(b, out, g);
+    point_vars(ctx, body, g, 1);
+    KExpr *lidx = k_var(b, "lidx");
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        KStmt *scope = k_scope(b);
+        KExpr *load = k_index(b, cg_buf(ctx, f, 0), k_var(b, "idx"));
+        KExpr *v = k_let(b, &scope->body, ctx->T, "v", k_select(b, k_var(b, "in_buffer"), load, tb_zero(ctx)));
+        KExpr *buf = k_varf(b, "tb_buf%d", f);
+        k_push(b, &scope->body, k_assign(b, k_index(b, buf, lidx), v));
+        k_push(b, &scope->body, k_assign(b, k_index(b, buf, k_add(b, lidx, k_int(b, g->elems))), v));
+        k_push(b, body, scope);
+    }
+    k_push(b, out, k_barrier(b));
+}
+
+/* One fused step over the thread's points: the buffers of step `step` (tb_in<f>, and for an
+ * intermediate step tb_out<f>, from `buffers`), then the point where it is valid. */
+static void step_points(TbCtx *tc, KBlock *out, KExpr *step, void (*buffers)(TbCtx *, KBlock *, int))
+{
+    CgCtx *ctx = &tc->base;
+    const IrProgram *p = ctx->prog;
+    Kb *b = &ctx->kb;
+    KBlock *body = points_loop(b, out, tc->g);
+    point_vars(ctx, body, tc->g, 0);
+    KStmt *guard = k_if(b, valid(b, tc->g, step));
+    for (int f = 0; f < p->nfields; f++)
+        if (is_state(p, f))
+            buffers(tc, &guard->body, f);
+    cg_point(ctx, &guard->body);
+    k_push(b, body, guard);
+}
+
+/* Steps 1 .. K-1: step s reads buffer (s-1)&1 and writes buffer s&1. */
+static void inner_buffers(TbCtx *tc, KBlock *out, int f)
+{
+    Kb *b = &tc->base.kb;
+    KExpr *step = k_var(b, "step"), *buf = k_varf(b, "tb_buf%d", f), *elems = k_int(b, tc->g->elems);
+    KExpr *in = k_add(b, buf, k_mul(b, k_bin(b, KO_BAND, k_sub(b, step, k_int(b, 1)), k_int(b, 1)), elems));
+    KExpr *to = k_add(b, buf, k_mul(b, k_bin(b, KO_BAND, step, k_int(b, 1)), elems));
+    const char *name = arena_printf(tc->base.arena, "tb_in%d", f);
+    tb_pointer(&tc->base, out, KQ_CONST, name, in);
+    tb_pointer(&tc->base, out, 0, arena_printf(tc->base.arena, "tb_out%d", f), to);
+    tb_may_go_unused(&tc->base, out, name); /* a state field the step does not read */
+}
+
+/* Step K: from buffer (K-1)&1 to the level +1 buffer in global memory. */
+static void last_buffers(TbCtx *tc, KBlock *out, int f)
+{
+    Kb *b = &tc->base.kb;
+    const TbGeom *g = tc->g;
+    KExpr *in = k_add(b, k_varf(b, "tb_buf%d", f), k_int(b, ((g->K - 1) & 1) * g->elems));
+    const char *name = arena_printf(tc->base.arena, "tb_in%d", f);
+    tb_pointer(&tc->base, out, KQ_CONST, name, in);
+    tb_may_go_unused(&tc->base, out, name);
+}
+
+static const char *describe(CgCtx *ctx, int stage, const TbGeom *g)
+{
+    return arena_printf(ctx->arena,
+                        "stage %d: temporal blocking, %d steps per launch. Extended tile %dx%dx%d (%d point%s "
+                        "per thread along %c), output tile %dx%dx%d, two shared buffers per state field.",
+                        stage, g->K, g->E[0], g->E[1], g->E[2], g->M, g->M > 1 ? "s" : "", "xyz"[g->L],
+                        g->dims > 0 ? g->O[0] : 1, g->dims > 1 ? g->O[1] : 1, g->dims > 2 ? g->O[2] : 1);
+}
+
+KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbGeom *g)
+{
+    const IrProgram *p = ctx->prog;
+    Kb *b = &ctx->kb;
+    KKernel *k = cg_kernel(ctx, name, g->B, args);
+    k->comment = describe(ctx, stage, g);
+    KExpr *s[3];
+    tb_shared_memory(ctx, &k->body);
+    cg_strides(ctx, &k->body, s);
+    int slot = 0; /* field f's pair at tb_buf<f>, buffer b at + b * elems */
+    for (int f = 0; f < p->nfields; f++)
+        if (is_state(p, f))
+            tb_smem_pointer(ctx, &k->body, arena_printf(ctx->arena, "tb_buf%d", f), (long long)slot++ * 2 * g->elems);
+    load_tile(ctx, &k->body, g);
+    TbCtx tc = {*ctx, g};
+    tc.base.stage = stage;
+    tc.base.prog = cg_fast_arith(p, stage, ctx->arena);
+    tc.base.kread = tile_read;
+    tc.base.kstore = tile_store;
+    tc.base.kidx = k_var(b, "lidx");
+    KStmt *steps = k_for(b, "step", k_int(b, 1), k_int(b, g->K), NULL, 1);
+    step_points(&tc, &steps->body, k_var(b, "step"), inner_buffers);
+    k_push(b, &steps->body, k_barrier(b));
+    k_push(b, &k->body, steps);
+    tc.base.kstore = NULL;
+    tc.base.kidx = k_var(b, "idx");
+    step_points(&tc, &k->body, k_int(b, g->K), last_buffers);
+    return k;
+}
+
+/* ---- the pass's kernel ---- */
+
+static int empty_tile(const int O[3], int dims, int K, char *why, int whylen)
+{
+    for (int d = 0; d < dims; d++)
+        if (O[d] < 1) {
+            snprintf(why, (size_t)whylen, "tblock=%d: the output tile along %c is empty", K, "xyz"[d]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The stage kernel the configuration asks for, and its launch geometry into l; NULL with a
+ * reason in why. */
+static KKernel *temporal_kernel(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
+                                char *why, int whylen)
+{
+    const IrProgram *p = ctx->prog;
+    if (ctx->cfg->v[P_STREAM] == 2) {
+        TbsGeom g;
+        cg_temporal_stream_geom(p, ctx->cfg, &g);
+        if (p->nstages != 1 || p->dims < 2) {
+            snprintf(why, (size_t)whylen, "tblock with stream: needs a single-stage step on a 2D or 3D grid");
+            return NULL;
+        }
+        if (empty_tile(g.O, p->dims, g.K, why, whylen))
+            return NULL;
+        KKernel *k = g.retime ? tbs_build_retime(ctx, stage, name, args, &g, why, whylen)
+                              : tbs_build_stream(ctx, stage, name, args, &g);
+        tb_launch(l, g.B, g.O, g.dims, cg_temporal_stream_smem(p, &g), g.K);
+        return k;
+    }
+    TbGeom g;
+    cg_temporal_geom(p, ctx->cfg, &g);
+    if (p->nstages != 1) {
+        snprintf(why, (size_t)whylen, "tblock: temporal blocking needs a single-stage step");
+        return NULL;
+    }
+    if (empty_tile(g.O, p->dims, g.K, why, whylen))
+        return NULL;
+    tb_launch(l, g.B, g.O, g.dims, cg_temporal_smem(p, &g), g.K);
+    return tb_build_tile(ctx, stage, name, args, &g);
 }
 
 int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
                            char *why, int whylen)
 {
-    const IrProgram *p = ctx->prog;
-    const Config *c = ctx->cfg;
-    if (c->v[P_STREAM] == 2)
-        return cg_emit_stage_temporal_stream(ctx, stage, name, args, l, why, whylen);
-    TbGeom g;
-    cg_temporal_geom(p, c, &g);
-    if (p->nstages != 1) {
-        snprintf(why, (size_t)whylen, "tblock: temporal blocking needs a single-stage step");
+    KKernel *k = temporal_kernel(ctx, stage, name, args, l, why, whylen);
+    if (!k)
         return -1;
-    }
-    for (int d = 0; d < p->dims; d++)
-        if (g.O[d] < 1) {
-            snprintf(why, (size_t)whylen, "tblock=%d: the output tile along %c is empty", g.K, "xyz"[d]);
-            return -1;
-        }
-    long long smem = cg_temporal_smem(p, &g);
-
-    StrBuf *o = ctx->src;
-    const char *T = ctx->T;
-    sb_printf(o, "/* stage %d: temporal blocking, %d steps per launch. Extended tile %dx%dx%d (%d point%s "
-              "per thread along %c), output tile %dx%dx%d, two shared buffers per state field. */\n",
-              stage, g.K, g.E[0], g.E[1], g.E[2], g.M, g.M > 1 ? "s" : "", "xyz"[g.L],
-              g.dims > 0 ? g.O[0] : 1, g.dims > 1 ? g.O[1] : 1, g.dims > 2 ? g.O[2] : 1);
-    cg_emit_signature(ctx, name, g.B, args);
-    sb_puts(o, "    extern __shared__ __align__(16) unsigned char tb_smem[];\n");
-    cg_emit_strides(ctx);
-    /* Shared buffers: field f's pair at tb_buf<f>, buffer b at + b * elems. */
-    int slot = 0;
-    for (int f = 0; f < p->nfields; f++)
-        if (p->fields[f].role == ROLE_STATE)
-            sb_printf(o, "    %s *const tb_buf%d = (%s *)tb_smem + %lld;\n", T, f, T,
-                      (long long)slot++ * 2 * g.elems);
-    /* Load every state field's extended tile into both buffers (the halo stays in both). */
-    open_points(o, &g, "    ");
-    emit_point_vars(o, &g, "        ", 1);
-    for (int f = 0; f < p->nfields; f++) {
-        if (p->fields[f].role != ROLE_STATE)
-            continue;
-        PlanArg a = {ARG_BUF, f, 0, 0};
-        char an[160];
-        cg_arg_name(p, &a, an, sizeof an);
-        sb_printf(o, "        {\n            const %s v = in_buffer ? %s[idx] : (%s)0;\n", T, an, T);
-        sb_printf(o, "            tb_buf%d[lidx] = v;\n            tb_buf%d[lidx + %lld] = v;\n        }\n", f,
-                  f, g.elems);
-    }
-    sb_puts(o, "    }\n    __syncthreads();\n");
-
-    CgReadHook saved_hook = ctx->read_hook;
-    const char *saved_idx = ctx->idx;
+    cg_add_kernel(ctx, k);
     ctx->stage = stage;
-    ctx->read_hook = read_hook;
-
-    /* Steps 1 .. K-1 in shared memory: step s reads buffer (s-1)&1 and writes buffer s&1. */
-    sb_printf(o, "#pragma unroll 1\n    for (int step = 1; step < %d; step++) {\n", g.K);
-    open_points(o, &g, "        ");
-    emit_point_vars(o, &g, "            ", 0);
-    sb_puts(o, "            if (");
-    emit_valid(o, &g, "step");
-    sb_puts(o, ") {\n");
-    for (int f = 0; f < p->nfields; f++) {
-        if (p->fields[f].role != ROLE_STATE)
-            continue;
-        PlanArg a = {ARG_BUF, f, 1, 0};
-        char an[160];
-        cg_arg_name(p, &a, an, sizeof an);
-        sb_printf(o, "                const %s *const tb_in%d = tb_buf%d + ((step - 1) & 1) * %lld;\n", T, f,
-                  f, g.elems);
-        sb_printf(o, "                %s *const %s = tb_buf%d + (step & 1) * %lld; /* shadows the output */\n",
-                  T, an, f, g.elems);
-        sb_printf(o, "                (void)tb_in%d;\n", f);
-    }
-    ctx->idx = "lidx";
-    const IrProgram *recip = cg_fast_arith(p, stage, ctx->arena);
-    ctx->prog = recip;
-    cg_emit_point(ctx, "                ");
-    ctx->prog = p;
-    sb_puts(o, "            }\n        }\n        __syncthreads();\n    }\n");
-
-    /* Step K: from buffer (K-1)&1 to the level +1 buffer in global memory. */
-    open_points(o, &g, "    ");
-    emit_point_vars(o, &g, "        ", 0);
-    sb_puts(o, "        if (");
-    char kstep[16];
-    snprintf(kstep, sizeof kstep, "%d", g.K);
-    emit_valid(o, &g, kstep);
-    sb_puts(o, ") {\n");
-    for (int f = 0; f < p->nfields; f++)
-        if (p->fields[f].role == ROLE_STATE)
-            sb_printf(o, "            const %s *const tb_in%d = tb_buf%d + %lld;\n            (void)tb_in%d;\n",
-                      T, f, f, ((g.K - 1) & 1) * g.elems, f);
-    ctx->idx = "idx";
-    ctx->prog = recip;
-    cg_emit_point(ctx, "            ");
-    ctx->prog = p;
-    sb_puts(o, "        }\n    }\n}\n\n");
-    ctx->read_hook = saved_hook;
-    ctx->idx = saved_idx;
-
-    cg_temporal_launch(l, g.B, g.O, g.dims, smem, g.K);
     return 0;
-}
-
-/* ---- geometry, shared with space_temporal.c ---- */
-
-void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g)
-{
-    g->dims = p->dims;
-    g->K = c->v[P_TB];
-    g->L = p->dims >= 2 ? p->dims - 1 : 0;
-    /* Points per thread along the last axis: a square tile in 2D (E_y = E_x), a square y-z
-     * cross-section in 3D, so a narrow block still gets a deep tile and every thread keeps
-     * several loads in flight. */
-    g->M = 1;
-    if (p->dims >= 2 && c->v[P_TBX + g->L - 1] > c->v[P_TBX + g->L])
-        g->M = c->v[P_TBX + g->L - 1] / c->v[P_TBX + g->L];
-    g->elems = 1;
-    for (int d = 0; d < 3; d++) {
-        g->B[d] = c->v[P_TBX + d];
-        g->E[d] = g->B[d] * (d == g->L ? g->M : 1);
-        g->R[d] = d < p->dims ? p->halo[d] : 0;
-        g->O[d] = g->E[d] - 2 * g->K * g->R[d];
-        g->elems *= g->E[d];
-    }
-}
-
-long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
-{
-    return (long long)ir_state_fields(p, NULL) * 2 * g->elems * ir_elem_size(p);
-}
-
-void cg_temporal_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K)
-{
-    for (int d = 0; d < 3; d++) {
-        l->block[d] = B[d];
-        l->tile[d] = d < dims ? O[d] : 1;
-        l->axis_of[d] = d;
-    }
-    l->smem_bytes = (int)smem;
-    l->steps = K;
 }

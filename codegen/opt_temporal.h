@@ -1,5 +1,6 @@
-/* The temporal pass's tile geometry, shared by its emitter (opt_temporal.c) and its constraints
- * (pass_temporal.c), so that what the space accepts is what the kernel builds. */
+/* The temporal pass's geometry, shared by its builders (opt_temporal*.c, opt_temporal_build.h)
+ * and its constraints (pass_temporal.c), so that what the space accepts is what the kernel
+ * builds. */
 #ifndef STC_OPT_TEMPORAL_H
 #define STC_OPT_TEMPORAL_H
 #include "opt.h"
@@ -42,23 +43,8 @@ typedef struct {
 void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
 /* Dynamic shared memory: K rings of `slots` planes per state field. */
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
-/* Parts of the streaming temporal kernel shared with its retimed form: the column's coordinates
- * and predicates, and the load of input plane `plane` (an expression) into nx<f>. */
-void cg_tbs_emit_column(StrBuf *o, const TbsGeom *g);
-void cg_tbs_emit_load(CgCtx *ctx, const TbsGeom *g, const char *plane, const char *indent);
-/* Where an in-plane offset (off along the axes other than sd) lies in the shared tile, relative
- * to the own column; 0 for the own column (offsets stay within the halo, so no other is 0). */
-long long cg_tbs_inplane_offset(const TbsGeom *g, const int off[3]);
 /* Whether the retimed streaming temporal kernel can compute stage 0 of p: one state field, a
  * weighted sum of its reads. Returns 1, or 0 with a reason. */
 int cg_temporal_retime_ok(const IrProgram *p, char *why, int whylen);
-/* The retimed kernel (opt_temporal_retime.c), called by cg_emit_stage_temporal_stream. */
-int cg_emit_temporal_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
-                            const TbsGeom *g, char *why, int whylen);
-int cg_emit_stage_temporal_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
-                                  PlanLaunch *l, char *why, int whylen);
-
-/* A temporal kernel's launch: block B, output tile O along the grid's axes, smem bytes, K steps. */
-void cg_temporal_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K);
 
 #endif

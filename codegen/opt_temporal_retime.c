@@ -24,10 +24,9 @@
  * (halo, tile edge) passes its input through; partial sums of planes or columns that are not
  * valid are never used by a valid output. */
 #include "opt_stream.h"
-#include "opt_temporal.h"
+#include "opt_temporal_build.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* One stage updating one state field and reading nothing else; the field, or -1 with a reason. */
 static int retime_shape(const IrProgram *p, char *why, int whylen)
@@ -64,116 +63,150 @@ static int same_inplane(const TbsGeom *g, const int a[3], const int b[3])
     return 1;
 }
 
-/* Step s of copy u: adds the plane step s-1 wrote in the previous copy to a<s>_*, completes
- * plane p0 - s*Lag, stores it (queue and ring, or global memory at the last step) and shifts. */
-static void emit_step(CgCtx *ctx, const TbsGeom *g, const CgLinTerm *t, int nt, int f, const char *out,
-                      int u, int s)
+/* The builder's view of the kernel: the state field, its weighted sum, copy u, step s. */
+typedef struct {
+    CgCtx *ctx;
+    const TbsGeom *g;
+    const CgLinTerm *t;
+    int nt, f, u, s;
+} Retime;
+
+/* a<s>_<j> += c * r */
+static KStmt *accumulate(Retime *rt, int j, double c)
 {
-    StrBuf *o = ctx->src;
-    const char *T = ctx->T;
-    const char *sdn = g->sd == 1 ? "n1" : "n2";
-    const char *in = "            ";
-    int R = g->R, Q = g->Q;
-    int prev = (u + Q - 1) % Q, pass = (u + Q - 1 - R) % Q;
-    sb_printf(o, "%s{ /* step %d: adds plane p0 - %d of step %d, completes plane p0 - %d */\n", in, s,
-              (s - 1) * g->Lag + 1, s - 1, s * g->Lag);
-    sb_printf(o, "%s    const int ps = p0 - %d;\n", in, s * g->Lag);
-    sb_printf(o, "%s    if (col_inner) {\n", in);
-    sb_printf(o, "%s        const %s *const rd = tbs%d_%d + %lld + lcol;\n", in, T, f, s - 1,
-              (long long)((u + 1) % 2) * g->plane);
-    unsigned char done[4096] = {0};
-    for (int i = 0; i < nt; i++) {
-        if (done[i] || t[i].c == 0)
-            continue;
-        long long off = cg_tbs_inplane_offset(g, t[i].off);
-        if (off == 0)
-            sb_printf(o, "%s        {\n%s            const %s r = q%d_%d_%d;\n", in, in, T, f, s - 1, prev);
-        else
-            sb_printf(o, "%s        {\n%s            const %s r = rd[%lld];\n", in, in, T, off);
-        for (int j = i; j < nt; j++) {
-            if (done[j] || t[j].c == 0 || !same_inplane(g, t[i].off, t[j].off))
-                continue;
-            done[j] = 1;
-            sb_printf(o, "%s            a%d_%d += ", in, s, R - t[j].off[g->sd]);
-            cg_emit_const(o, t[j].c, ctx->prog->type);
-            sb_puts(o, " * r;\n");
-        }
-        sb_printf(o, "%s        }\n", in);
-    }
-    sb_printf(o, "%s    }\n", in);
-    if (s == g->K) {
-        sb_printf(o, "%s    if (col_out && ps >= zfirst && ps < zstop)\n", in);
-        sb_printf(o, "%s        %s[cidx + (long long)(ps + %d) * ssd] = a%d_0;\n", in, out, R, s);
-    } else {
-        sb_printf(o, "%s    const bool interior = col_interior && col_inner && ps >= 0 && ps < %s;\n", in, sdn);
-        sb_printf(o, "%s    const %s v = interior ? a%d_0 : q%d_%d_%d;\n", in, T, s, f, s - 1, pass);
-        sb_printf(o, "%s    q%d_%d_%d = v;\n%s    tbs%d_%d[lcol + %lld] = v;\n", in, f, s, u, in, f, s,
-                  (long long)(u % 2) * g->plane);
-    }
-    for (int j = 0; j < 2 * R; j++)
-        sb_printf(o, "%s    a%d_%d = a%d_%d;\n", in, s, j, s, j + 1);
-    sb_printf(o, "%s    a%d_%d = (%s)0;\n%s}\n", in, s, 2 * R, T, in);
+    Kb *b = &rt->ctx->kb;
+    return k_assign_add(b, k_varf(b, "a%d_%d", rt->s, j), k_mul(b, k_real(b, c), k_var(b, "r")));
 }
 
-int cg_emit_temporal_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
-                            const TbsGeom *g, char *why, int whylen)
+/* Where the column's in-plane neighbours are in the tile: the plane step s-1 wrote in the
+ * previous copy, the own column from its queue register, the neighbours through rd (that plane
+ * of step s-1's ring at the column). Each distinct in-plane offset is read once, as r, and added
+ * to the partial sum of every plane its terms feed. */
+static void add_plane(Retime *rt, KBlock *out)
+{
+    CgCtx *ctx = rt->ctx;
+    const TbsGeom *g = rt->g;
+    Kb *b = &ctx->kb;
+    int s = rt->s, prev = (rt->u + g->Q - 1) % g->Q;
+    KStmt *inner = k_if(b, k_var(b, "col_inner"));
+    KExpr *ring = k_add(b, k_varf(b, "tbs%d_%d", rt->f, s - 1), k_int(b, (long long)((rt->u + 1) % 2) * g->plane));
+    KExpr *rd = k_var(b, "rd");
+    tb_pointer(ctx, &inner->body, KQ_CONST, "rd", k_add(b, ring, k_var(b, "lcol")));
+    char *done = arena_alloc(ctx->arena, (size_t)rt->nt + 1);
+    int neighbours = 0;
+    for (int i = 0; i < rt->nt; i++) {
+        if (done[i] || rt->t[i].c == 0)
+            continue;
+        long long off = tbs_inplane_offset(g, rt->t[i].off);
+        neighbours += off != 0;
+        KStmt *term = k_scope(b);
+        KExpr *r = off == 0 ? k_varf(b, "q%d_%d_%d", rt->f, s - 1, prev) : k_index(b, rd, k_int(b, off));
+        k_let(b, &term->body, ctx->T, "r", r);
+        for (int j = i; j < rt->nt; j++) {
+            if (done[j] || rt->t[j].c == 0 || !same_inplane(g, rt->t[i].off, rt->t[j].off))
+                continue;
+            done[j] = 1;
+            k_push(b, &term->body, accumulate(rt, g->R - rt->t[j].off[g->sd], rt->t[j].c));
+        }
+        k_push(b, &inner->body, term);
+    }
+    if (!neighbours) /* a step that reads along the axis only */
+        tb_may_go_unused(ctx, &inner->body, "rd");
+    k_push(b, out, inner);
+}
+
+/* The completed plane: to the level +1 buffer at the last step, else (or step s-1's value where
+ * the point is not interior) into step s's queue and ring. Then the partial sums shift. */
+static void complete_plane(Retime *rt, KBlock *out)
+{
+    CgCtx *ctx = rt->ctx;
+    const TbsGeom *g = rt->g;
+    Kb *b = &ctx->kb;
+    int s = rt->s, R = g->R, pass = (rt->u + g->Q - 1 - R) % g->Q;
+    KExpr *done = k_varf(b, "a%d_0", s);
+    if (s == g->K) {
+        KStmt *store = k_if(b, tbs_output_plane(ctx));
+        k_push(b, &store->body, k_assign(b, k_index(b, cg_buf(ctx, rt->f, 1), tbs_plane_index(ctx, g)), done));
+        k_push(b, out, store);
+    } else {
+        KExpr *ps = k_var(b, "ps");
+        KExpr *interior = k_and(b, k_var(b, "col_interior"), k_var(b, "col_inner"));
+        interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))),
+                         k_bin(b, KO_LT, ps, k_var(b, g->sd == 1 ? "n1" : "n2")));
+        interior = k_let(b, out, "bool", "interior", interior);
+        KExpr *passed = k_varf(b, "q%d_%d_%d", rt->f, s - 1, pass);
+        KExpr *v = k_let(b, out, ctx->T, "v", k_select(b, interior, done, passed));
+        k_push(b, out, k_assign(b, k_varf(b, "q%d_%d_%d", rt->f, s, rt->u), v));
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, rt->f, s, (long long)(rt->u % 2) * g->plane), v));
+    }
+    for (int j = 0; j < 2 * R; j++)
+        k_push(b, out, k_assign(b, k_varf(b, "a%d_%d", s, j), k_varf(b, "a%d_%d", s, j + 1)));
+    k_push(b, out, k_assign(b, k_varf(b, "a%d_%d", s, 2 * R), tb_zero(ctx)));
+}
+
+/* Step s of copy u: adds the plane step s-1 wrote in the previous copy to a<s>_*, completes
+ * plane p0 - s*Lag, stores it (queue and ring, or global memory at the last step) and shifts. */
+static void step(Retime *rt, KBlock *out)
+{
+    CgCtx *ctx = rt->ctx;
+    const TbsGeom *g = rt->g;
+    Kb *b = &ctx->kb;
+    KStmt *scope = k_scope(b);
+    const char *what = arena_printf(ctx->arena, "step %d: adds plane p0 - %d of step %d, completes plane p0 - %d",
+                                    rt->s, (rt->s - 1) * g->Lag + 1, rt->s - 1, rt->s * g->Lag);
+    k_push(b, &scope->body, k_comment(b, what));
+    k_let(b, &scope->body, "int", "ps", k_sub(b, k_var(b, "p0"), k_int(b, rt->s * g->Lag)));
+    add_plane(rt, &scope->body);
+    complete_plane(rt, &scope->body);
+    k_push(b, out, scope);
+}
+
+static const char *describe(CgCtx *ctx, int stage, const TbsGeom *g)
+{
+    return arena_printf(ctx->arena,
+                        "stage %d: temporal blocking with streaming along %c and retiming, %d steps per launch. "
+                        "In-plane tile %dx%d, output %dx%d; %d output planes per block plus %d at each end; each "
+                        "step adds its newest input plane to %d partial sums, a lag of %d planes per step, 2 "
+                        "shared planes per step.",
+                        stage, "xyz"[g->sd], g->K, g->E[0], g->dims >= 3 ? g->E[1] : 1, g->O[0],
+                        g->dims >= 3 ? g->O[1] : 1, g->SB, g->K * g->R, 2 * g->R + 1, g->Lag);
+}
+
+/* The kernel's registers: step s's queue q<f>_<s>_*, its partial sums a<s>_0..a<s>_2R, and the
+ * prefetched plane nx<f>. */
+static void registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
+{
+    Kb *b = &ctx->kb;
+    tbs_queue_registers(ctx, out, g, f);
+    for (int s = 1; s <= g->K; s++)
+        for (int j = 0; j <= 2 * g->R; j++)
+            k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "a%d_%d", s, j), tb_zero(ctx)));
+    k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "nx%d", f), NULL));
+}
+
+KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbsGeom *g,
+                          char *why, int whylen)
 {
     const IrProgram *p = ctx->prog;
-    int f = retime_shape(p, why, whylen);
-    const CgLinTerm *t = NULL;
-    int nt = 0;
-    if (f < 0 || !cg_linear_terms(p, stage, ctx->arena, &t, &nt, why, whylen))
-        return -1;
-    if (nt > 4096) {
-        snprintf(why, (size_t)whylen, "retime with tblock: %d terms (at most 4096)", nt);
-        return -1;
+    Retime rt = {ctx, g, NULL, 0, retime_shape(p, why, whylen), 0, 0};
+    if (rt.f < 0 || !cg_linear_terms(p, stage, ctx->arena, &rt.t, &rt.nt, why, whylen))
+        return NULL;
+    KKernel *k = cg_kernel(ctx, name, g->B, args);
+    k->comment = describe(ctx, stage, g);
+    KBlock *out = &k->body;
+    KExpr *s[3];
+    tb_shared_memory(ctx, out);
+    cg_strides(ctx, out, s);
+    tbs_rings(ctx, out, g);
+    tbs_column(ctx, out, g);
+    registers(ctx, out, g, rt.f);
+    tbs_load(ctx, out, g, k_var(&ctx->kb, "zload"));
+    KStmt *loop = tbs_plane_loop(ctx, out, g);
+    for (rt.u = 0; rt.u < g->Q; rt.u++) {
+        KBlock *copy = tbs_copy(ctx, loop, g, rt.u);
+        for (rt.s = 1; rt.s <= g->K; rt.s++)
+            step(&rt, copy);
+        k_push(&ctx->kb, copy, k_barrier(&ctx->kb)); /* the copy's only barrier */
     }
-    char out[160];
-    PlanArg oa = {ARG_BUF, f, 1, 0};
-    cg_arg_name(p, &oa, out, sizeof out);
-    StrBuf *o = ctx->src;
-    const char *T = ctx->T;
-    sb_printf(o, "/* stage %d: temporal blocking with streaming along %c and retiming, %d steps per launch. "
-              "In-plane tile %dx%d, output %dx%d; %d output planes per block plus %d at each end; each "
-              "step adds its newest input plane to %d partial sums, a lag of %d planes per step, 2 "
-              "shared planes per step. */\n",
-              stage, "xyz"[g->sd], g->K, g->E[0], g->dims >= 3 ? g->E[1] : 1, g->O[0],
-              g->dims >= 3 ? g->O[1] : 1, g->SB, g->K * g->R, 2 * g->R + 1, g->Lag);
-    cg_emit_signature(ctx, name, g->B, args);
-    sb_puts(o, "    extern __shared__ __align__(16) unsigned char tb_smem[];\n");
-    cg_emit_strides(ctx);
-    for (int s = 0; s < g->K; s++)
-        sb_printf(o, "    %s *const tbs%d_%d = (%s *)tb_smem + %lld;\n", T, f, s, T,
-                  (long long)s * g->slots * g->plane);
-    cg_tbs_emit_column(o, g);
-    for (int s = 0; s < g->K; s++) {
-        sb_printf(o, "    %s", T);
-        for (int q = 0; q < g->Q; q++)
-            sb_printf(o, "%s q%d_%d_%d = (%s)0", q ? "," : "", f, s, q, T);
-        sb_puts(o, ";\n");
-    }
-    for (int s = 1; s <= g->K; s++) {
-        sb_printf(o, "    %s", T);
-        for (int j = 0; j <= 2 * g->R; j++)
-            sb_printf(o, "%s a%d_%d = (%s)0", j ? "," : "", s, j, T);
-        sb_puts(o, ";\n");
-    }
-    sb_printf(o, "    %s nx%d;\n", T, f);
-    cg_tbs_emit_load(ctx, g, "zload", "    ");
-    sb_printf(o, "    for (int it = 0; it < count; it += %d) {\n", g->Q);
-    for (int u = 0; u < g->Q; u++) {
-        sb_printf(o, "        { /* copy %d */\n", u);
-        if (u)
-            sb_printf(o, "            if (it + %d >= count)\n                break;\n", u);
-        sb_printf(o, "            const int p0 = zload + it + %d;\n", u);
-        sb_printf(o, "            q%d_0_%d = nx%d;\n            tbs%d_0[lcol + %lld] = nx%d;\n", f, u, f, f,
-                  (long long)(u % 2) * g->plane, f);
-        cg_tbs_emit_load(ctx, g, "p0 + 1", "            ");
-        for (int s = 1; s <= g->K; s++)
-            emit_step(ctx, g, t, nt, f, out, u, s);
-        sb_puts(o, "            __syncthreads(); /* the copy's only barrier */\n        }\n");
-    }
-    sb_puts(o, "    }\n}\n\n");
-    cg_temporal_launch(l, g->B, g->O, g->dims, cg_temporal_stream_smem(p, g), g->K);
-    return 0;
+    return k;
 }

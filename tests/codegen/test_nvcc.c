@@ -188,6 +188,11 @@ int main(void)
     emit(hb_example(a, 0), "tb=64x2,maxreg=64", a, 0);
     emit(hb_example(a, 1), "tb=32x32x1", a, 0);
     emit(hb_example(a, 5), "tb=1024", a, 0);
+    /* the temporal kernels, which declare values some programs leave unused: the overlapped
+     * tile, streaming (in 2D with a plane loop without the plane check too), retimed */
+    emit(hb_example(a, 0), "tb=32x8,tblock=2", a, 0);
+    emit(hb_example(a, 0), "tb=64x1,stream=y,sb=16,tblock=4", a, 0);
+    emit(hb_example(a, 0), "tb=64x1,stream=y,sb=16,tblock=2,retime=on", a, 0);
     const char *root = getenv("STC_SOURCE_ROOT");
     int examples = 0;
     if (root) {

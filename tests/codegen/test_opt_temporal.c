@@ -7,6 +7,7 @@
 
 #include "codegen.h"
 #include "hand_ir.h"
+#include "kir.h"
 #include "space.h"
 
 static Plan *build(Arena *a, const IrProgram *p, const char *cfg, char *why, int whylen)
@@ -124,8 +125,85 @@ static IrProgram *box(Arena *a, int dims)
     return p;
 }
 
-/* Temporal blocking with streaming (opt_temporal_stream.c). */
-static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box3)
+/* ---- the kernels' structure ---- */
+
+/* The fused kernel of p under cfg, as the plan keeps it. */
+static const KKernel *kernel_of(Arena *a, const IrProgram *p, const char *cfg)
+{
+    Plan *plan = must_build(a, p, cfg);
+    const KKernel *k = k_module_kernel(&plan->module, arena_printf(a, "%s_step", p->name));
+    assert(k);
+    return k;
+}
+
+static int is_var(const KExpr *e, const char *name) { return e->kind == KE_VAR && strcmp(e->name, name) == 0; }
+
+/* Stores array[index] = ... in block (index: a variable's name), nested ones too. */
+static int count_stores(const KBlock *b, const char *array, const char *index)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++) {
+        const KStmt *s = b->items[i];
+        n += s->kind == KS_ASSIGN && s->lhs->kind == KE_INDEX && is_var(s->lhs->a, array) && is_var(s->lhs->b, index);
+        n += count_stores(&s->body, array, index) + count_stores(&s->els, array, index);
+    }
+    return n;
+}
+
+/* `x += ...` statements in block, nested ones too. */
+static int count_accumulations(const KBlock *b)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++)
+        n += (b->items[i]->kind == KS_ASSIGN && b->items[i]->quals) + count_accumulations(&b->items[i]->body) +
+             count_accumulations(&b->items[i]->els);
+    return n;
+}
+
+static const KStmt *find_loop(const KBlock *b, const char *var)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->items[i]->kind == KS_FOR && strcmp(b->items[i]->name, var) == 0)
+            return b->items[i];
+    return NULL;
+}
+
+/* The overlapped tile: a barrier after the load and after each intermediate step, whose stores
+ * go to the step's shared buffer; the last step stores to the level +1 buffer. A state field the
+ * step does not read (heat3d's v) is never read from its input buffer. */
+static void test_tile_structure(Arena *a, IrProgram *star, IrProgram *h3)
+{
+    const KKernel *k = kernel_of(a, star, "tb=32x8,tblock=2");
+    const KStmt *steps = find_loop(&k->body, "step");
+    assert(steps && steps->unroll == 1 && steps->cond->kind == KE_INT && steps->cond->ival == 2);
+    assert(kir_count_stmts(&k->body, KS_BARRIER) == 2 && kir_count_stmts(&steps->body, KS_BARRIER) == 1);
+    assert(count_stores(&steps->body, "tb_out0", "lidx") == 1);
+    assert(count_stores(&k->body, "f_u_lp1", "idx") == 1 && count_stores(&steps->body, "f_u_lp1", "idx") == 0);
+    k = kernel_of(a, h3, "tb=16x8x8,tblock=2");
+    steps = find_loop(&k->body, "step");
+    assert(count_stores(&steps->body, "tb_out1", "lidx") == 1);
+    assert(count_stores(&k->body, "f_v_lp1", "idx") == 1);
+    assert(kir_count_index(&k->body, "tb_in0") > 0 && kir_count_index(&k->body, "tb_in1") == 0);
+}
+
+/* The streaming kernels: Q copies of the plane loop (two loops in 2D), each but the first
+ * breaking after the last plane, each with one barrier; retimed, every term of the weighted sum
+ * added to a partial sum once per step. */
+static void test_stream_structure(Arena *a, IrProgram *star, IrProgram *b2)
+{
+    const KKernel *k = kernel_of(a, star, "tb=64x1,stream=y,sb=16,tblock=4");
+    assert(kir_count_stmts(&k->body, KS_BARRIER) == 2 * 3 && kir_count_stmts(&k->body, KS_BREAK) == 2 * 2);
+    k = kernel_of(a, b2, "tb=64x1,stream=y,sb=16,tblock=4,retime=on");
+    const KStmt *loop = find_loop(&k->body, "it");
+    assert(loop && loop->step->kind == KE_INT && loop->step->ival == 4);
+    assert(kir_count_stmts(&loop->body, KS_BARRIER) == 4 && kir_count_stmts(&loop->body, KS_BREAK) == 3);
+    /* 9 terms added to partial sums per step, 4 steps, 4 copies; no loop inside the copies */
+    assert(count_accumulations(&loop->body) == 9 * 4 * 4 && kir_count_stmts(&loop->body, KS_FOR) == 0);
+}
+
+/* ---- temporal blocking with streaming (opt_temporal_stream.c) ---- */
+
+static void test_stream_2d(Arena *a, IrProgram *star)
 {
     /* 2D: 64 threads along x, 4 steps -> output 56 columns; sb=16 planes per block; queues of 3
      * planes: 4 rings x 3 planes x 64 floats of shared memory. */
@@ -153,6 +231,22 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     assert(hb_count(p->source, "const bool interior = col_interior && ps >= 0 && ps < n1;") == 3 * 3);
     has(p->source, "const int count = zstop - zload + 4;");
     has(p->source, "step 4: plane p0 - 4 */");
+    /* every parameter changes the kernel */
+    Plan *q = must_build(a, star, "tb=64x1,stream=y,sb=32,tblock=4");
+    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[1] == 32);
+    q = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=8");
+    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[0] == 48);
+    q = must_build(a, star, "tb=128x1,stream=y,sb=16,tblock=4");
+    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[0] == 120);
+    /* without stream: the overlapped-tile kernel */
+    q = must_build(a, star, "tb=64x8,tblock=4");
+    assert(!strstr(q->source, "with streaming"));
+}
+
+/* Boxes: the lag and the queues; and 3D, double, two state fields and a coef: z streams, x-y is
+ * the tile. */
+static void test_stream_box_3d(Arena *a, IrProgram *h3)
+{
     Plan *b = must_build(a, box(a, 2), "tb=64x1,stream=y,sb=16,tblock=4");
     has(b->source, "4-plane queues per step (registers + shared ring), a lag of 2 planes per step");
     assert(hb_count(b->source, "__syncthreads()") == 2 * 4);
@@ -166,32 +260,24 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     assert(hb_count(b->source, "__syncthreads()") == 3 * 2);
     assert(!strstr(b->source, "all_in"));
     has(b->source, "const int count = zstop - zload + 2;");
-    /* every parameter changes the kernel */
-    Plan *q = must_build(a, star, "tb=64x1,stream=y,sb=32,tblock=4");
-    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[1] == 32);
-    q = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=8");
-    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[0] == 48);
-    q = must_build(a, star, "tb=128x1,stream=y,sb=16,tblock=4");
-    assert(strcmp(p->source, q->source) != 0 && stage_launch(q, "star2d1r_step")->tile[0] == 120);
-    /* without stream: the overlapped-tile kernel */
-    q = must_build(a, star, "tb=64x8,tblock=4");
-    assert(!strstr(q->source, "with streaming"));
 
-    /* 3D, double, two state fields and a coef: z streams, x-y is the tile. */
-    p = must_build(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2");
+    Plan *p = must_build(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2");
     has(p->source, "temporal blocking with streaming along z, 2 steps per launch");
-    l = stage_launch(p, "heat3_step");
+    const PlanLaunch *l = stage_launch(p, "heat3_step");
     assert(l->tile[0] == 12 && l->tile[1] == 4 && l->tile[2] == 16);
     assert(l->smem_bytes == 2 * 2 * 3 * 16 * 8 * 8);
     has(p->source, "f_c_l0[idx]");
     has(p->source, "tbs0_0[lcol + 272]"); /* u[0,1,0] of copy 0: position 2, + 16 */
     has(p->source, "q1_0_");              /* v's queue */
+}
 
-    /* The division by a constant becomes a multiplication by its reciprocal (float only). */
+/* The division by a constant becomes a multiplication by its reciprocal (float only). */
+static void test_fast_arith(Arena *a)
+{
     IrProgram *avg = avg2d(a);
-    p = must_build(a, avg, "tb=64x1,stream=y,sb=16,tblock=2");
+    Plan *p = must_build(a, avg, "tb=64x1,stream=y,sb=16,tblock=2");
     has(p->source, "* 0.25f");
-    q = must_build(a, avg, "tb=32x8,tblock=2");
+    Plan *q = must_build(a, avg, "tb=32x8,tblock=2");
     has(q->source, "* 0.25f");
     has(q->source, "/ 4.0f"); /* the plain single-step kernel keeps the division */
     /* ... and so do the single-step optimized kernels (codegen/fast_arith.c), the plain one not */
@@ -209,11 +295,14 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
      * the plain kernel after a few fused steps, tolerance 1.8e-5; gradient2d amplifies rounding) */
     p = must_build(a, grad2d(a), "tb=64x1,stream=y,sb=16,tblock=2");
     assert(!strstr(p->source, "rsqrtf("));
+}
 
-    /* retime=on (opt_temporal_retime.c): each step reads only its newest input plane, the own
-     * column from a register and 2R in-plane neighbours (a 3x3 box: 2 in 2D, 8 in 3D) from
-     * shared memory, and adds them to 2R+1 partial sums; a lag of R+1 planes per step, 2 shared
-     * planes per step, the loop unrolled R+2 times rounded up to even, one barrier per copy. */
+/* retime=on (opt_temporal_retime.c): each step reads only its newest input plane, the own
+ * column from a register and 2R in-plane neighbours (a 3x3 box: 2 in 2D, 8 in 3D) from shared
+ * memory, and adds them to 2R+1 partial sums; a lag of R+1 planes per step, 2 shared planes per
+ * step, the loop unrolled R+2 times rounded up to even, one barrier per copy. */
+static void test_retime(Arena *a, IrProgram *h3)
+{
     IrProgram *b2 = box(a, 2);
     Plan *plain = must_build(a, b2, "tb=64x1,stream=y,sb=16,tblock=4");
     Plan *rt = must_build(a, b2, "tb=64x1,stream=y,sb=16,tblock=4,retime=on");
@@ -239,8 +328,11 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     must_build(a, avg2d(a), "tb=64x1,stream=y,sb=16,tblock=2,retime=on");
     refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,retime=on", "2 state fields");
     refused(a, grad2d(a), "tb=64x1,stream=y,sb=16,tblock=2,retime=on", "weighted sum");
+}
 
-    /* What the streaming kernel cannot do is refused with the reason. */
+/* What the streaming kernel cannot do is refused with the reason. */
+static void test_stream_refused(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box3)
+{
     refused(a, h3, "tb=16x1x8,stream=y,sb=16,tblock=2", "stream=z");
     refused(a, star, "tb=64x2,stream=y,sb=16,tblock=2", "tb=64x2x1 has 2 threads along y");
     refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,regq=2", "always keeps");
@@ -262,14 +354,12 @@ static void test_stream(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box
     assert(space_check(&s, &c, why, sizeof why));
 }
 
-int main(void)
-{
-    Arena *a = arena_new();
-    IrProgram *star = hb_example(a, 0), *box3 = hb_example(a, 1), *wave = hb_example(a, 2);
-    IrProgram *two = hb_example(a, 3), *stages = hb_example(a, 4), *heat1 = hb_example(a, 5);
+/* ---- the overlapped tile (opt_temporal.c) ---- */
 
-    /* star2d (halo 1): 32x8 block, 4 points per thread along y (a square 32x32 tile), 2 fused
-     * steps -> output tile 28x28. */
+/* star2d (halo 1): 32x8 block, 4 points per thread along y (a square 32x32 tile), 2 fused
+ * steps -> output tile 28x28. */
+static void test_tile_2d(Arena *a, IrProgram *star)
+{
     Plan *p2 = must_build(a, star, "tb=32x8,tblock=2");
     has(p2->source, "temporal blocking, 2 steps per launch");
     has(p2->source, "extern __shared__");
@@ -305,31 +395,27 @@ int main(void)
     /* tblock=1 is the plain kernel */
     Plan *p1 = must_build(a, star, "tb=32x8,tblock=1");
     assert(!strstr(p1->source, "temporal blocking") && p1->step_count == 1);
+}
 
-    /* 3D (halo 1 on every axis): 16x8x8, 2 steps -> 12x4x4; double elements, two state fields
-     * (two buffer pairs), the coef read from global memory. */
-    IrProgram *h3 = heat3d(a);
+/* 3D (halo 1 on every axis): 16x8x8, 2 steps -> 12x4x4; double elements, two state fields
+ * (two buffer pairs), the coef read from global memory. */
+static void test_tile_3d(Arena *a, IrProgram *h3, IrProgram *box3)
+{
     Plan *p3 = must_build(a, h3, "tb=16x8x8,tblock=2");
-    l = stage_launch(p3, "heat3_step");
+    const PlanLaunch *l = stage_launch(p3, "heat3_step");
     assert(l->tile[0] == 12 && l->tile[1] == 4 && l->tile[2] == 4);
     assert(l->smem_bytes == 2 * 2 * 16 * 8 * 8 * 8);
     has(p3->source, "(tz * 8 + ty) * 16 + tx");
     has(p3->source, "tb_in0[lidx + 128]"); /* u[0,0,1] */
     has(p3->source, "f_c_l0[idx]");
-    has(p3->source, "f_v_lp1[lidx] = ");
+    has(p3->source, "tb_out1[lidx] = ");   /* v at an intermediate step: its shared buffer */
     has(p3->source, "f_v_lp1[idx] = ");
     refused(a, box3, "tb=16x8x8,tblock=2", "periodic");
+}
 
-    /* What the kernel cannot do is refused with the reason. */
-    refused(a, star, "tb=32x32,tblock=16", "less than half");
-    refused(a, star, "tb=32x8,tblock=2,maxreg=64,uf=1x2x1", "uf"); /* another pass's parameter */
-    refused(a, wave, "tb=32x8,tblock=2", "time levels");           /* 3 levels (and clamp) */
-    refused(a, two, "tb=32x8,tblock=2", "boundary mirror");
-    refused(a, stages, "tb=32x8,tblock=2", "stages");
-    refused(a, heat1, "tb=256,tblock=2", "periodic");
-    test_stream(a, star, h3, box3);
-
-    /* The space: values, and the constraints named with their reasons. */
+/* The space: values, and the constraints named with their reasons. */
+static void test_space(IrProgram *star)
+{
     Space s;
     const long n[3] = {8192, 8192, 1};
     space_init(&s, star, n);
@@ -353,6 +439,32 @@ int main(void)
     fclose(out);
     has(text, "tblock-tile");
     has(text, "tblock-smem");
+}
+
+int main(void)
+{
+    Arena *a = arena_new();
+    IrProgram *star = hb_example(a, 0), *box3 = hb_example(a, 1), *wave = hb_example(a, 2);
+    IrProgram *two = hb_example(a, 3), *stages = hb_example(a, 4), *heat1 = hb_example(a, 5);
+    IrProgram *h3 = heat3d(a);
+
+    test_tile_2d(a, star);
+    test_tile_3d(a, h3, box3);
+    /* What the kernel cannot do is refused with the reason. */
+    refused(a, star, "tb=32x32,tblock=16", "less than half");
+    refused(a, star, "tb=32x8,tblock=2,maxreg=64,uf=1x2x1", "uf"); /* another pass's parameter */
+    refused(a, wave, "tb=32x8,tblock=2", "time levels");           /* 3 levels (and clamp) */
+    refused(a, two, "tb=32x8,tblock=2", "boundary mirror");
+    refused(a, stages, "tb=32x8,tblock=2", "stages");
+    refused(a, heat1, "tb=256,tblock=2", "periodic");
+    test_stream_2d(a, star);
+    test_stream_box_3d(a, h3);
+    test_fast_arith(a);
+    test_retime(a, h3);
+    test_stream_refused(a, star, h3, box3);
+    test_tile_structure(a, star, h3);
+    test_stream_structure(a, star, box(a, 2));
+    test_space(star);
 
     arena_free(a);
     puts("opt_temporal: ok");

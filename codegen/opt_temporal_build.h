@@ -1,0 +1,60 @@
+/* Internal to the temporal pass's builders. opt_temporal.c chooses the kernel family (its own
+ * overlapped tile; streaming, opt_temporal_stream.c; streaming with retiming,
+ * opt_temporal_retime.c) and adds it to the plan; the families share the pieces of
+ * opt_temporal_common.c and opt_temporal_geom.c, which call none of them. */
+#ifndef STC_OPT_TEMPORAL_BUILD_H
+#define STC_OPT_TEMPORAL_BUILD_H
+#include "opt.h"
+#include "opt_temporal.h"
+
+/* ---- the kernels (the retimed one NULL, with a reason in why, for a step it cannot take) ---- */
+
+KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbGeom *g);
+KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbsGeom *g);
+KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbsGeom *g,
+                          char *why, int whylen);
+
+/* ---- geometry (opt_temporal_geom.c; opt_temporal.h has what the space reads too) ---- */
+
+/* A temporal kernel's launch: block B, output tile O along the grid's axes, smem bytes, K steps. */
+void tb_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K);
+/* Where an in-plane offset (off along the axes other than sd) lies in the shared tile, relative
+ * to the own column; 0 for the own column (offsets stay within the halo, so no other is 0). */
+long long tbs_inplane_offset(const TbsGeom *g, const int off[3]);
+
+/* ---- shared pieces (opt_temporal_common.c) ---- */
+
+/* The field of the point's w-th stored write (cg_build_point's order). */
+int tb_stored_field(const IrProgram *p, int stage, int w);
+/* (T)0 */
+KExpr *tb_zero(CgCtx *ctx);
+/* `extern __shared__ __align__(16) unsigned char tb_smem[];` */
+void tb_shared_memory(CgCtx *ctx, KBlock *out);
+/* `[const] T *const name = at;` (quals: KQ_CONST for a pointer to const) */
+void tb_pointer(CgCtx *ctx, KBlock *out, int quals, const char *name, KExpr *at);
+/* `T *const name = (T *)tb_smem + offset;` (offset in elements) */
+void tb_smem_pointer(CgCtx *ctx, KBlock *out, const char *name, long long offset);
+/* `(void)name;`: a value only some programs or points use (nvcc warns of unused variables). */
+void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name);
+
+/* The streaming kernels' shared memory (K rings of `slots` planes per state field, tbs<f>_<s>),
+ * the column's coordinates and predicates, and the queues' registers q<f>_<s>_<position>. */
+void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g);
+void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g);
+void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f);
+/* tbs<f>_<s>[lcol + offset]: the column's place in a plane of field f's ring of step s. */
+KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset);
+/* Loads input plane `plane` of every state field into nx<f>. */
+void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane);
+/* The plane loop `for (int it = 0; it < count; it += Q)`, pushed onto out. */
+KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g);
+/* Copy u of the plane loop, pushed onto loop: past the last plane it breaks; it puts the loaded
+ * plane p0 at the newest position of step 0's queue and ring, and loads the next. Returns the
+ * copy's body, where the steps go. */
+KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u);
+/* The index of plane ps at the column in a global buffer: cidx + (long long)(ps + R) * ssd. */
+KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g);
+/* col_out && ps >= zfirst && ps < zstop: the last step's plane is an output of the block. */
+KExpr *tbs_output_plane(CgCtx *ctx);
+
+#endif

@@ -1,0 +1,212 @@
+/* The temporal pass's shared pieces: what every temporal kernel declares alike (shared memory,
+ * buffer pointers, values only some programs use), and what the two streaming kernels
+ * (opt_temporal_stream.c, opt_temporal_retime.c) build alike: the shared-memory rings, the
+ * column's coordinates and predicates, the queues' registers, the load of an input plane and the
+ * plane loop's copies. Nothing here calls a kernel family. */
+#include "opt_temporal_build.h"
+
+static const char *const thread_var[3] = {"tx", "ty", "tz"};
+static const char *const axis_var[3] = {"i", "j", "k"};
+
+static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
+
+/* ---- small pieces of every temporal kernel ---- */
+
+int tb_stored_field(const IrProgram *p, int stage, int w)
+{
+    const IrStage *st = &p->stages[stage];
+    for (int i = 0; i < st->nwrites; i++)
+        if (cg_field_stored(p, st->writes[i].field) && w-- == 0)
+            return st->writes[i].field;
+    return -1;
+}
+
+KExpr *tb_zero(CgCtx *ctx) { return k_cast(&ctx->kb, ctx->T, k_int(&ctx->kb, 0)); }
+
+void tb_shared_memory(CgCtx *ctx, KBlock *out)
+{
+    KStmt *smem = k_array(&ctx->kb, KQ_SHARED, "unsigned char", "tb_smem", 0);
+    smem->align = 16;
+    k_push(&ctx->kb, out, smem);
+}
+
+void tb_pointer(CgCtx *ctx, KBlock *out, int quals, const char *name, KExpr *at)
+{
+    k_push(&ctx->kb, out, k_decl(&ctx->kb, quals, arena_printf(ctx->arena, "%s *const", ctx->T), name, at));
+}
+
+void tb_smem_pointer(CgCtx *ctx, KBlock *out, const char *name, long long offset)
+{
+    Kb *b = &ctx->kb;
+    KExpr *base = k_cast(b, arena_printf(ctx->arena, "%s *", ctx->T), k_var(b, "tb_smem"));
+    tb_pointer(ctx, out, 0, name, k_add(b, base, k_int(b, offset)));
+}
+
+void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name)
+{
+    Kb *b = &ctx->kb;
+    k_push(b, out, k_eval(b, k_cast(b, "void", k_var(b, name))));
+}
+
+/* ---- the streaming kernels ---- */
+
+void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g)
+{
+    const IrProgram *p = ctx->prog;
+    long long slot = 0;
+    for (int f = 0; f < p->nfields; f++)
+        for (int s = 0; is_state(p, f) && s < g->K; s++)
+            tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbs%d_%d", f, s), slot++ * g->slots * g->plane);
+}
+
+static KExpr *sd_extent(Kb *b, const TbsGeom *g) { return k_var(b, g->sd == 1 ? "n1" : "n2"); }
+
+/* tx, i (and ty, j in 3D); the block's chunk along the axis: output planes [zfirst, zstop), the
+ * first plane loaded, and the planes the loop walks. */
+static void column_coordinates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    for (int d = 0; d < g->dims; d++) {
+        if (d == g->sd)
+            continue;
+        KExpr *t = k_let(b, out, "int", thread_var[d], k_cast(b, "int", k_thread(b, d)));
+        KExpr *origin = k_cast(b, "int", k_mul(b, k_block(b, d), k_uint(b, g->O[d])));
+        k_let(b, out, "int", axis_var[d], k_sub(b, k_add(b, origin, t), k_int(b, g->K * g->H[d])));
+    }
+    k_push(b, out, k_comment(b, "output planes [zfirst, zstop); the first plane loaded zload"));
+    KExpr *zfirst = k_let(b, out, "int", "zfirst", k_cast(b, "int", k_mul(b, k_block(b, g->sd), k_uint(b, g->SB))));
+    KExpr *last = k_call(b, "min", 2, k_add(b, zfirst, k_int(b, g->SB)), sd_extent(b, g));
+    KExpr *zstop = k_let(b, out, "int", "zstop", last);
+    KExpr *zload = k_let(b, out, "int", "zload", k_sub(b, zfirst, k_int(b, g->K * g->R)));
+    k_let(b, out, "int", "count", k_add(b, k_sub(b, zstop, zload), k_int(b, g->K * g->Lag)));
+}
+
+/* a >= lo && a < hi, and-ed onto acc */
+static KExpr *within(Kb *b, KExpr *acc, KExpr *a, KExpr *lo, KExpr *hi)
+{
+    return k_and(b, k_and(b, acc, k_bin(b, KO_GE, a, lo)), k_bin(b, KO_LT, a, hi));
+}
+
+/* The column inside the grid, inside the buffer (grid and halo), with its in-plane neighbours
+ * inside the tile, and inside the output tile. */
+static void column_predicates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    KExpr *interior = NULL, *buffer = NULL, *inner = k_var(b, "true"), *output = k_var(b, "col_interior");
+    for (int d = 0; d < g->dims; d++) {
+        if (d == g->sd)
+            continue;
+        KExpr *v = k_var(b, axis_var[d]), *t = k_var(b, thread_var[d]), *n = k_varf(b, "n%d", d);
+        int H = g->H[d], KH = g->K * g->H[d];
+        interior = within(b, interior, v, k_int(b, 0), n);
+        buffer = within(b, buffer, v, k_int(b, -H), k_add(b, n, k_int(b, H)));
+        if (H) {
+            inner = within(b, inner, t, k_int(b, H), k_int(b, g->E[d] - H));
+            output = within(b, output, t, k_int(b, KH), k_int(b, g->E[d] - KH));
+        }
+    }
+    k_let(b, out, "bool", "col_interior", interior);
+    k_let(b, out, "bool", "col_buffer", buffer);
+    k_push(b, out, k_comment(b, "col_inner: the in-plane neighbours are inside the tile"));
+    k_let(b, out, "bool", "col_inner", inner);
+    k_let(b, out, "bool", "col_out", output);
+}
+
+void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    column_coordinates(ctx, out, g);
+    column_predicates(ctx, out, g);
+    KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, k_var(b, "i"), k_int(b, g->H[0])));
+    if (g->dims >= 3) {
+        lcol = k_add(b, k_mul(b, k_var(b, "ty"), k_int(b, g->E[0])), lcol);
+        KExpr *row = k_cast(b, "long long", k_add(b, k_var(b, "j"), k_int(b, g->H[1])));
+        cidx = k_add(b, k_mul(b, row, k_var(b, "s1")), cidx);
+    }
+    k_let(b, out, "int", "lcol", lcol);
+    k_let(b, out, "long long", "cidx", cidx);
+    k_let(b, out, "long long", "ssd", k_var(b, g->sd == 1 ? "s1" : "s2"));
+    tb_may_go_unused(ctx, out, "col_inner");
+    tb_may_go_unused(ctx, out, "lcol");
+}
+
+void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
+{
+    Kb *b = &ctx->kb;
+    for (int s = 0; s < g->K; s++)
+        for (int q = 0; q < g->Q; q++)
+            k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "q%d_%d_%d", f, s, q), tb_zero(ctx)));
+}
+
+KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset)
+{
+    Kb *b = &ctx->kb;
+    return k_index(b, k_varf(b, "tbs%d_%d", f, s), k_add(b, k_var(b, "lcol"), k_int(b, offset)));
+}
+
+KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    KExpr *plane = k_cast(b, "long long", k_add(b, k_var(b, "ps"), k_int(b, g->R)));
+    return k_add(b, k_var(b, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
+}
+
+KExpr *tbs_output_plane(CgCtx *ctx)
+{
+    Kb *b = &ctx->kb;
+    return within(b, k_var(b, "col_out"), k_var(b, "ps"), k_var(b, "zfirst"), k_var(b, "zstop"));
+}
+
+void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+{
+    const IrProgram *p = ctx->prog;
+    Kb *b = &ctx->kb;
+    KStmt *scope = k_scope(b);
+    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane);
+    KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
+    KExpr *ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
+        KExpr *at = k_add(b, k_var(b, "cidx"), k_mul(b, row, k_var(b, "ssd")));
+        KExpr *v = k_select(b, ld, k_index(b, cg_buf(ctx, f, 0), at), tb_zero(ctx));
+        k_push(b, &scope->body, k_assign(b, k_varf(b, "nx%d", f), v));
+    }
+    k_push(b, out, scope);
+}
+
+KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    KStmt *loop = k_for(b, "it", k_int(b, 0), k_var(b, "count"), k_int(b, g->Q), 0);
+    k_push(b, out, loop);
+    return loop;
+}
+
+KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u)
+{
+    const IrProgram *p = ctx->prog;
+    Kb *b = &ctx->kb;
+    KStmt *copy = k_scope(b);
+    k_push(b, &loop->body, copy);
+    KBlock *out = &copy->body;
+    int slot = u % g->slots;
+    k_push(b, out, k_comment(b, arena_printf(ctx->arena, "copy %d: the newest plane of every queue at position %d, "
+                                             "of every ring at slot %d", u, u, slot)));
+    if (u) {
+        KStmt *last = k_if(b, k_bin(b, KO_GE, k_add(b, k_var(b, "it"), k_int(b, u)), k_var(b, "count")));
+        k_push(b, &last->body, k_break(b));
+        k_push(b, out, last);
+    }
+    KExpr *p0 = k_let(b, out, "int", "p0", k_add(b, k_add(b, k_var(b, "zload"), k_var(b, "it")), k_int(b, u)));
+    for (int f = 0; f < p->nfields; f++) {
+        if (!is_state(p, f))
+            continue;
+        KExpr *nx = k_varf(b, "nx%d", f);
+        k_push(b, out, k_assign(b, k_varf(b, "q%d_0_%d", f, u), nx));
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, 0, (long long)slot * g->plane), nx));
+    }
+    tbs_load(ctx, out, g, k_add(b, p0, k_int(b, 1)));
+    return out;
+}

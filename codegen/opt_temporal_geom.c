@@ -1,0 +1,113 @@
+/* The temporal pass's geometry: the tiles, queues and shared memory of its kernels, which the
+ * space's constraints measure too (pass_temporal.c), so that what the space accepts is what
+ * the kernel builds; and their launch. */
+#include "opt_temporal_build.h"
+
+#include <string.h>
+
+static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
+
+void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g)
+{
+    g->dims = p->dims;
+    g->K = c->v[P_TB];
+    g->L = p->dims >= 2 ? p->dims - 1 : 0;
+    /* Points per thread along the last axis: a square tile in 2D (E_y = E_x), a square y-z
+     * cross-section in 3D, so a narrow block still gets a deep tile and every thread keeps
+     * several loads in flight. */
+    g->M = 1;
+    if (p->dims >= 2 && c->v[P_TBX + g->L - 1] > c->v[P_TBX + g->L])
+        g->M = c->v[P_TBX + g->L - 1] / c->v[P_TBX + g->L];
+    g->elems = 1;
+    for (int d = 0; d < 3; d++) {
+        g->B[d] = c->v[P_TBX + d];
+        g->E[d] = g->B[d] * (d == g->L ? g->M : 1);
+        g->R[d] = d < p->dims ? p->halo[d] : 0;
+        g->O[d] = g->E[d] - 2 * g->K * g->R[d];
+        g->elems *= g->E[d];
+    }
+}
+
+long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
+{
+    return (long long)ir_state_fields(p, NULL) * 2 * g->elems * ir_elem_size(p);
+}
+
+/* The lag between consecutive steps (opt_temporal_stream.c): R when every state read with an
+ * in-plane offset is below +R along the axis, else R + 1. */
+static int stream_lag(const IrProgram *p, int sd, int R)
+{
+    const IrStage *st = &p->stages[0];
+    for (int i = 0; i < st->nnodes; i++) {
+        const IrNode *n = &st->nodes[i];
+        if (n->op != N_READ || !is_state(p, n->field))
+            continue;
+        int inplane = 0;
+        for (int a = 0; a < p->dims; a++)
+            inplane |= a != sd && n->off[a] != 0;
+        if (inplane && n->off[sd] >= R)
+            return R + 1;
+    }
+    return R;
+}
+
+void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->dims = p->dims;
+    g->K = c->v[P_TB];
+    g->sd = p->dims >= 3 ? 2 : 1;
+    g->R = p->halo[g->sd];
+    int lag = p->nstages >= 1 ? stream_lag(p, g->sd, g->R) : g->R + 1;
+    /* A 3D box keeps the lag R and a barrier after every ring write: the extra plane of lag
+     * measured 12% slower there (H100, 2026-11-23, tblock=2: box3d1r 201 -> 177 GStencil/s,
+     * j3d27pt 200 -> 174), and 2-7% faster in 2D (box2d2r 284 -> 300, j2d9pt-gol 761 -> 782). */
+    g->step_barriers = lag > g->R && p->dims >= 3;
+    g->Lag = g->step_barriers ? g->R : lag;
+    g->Q = g->Lag + g->R + 1;
+    g->slots = g->Q;
+    if (c->v[P_RETIME] == 2) { /* opt_temporal_retime.c */
+        g->retime = 1;
+        g->step_barriers = 0;
+        g->Lag = g->R + 1;
+        g->Q = (g->R + 3) / 2 * 2;
+        g->slots = 2;
+    }
+    g->SB = c->v[P_SB];
+    g->plane = 1;
+    for (int d = 0; d < 3; d++) {
+        g->H[d] = d < p->dims ? p->halo[d] : 0;
+        g->B[d] = c->v[P_TBX + d];
+        g->E[d] = d < p->dims && d != g->sd ? g->B[d] : 1;
+        g->O[d] = d == g->sd ? g->SB : d < p->dims ? g->E[d] - 2 * g->K * g->H[d] : 1;
+        g->plane *= g->E[d];
+    }
+}
+
+long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
+{
+    return (long long)ir_state_fields(p, NULL) * g->K * g->slots * g->plane * ir_elem_size(p);
+}
+
+long long tbs_inplane_offset(const TbsGeom *g, const int off[3])
+{
+    long long o = 0;
+    for (int a = 0, stride = 1; a < g->dims; a++) {
+        if (a == g->sd)
+            continue;
+        o += (long long)off[a] * stride;
+        stride *= g->E[a];
+    }
+    return o;
+}
+
+void tb_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K)
+{
+    for (int d = 0; d < 3; d++) {
+        l->block[d] = B[d];
+        l->tile[d] = d < dims ? O[d] : 1;
+        l->axis_of[d] = d;
+    }
+    l->smem_bytes = (int)smem;
+    l->steps = K;
+}

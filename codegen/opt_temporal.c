@@ -135,7 +135,8 @@ static KBlock *points_loop(Kb *b, KBlock *out, const TbGeom *g)
     return &loop->body;
 }
 
-/* Every state field's extended tile into both its buffers (the halo stays in both). */
+/* The extended tile of every state field the step reads into both its buffers (the halo stays in
+ * both). */
 static void load_tile(CgCtx *ctx, KBlock *out, const TbGeom *g)
 {
     const IrProgram *p = ctx->prog;
@@ -144,7 +145,7 @@ static void load_tile(CgCtx *ctx, KBlock *out, const TbGeom *g)
     point_vars(ctx, body, g, 1);
     KExpr *lidx = k_var(b, "lidx");
     for (int f = 0; f < p->nfields; f++) {
-        if (!is_state(p, f))
+        if (!tb_loads(ctx, f))
             continue;
         KStmt *scope = k_scope(b);
         KExpr *load = k_index(b, cg_buf(ctx, f, 0), k_var(b, "idx"));
@@ -255,6 +256,7 @@ static KKernel *temporal_kernel(CgCtx *ctx, int stage, const char *name, const C
                                 char *why, int whylen)
 {
     const IrProgram *p = ctx->prog;
+    ctx->stage = stage;
     if (ctx->cfg->v[P_STREAM] == 2) {
         TbsGeom g;
         cg_temporal_stream_geom(p, ctx->cfg, &g);
@@ -288,6 +290,5 @@ int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs
     if (!k)
         return -1;
     cg_add_kernel(ctx, k);
-    ctx->stage = stage;
     return 0;
 }

@@ -24,6 +24,9 @@ long long tbs_inplane_offset(const TbsGeom *g, const int off[3]);
 
 /* ---- shared pieces (opt_temporal_common.c) ---- */
 
+/* Whether the kernel loads state field f: the step reads it. A field the step only writes
+ * (v = u[0,0,1]) has no level 0 argument (cg_stage_args) and needs no input. */
+int tb_loads(const CgCtx *ctx, int f);
 /* The field of the point's w-th stored write (cg_build_point's order). */
 int tb_stored_field(const IrProgram *p, int stage, int w);
 /* (T)0 */
@@ -44,7 +47,7 @@ void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f);
 /* tbs<f>_<s>[lcol + offset]: the column's place in a plane of field f's ring of step s. */
 KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset);
-/* Loads input plane `plane` of every state field into nx<f>. */
+/* Loads input plane `plane` of every state field the step reads into nx<f>. */
 void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane);
 /* The plane loop `for (int it = 0; it < count; it += Q)`, pushed onto out. */
 KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g);

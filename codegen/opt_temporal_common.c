@@ -12,6 +12,15 @@ static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROL
 
 /* ---- small pieces of every temporal kernel ---- */
 
+int tb_loads(const CgCtx *ctx, int f)
+{
+    const IrStage *st = &ctx->prog->stages[ctx->stage];
+    for (int i = 0; is_state(ctx->prog, f) && i < st->nnodes; i++)
+        if (st->nodes[i].op == N_READ && st->nodes[i].field == f && st->nodes[i].level == 0)
+            return 1;
+    return 0;
+}
+
 int tb_stored_field(const IrProgram *p, int stage, int w)
 {
     const IrStage *st = &p->stages[stage];
@@ -55,7 +64,7 @@ void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     const IrProgram *p = ctx->prog;
     long long slot = 0;
     for (int f = 0; f < p->nfields; f++)
-        for (int s = 0; is_state(p, f) && s < g->K; s++)
+        for (int s = 0; tb_loads(ctx, f) && s < g->K; s++)
             tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbs%d_%d", f, s), slot++ * g->slots * g->plane);
 }
 
@@ -166,7 +175,7 @@ void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
     KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
     KExpr *ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
     for (int f = 0; f < p->nfields; f++) {
-        if (!is_state(p, f))
+        if (!tb_loads(ctx, f))
             continue;
         KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
         KExpr *at = k_add(b, k_var(b, "cidx"), k_mul(b, row, k_var(b, "ssd")));
@@ -201,7 +210,7 @@ KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u)
     }
     KExpr *p0 = k_let(b, out, "int", "p0", k_add(b, k_add(b, k_var(b, "zload"), k_var(b, "it")), k_int(b, u)));
     for (int f = 0; f < p->nfields; f++) {
-        if (!is_state(p, f))
+        if (!tb_loads(ctx, f))
             continue;
         KExpr *nx = k_varf(b, "nx%d", f);
         k_push(b, out, k_assign(b, k_varf(b, "q%d_0_%d", f, u), nx));

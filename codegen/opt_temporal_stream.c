@@ -78,7 +78,13 @@ static void keep_value(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
     (void)array;
     Kb *b = &ctx->kb;
     int f = tb_stored_field(ctx->prog, ctx->stage, w);
-    k_push(b, out, k_assign(b, k_index(b, k_varf(b, "w%d", f), k_int(b, 0)), value));
+    const char *name = arena_printf(ctx->arena, "w%d", f);
+    if (tb_loads(ctx, f)) {
+        k_push(b, out, k_assign(b, k_index(b, k_var(b, name), k_int(b, 0)), value));
+        return;
+    }
+    k_let(b, out, ctx->T, name, value); /* a field the step does not read: only its last value counts */
+    tb_may_go_unused(ctx, out, name);
 }
 
 /* Step s < K of copy u: the point where it is interior and its in-plane neighbours are in the
@@ -98,24 +104,24 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     interior = k_let(b, out, "bool", "interior", interior);
     int centre = (u + g->Q - g->Lag) % g->Q;
     for (int f = 0; f < p->nfields; f++) { /* step s-1's value, passed through where not computed */
-        if (!is_state(p, f))
+        if (!tb_loads(ctx, f))
             continue;
         KExpr *before = k_varf(b, "q%d_%d_%d", f, s - 1, centre);
         k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "r%d", f), before));
     }
     KStmt *compute = k_if(b, k_and(b, interior, k_var(b, "col_inner")));
     for (int f = 0; f < p->nfields; f++)
-        if (is_state(p, f))
+        if (tb_loads(ctx, f))
             k_push(b, &compute->body, k_array(b, 0, ctx->T, arena_printf(ctx->arena, "w%d", f), 1));
     ctx->kstore = keep_value;
     cg_point(ctx, &compute->body);
     ctx->kstore = NULL;
     for (int f = 0; f < p->nfields; f++)
-        if (is_state(p, f))
+        if (tb_loads(ctx, f))
             k_push(b, &compute->body, k_assign(b, k_varf(b, "r%d", f), k_index(b, k_varf(b, "w%d", f), k_int(b, 0))));
     k_push(b, out, compute);
     for (int f = 0; f < p->nfields; f++) {
-        if (!is_state(p, f))
+        if (!tb_loads(ctx, f))
             continue;
         KExpr *r = k_varf(b, "r%d", f);
         k_push(b, out, k_assign(b, k_varf(b, "q%d_%d_%d", f, s, u), r));
@@ -191,7 +197,7 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
     tbs_rings(ctx, out, g);
     tbs_column(ctx, out, g);
     for (int f = 0; f < p->nfields; f++) {
-        if (!is_state(p, f))
+        if (!tb_loads(ctx, f))
             continue;
         tbs_queue_registers(ctx, out, g, f);
         k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "nx%d", f), NULL));

@@ -170,7 +170,8 @@ static const KStmt *find_loop(const KBlock *b, const char *var)
 
 /* The overlapped tile: a barrier after the load and after each intermediate step, whose stores
  * go to the step's shared buffer; the last step stores to the level +1 buffer. A state field the
- * step does not read (heat3d's v) is never read from its input buffer. */
+ * step does not read (heat3d's v) has no level 0 argument: neither kernel loads it (the overlapped
+ * tile never reads its input buffer, the streaming kernel gives it no queue or ring). */
 static void test_tile_structure(Arena *a, IrProgram *star, IrProgram *h3)
 {
     const KKernel *k = kernel_of(a, star, "tb=32x8,tblock=2");
@@ -184,6 +185,10 @@ static void test_tile_structure(Arena *a, IrProgram *star, IrProgram *h3)
     assert(count_stores(&steps->body, "tb_out1", "lidx") == 1);
     assert(count_stores(&k->body, "f_v_lp1", "idx") == 1);
     assert(kir_count_index(&k->body, "tb_in0") > 0 && kir_count_index(&k->body, "tb_in1") == 0);
+    assert(kir_count_index(&k->body, "f_u_l0") > 0 && kir_count_index(&k->body, "f_v_l0") == 0);
+    k = kernel_of(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2");
+    assert(kir_count_index(&k->body, "f_v_l0") == 0 && kir_count_index(&k->body, "tbs1_0") == 0);
+    assert(kir_count_index(&k->body, "tbs0_0") > 0 && kir_count_index(&k->body, "f_v_lp1") > 0);
 }
 
 /* The streaming kernels: Q copies of the plane loop (two loops in 2D), each but the first
@@ -268,7 +273,7 @@ static void test_stream_box_3d(Arena *a, IrProgram *h3)
     assert(l->smem_bytes == 2 * 2 * 3 * 16 * 8 * 8);
     has(p->source, "f_c_l0[idx]");
     has(p->source, "tbs0_0[lcol + 272]"); /* u[0,1,0] of copy 0: position 2, + 16 */
-    has(p->source, "q1_0_");              /* v's queue */
+    hb_lacks(p->source, "q1_0_");         /* v: the step writes it but reads u only, so no queue */
 }
 
 /* The division by a constant becomes a multiplication by its reciprocal (float only). */

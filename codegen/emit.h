@@ -1,8 +1,9 @@
-/* Internal to codegen: the pieces of the device-source emitter that optimization passes reuse.
- * A kernel is emitted in three parts: its signature (from its argument list), the mapping of
- * threads to points (the pass's own business: the plain kernel maps one thread per point), and
- * the point computation (cg_emit_point), which loads reads through cg_emit_read. A pass that
- * stages reads through shared memory or registers replaces the load by setting ctx->read_hook. */
+/* Internal to codegen: the pieces that the kernel families build their kernels from
+ * (docs/architecture.md). A kernel is a tree (kir.h): its parameters from its argument list
+ * (cg_kernel), the mapping of threads to points (the family's own business: the plain kernel
+ * maps one thread per point), and the point update (cg_point), which loads reads through
+ * cg_read. A family that stages reads through shared memory or registers gives the load
+ * (ctx->kread) and, where it stores differently, the store (ctx->kstore). */
 #ifndef STC_CG_EMIT_H
 #define STC_CG_EMIT_H
 #include "../util/arena.h"
@@ -13,11 +14,6 @@
 
 typedef struct CgCtx CgCtx;
 
-/* Emits the load of read node n (an N_READ) as an expression into out. */
-typedef void (*CgReadHook)(CgCtx *ctx, const IrNode *n, StrBuf *out);
-/* Emits the point's store of `value` to the buffer named `array` (its w-th stored write). */
-typedef void (*CgStoreHook)(CgCtx *ctx, int w, const char *array, const char *value,
-                            const char *indent);
 /* The kernel representation's hooks (kir.h): the load of read node n, and the point's w-th
  * stored write of value to array (pushed onto out). */
 typedef KExpr *(*CgReadFn)(CgCtx *ctx, const IrNode *n);
@@ -31,11 +27,9 @@ struct CgCtx {
     const char *T;       /* element type: "float" or "double" */
     StrBuf *src;         /* device source being built */
     int stage;           /* stage being emitted */
-    const char *idx;     /* expression of the point's linear index (default "idx") */
-    CgReadHook read_hook;/* NULL: the plain global-memory load */
-    CgStoreHook store_hook; /* NULL: array[idx] = value; */
+    const char *idx;     /* name of the point's linear index variable (default "idx") */
     Kb kb;               /* the kernel representation's builder (ctx->arena, the element type) */
-    CgReadFn kread;      /* NULL: read_hook, else the plain global-memory load */
+    CgReadFn kread;      /* NULL: the plain global-memory load */
     CgStoreFn kstore;    /* NULL: array[index] = value; */
     KExpr *kidx;         /* the point's linear index (NULL: a variable named ctx->idx or idx) */
     KModule *module;     /* where built kernels go (the plan's), or NULL */
@@ -63,23 +57,8 @@ int cg_args_find(const CgArgs *a, ArgKind kind, int field, int level, int index)
 /* C name of an argument inside a kernel: f_u_l0, f_u_lp1, f_u_lm1, p_alpha, n0. */
 void cg_arg_name(const IrProgram *prog, const PlanArg *arg, char *buf, int len);
 
-/* `extern "C" __global__ void <launch bounds> name(args...)`, with the opening brace. */
-void cg_emit_signature(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args);
-/* Declares the strides s1, s2 (as needed for the program's dims) from the dims n0, n1. */
-void cg_emit_strides(CgCtx *ctx);
-
 /* Constants printed exactly in the element type (a float constant as the float it rounds to). */
 void cg_emit_const(StrBuf *out, double v, ElemType t);
-/* The read of node n at the point: in[idx + off . strides] (or the read hook's text). */
-void cg_emit_read(CgCtx *ctx, const IrNode *n, StrBuf *out);
-/* " + off", " - off", " + stride", " + 3 * stride" (nothing for 0): one term of an index. */
-void cg_emit_offset_term(StrBuf *out, int off, const char *stride);
-/* The plain global-memory load of read node n at the point whose linear index is idx
- * (what cg_emit_read emits without a hook; hooks fall back to it). */
-void cg_emit_global_read(CgCtx *ctx, const IrNode *n, const char *idx, StrBuf *out);
-/* The point computation of ctx->stage: shared nodes as `const T vN = ...;`, single-use nodes
- * inlined, then every write `f_X_lY[idx] = ...;`. */
-void cg_emit_point(CgCtx *ctx, const char *indent);
 /* Adds the arguments of stage `stage` (written buffers, read buffers, used params) to a. */
 void cg_stage_args(CgCtx *ctx, int stage, CgArgs *a);
 /* The plain kernel of a stage: one thread per interior point. */

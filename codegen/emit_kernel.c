@@ -136,11 +136,6 @@ void cg_add_global(CgCtx *ctx, const KStmt *decl)
     kir_cuda_global(ctx->src, decl);
 }
 
-void cg_emit_signature(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args)
-{
-    kir_cuda_kernel_head(ctx->src, cg_kernel(ctx, name, block, args));
-}
-
 void cg_strides(CgCtx *ctx, KBlock *out, KExpr *s[3])
 {
     const IrProgram *p = ctx->prog;
@@ -151,14 +146,6 @@ void cg_strides(CgCtx *ctx, KBlock *out, KExpr *s[3])
     if (p->dims >= 3)
         s[2] = k_let(b, out, "long long", "s2",
                      k_mul(b, s[1], k_plus(b, k_cast(b, "long long", k_var(b, "n1")), 2 * p->halo[1])));
-}
-
-void cg_emit_strides(CgCtx *ctx)
-{
-    KBlock out = {0};
-    KExpr *s[3];
-    cg_strides(ctx, &out, s);
-    kir_cuda_block(ctx->src, &out, 1);
 }
 
 KExpr *cg_linear_index(CgCtx *ctx, KExpr *const c[3], KExpr *const s[3])
@@ -182,20 +169,6 @@ void cg_emit_const(StrBuf *out, double v, ElemType t)
     kir_cuda_expr(out, &e);
 }
 
-void cg_emit_offset_term(StrBuf *out, int off, const char *stride)
-{
-    if (off == 0)
-        return;
-    sb_puts(out, off < 0 ? " - " : " + ");
-    int mag = abs(off);
-    if (!stride)
-        sb_printf(out, "%d", mag);
-    else if (mag == 1)
-        sb_puts(out, stride);
-    else
-        sb_printf(out, "%d * %s", mag, stride);
-}
-
 KExpr *cg_point_index(CgCtx *ctx) { return ctx->kidx ? ctx->kidx : k_var(&ctx->kb, ctx->idx ? ctx->idx : "idx"); }
 
 KExpr *cg_buf(CgCtx *ctx, int field, int level)
@@ -214,51 +187,11 @@ KExpr *cg_global_read(CgCtx *ctx, const IrNode *n, KExpr *index)
     return k_index(b, cg_buf(ctx, n->field, n->level), k_plus(b, at, n->off[0]));
 }
 
-/* A read hook's text as an expression (families not yet built as kernel representation). */
-static KExpr *text_read(CgCtx *ctx, const IrNode *n)
-{
-    StrBuf t = {0};
-    ctx->read_hook(ctx, n, &t);
-    KExpr *e = k_var(&ctx->kb, arena_printf(ctx->arena, strchr(t.data, ' ') ? "(%s)" : "%s", t.data));
-    sb_free(&t);
-    return e;
-}
-
 KExpr *cg_read(CgCtx *ctx, const IrNode *n)
 {
     if (ctx->kread)
         return ctx->kread(ctx, n);
-    if (ctx->read_hook)
-        return text_read(ctx, n);
     return cg_global_read(ctx, n, cg_point_index(ctx));
-}
-
-void cg_emit_read(CgCtx *ctx, const IrNode *n, StrBuf *out) { kir_cuda_expr(out, cg_read(ctx, n)); }
-
-void cg_emit_global_read(CgCtx *ctx, const IrNode *n, const char *idx, StrBuf *out)
-{
-    kir_cuda_expr(out, cg_global_read(ctx, n, k_var(&ctx->kb, idx)));
-}
-
-/* The point as text (families not yet built as kernel representation). */
-void cg_emit_point(CgCtx *ctx, const char *indent)
-{
-    KBlock decls = {0};
-    CgPointStores stores = {0};
-    cg_build_point(ctx, &decls, &stores);
-    kir_cuda_block(ctx->src, &decls, (int)strlen(indent) / 4);
-    StrBuf value = {0}, array = {0};
-    for (int w = 0; w < stores.n; w++) {
-        value.len = array.len = 0;
-        kir_cuda_expr(&value, stores.items[w].value);
-        kir_cuda_expr(&array, stores.items[w].array);
-        if (ctx->store_hook)
-            ctx->store_hook(ctx, w, array.data, value.data, indent);
-        else
-            sb_printf(ctx->src, "%s%s[%s] = %s;\n", indent, array.data, ctx->idx ? ctx->idx : "idx", value.data);
-    }
-    sb_free(&value);
-    sb_free(&array);
 }
 
 /* ---- the stage's arguments and the plain kernel ---- */

@@ -12,8 +12,6 @@ StreamB *stream_builder(CgCtx *ctx, int stage, const StreamGeom *g, CgReadFn rea
     sb->pt.stage = stage;
     sb->pt.prog = cg_fast_arith(ctx->prog, stage, ctx->arena);
     sb->pt.kread = read;
-    sb->pt.read_hook = NULL;
-    sb->pt.store_hook = NULL;
     sb->pt.kstore = NULL;
     sb->pt.kidx = NULL;
     sb->ctx = ctx;

@@ -169,6 +169,40 @@ static int emit_dir(const char *root, const char *sub)
     return count;
 }
 
+/* The batch files: each #includes the generated files of its batch. */
+static void write_batches(void)
+{
+    for (int b = 0; b < nbatches; b++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/batch%02d.cu", dir, b);
+        FILE *f = fopen(path, "w");
+        assert(f);
+        for (int i = 0; i < batch[b].n; i++)
+            fprintf(f, "#include \"%s\"\n", batch[b].file[i]);
+        fclose(f);
+    }
+}
+
+/* nvcc on the standalone files and the batches, two at a time, warnings as errors; 0, or 1 with
+ * the failures' logs printed. */
+static int compile_all(void)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && ls k*.cu batch*.cu | xargs -P 2 -n 1 sh -c '%s -c -gencode arch=compute_80,code=sm_80 "
+             "-gencode arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings \"$0\" "
+             "-o \"$0.o\" > \"$0.log\" 2>&1 || echo \"$0\" >> failed.txt'", dir, nvcc);
+    int rc = system(cmd);
+    snprintf(cmd, sizeof cmd, "cd %s && test ! -e failed.txt", dir);
+    if (rc == 0 && system(cmd) == 0)
+        return 0;
+    snprintf(cmd, sizeof cmd, "cd %s && for f in $(cat failed.txt); do echo \"== $f\"; head -30 \"$f.log\"; done", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "nvcc failed (logs in %s)\n", dir);
+    fprintf(stderr, "files kept in %s\n", dir);
+    return 1;
+}
+
 int main(void)
 {
     nvcc = hb_find_nvcc();
@@ -202,33 +236,14 @@ int main(void)
     printf("%d files (%d example stencils), NVRTC %s\n", nfiles, examples,
            nvrtc ? "checked" : "not found");
 
-    for (int b = 0; b < nbatches; b++) {
-        char path[400];
-        snprintf(path, sizeof path, "%s/batch%02d.cu", dir, b);
-        FILE *f = fopen(path, "w");
-        assert(f);
-        for (int i = 0; i < batch[b].n; i++)
-            fprintf(f, "#include \"%s\"\n", batch[b].file[i]);
-        fclose(f);
-    }
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "cd %s && ls k*.cu batch*.cu | xargs -P 2 -n 1 sh -c '%s -c -gencode arch=compute_80,code=sm_80 "
-             "-gencode arch=compute_90,code=sm_90 -Xcompiler -Wall,-Wextra -Werror all-warnings \"$0\" "
-             "-o \"$0.o\" > \"$0.log\" 2>&1 || echo \"$0\" >> failed.txt'", dir, nvcc);
-    int rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "cd %s && test ! -e failed.txt", dir);
-    if (rc != 0 || system(cmd) != 0) {
-        snprintf(cmd, sizeof cmd, "cd %s && for f in $(cat failed.txt); do echo \"== $f\"; head -30 \"$f.log\"; done", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "nvcc failed (logs in %s)\n", dir);
-        fprintf(stderr, "files kept in %s\n", dir);
+    write_batches();
+    if (compile_all() != 0)
         return 1;
-    }
     if (nvrtc_failures) {
         fprintf(stderr, "files kept in %s\n", dir);
         return 1;
     }
+    char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);

@@ -263,31 +263,6 @@ out:
 
 /* ---- a tuning database --------------------------------------------------------------------- */
 
-/* tuner/tunedb.c's hash of the program text (key_lines' program_hash). */
-static unsigned long long program_hash(const char *text)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ULL;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ULL;
-    return h;
-}
-
-static char *dump_text(const IrProgram *p)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    ir_dump(f, p);
-    fclose(f);
-    return buf;
-}
-
 /* A key's .best file: the fields extract needs. */
 typedef struct {
     char hash[32], grid[64], type[16], gpu[128], generator[256];
@@ -345,8 +320,9 @@ static int extract_key(Extract *x, const char *db, const char *hash, const BestF
             arena_free(arena);
             continue;
         }
-        char *text = dump_text(mp.prog), hex[32];
-        snprintf(hex, sizeof hex, "%016llx", text ? program_hash(text) : 0ULL);
+        char *text = tunedb_program_text(mp.prog), hex[17] = "0000000000000000";
+        if (text)
+            tunedb_program_hash(text, hex);
         free(text);
         if (strcmp(hex, b->hash)) {
             arena_free(arena);

@@ -14,20 +14,6 @@ static int strategy_known(const char *name)
     return 0;
 }
 
-/* The program as the database knows it: the IR dump (what the code depends on, not comments
- * or formatting of the source). malloc'd; NULL when out of memory. */
-static char *program_text(const IrProgram *p)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    ir_dump(f, p);
-    fclose(f);
-    return buf;
-}
-
 /* The key's generator: stencilc's, and what else decides the best configuration. The step
  * count shapes the space (tblock <= steps): a one-step tuning is not the answer for a run that
  * may fuse steps, so the largest tblock the space allows is part of it; a distributed tuning's
@@ -58,7 +44,7 @@ int tune_choose(const TuneRequest *rq, TuneChoice *out, Diag *d)
             t.budget.seconds = 60;
     }
     tunedb_dir(rq->db, t.dir, sizeof t.dir);
-    char *program = program_text(rq->prog), generator[160];
+    char *program = tunedb_program_text(rq->prog), generator[160];
     key_generator(rq, generator, sizeof generator);
     t.key = (TuneDbKey){program ? program : rq->prog->name, {rq->grid[0], rq->grid[1], rq->grid[2]},
                         tune_elem_name(rq->prog), "", "", generator};

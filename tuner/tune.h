@@ -223,6 +223,11 @@ typedef struct {
 void tunedb_dir(const char *override, char *buf, int len);
 /* 16 hex digits naming the key. */
 void tunedb_key_hash(const TuneDbKey *k, char out[17]);
+/* The program as the database knows it: the IR dump (what the code depends on, not comments or
+ * formatting of the source). malloc'd; NULL when out of memory. */
+char *tunedb_program_text(const IrProgram *p);
+/* The hash of a program text that a record's program_hash line holds (16 hex digits). */
+void tunedb_program_hash(const char *program, char out[17]);
 /* 0 found; 1 missing (or the file is another key's: a hash collision, or stale: another
  * generator's); -1 damaged or unreadable, with "FILE: what is wrong" in err. A record is read
  * only from a regular file of bounded size; its ms must be a positive, finite time. */

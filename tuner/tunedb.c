@@ -120,13 +120,32 @@ int tune_open_regular(const char *path, long max_bytes, int flags, char *err, in
     return -1;
 }
 
+char *tunedb_program_text(const IrProgram *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    ir_dump(f, p);
+    fclose(f);
+    return buf;
+}
+
+void tunedb_program_hash(const char *program, char out[17])
+{
+    unsigned long long h = 1469598103934665603ULL;
+    fnv(&h, program);
+    snprintf(out, 17, "%016llx", h);
+}
+
 /* The file repeats the key's fields (the program as its hash) so that a person can read what
  * it is for, and so that a hash collision is caught on lookup. */
 static void key_lines(const TuneDbKey *k, char *buf, int len)
 {
-    unsigned long long ph = 1469598103934665603ULL;
-    fnv(&ph, k->program);
-    snprintf(buf, (size_t)len, "program_hash=%016llx\ngrid=%ldx%ldx%ld\ntype=%s\ncuda=%s\n"
+    char ph[17];
+    tunedb_program_hash(k->program, ph);
+    snprintf(buf, (size_t)len, "program_hash=%s\ngrid=%ldx%ldx%ld\ntype=%s\ncuda=%s\n"
              "generator=%s\n", ph, k->grid[0], k->grid[1], k->grid[2],
              k->elem_type ? k->elem_type : "", k->cuda ? k->cuda : "",
              k->generator ? k->generator : "");

@@ -23,6 +23,23 @@ static void copy_log(const CudaApi *api, nvrtcProgram prog, char *log, int logle
     free(text);
 }
 
+int rt_nvrtc_build(const RtContext *rc, const char *source, const char *name, int ptxas_verbose,
+                   nvrtcProgram *prog, char arch[32], nvrtcResult *result, char *log, int loglen)
+{
+    const CudaApi *api = &rc->api;
+    if (loglen > 0)
+        log[0] = 0;
+    nvrtcResult r = api->nvrtcCreateProgram(prog, source, name ? name : "plan.cu", 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        snprintf(log, (size_t)loglen, "nvrtcCreateProgram: %s", api->nvrtcGetErrorString(r));
+        return -1;
+    }
+    snprintf(arch, 32, "-arch=sm_%d%d", rc->info.cc_major, rc->info.cc_minor);
+    const char *opts[] = { arch, "-default-device", "-std=c++17", "-Xptxas", "-v" };
+    *result = api->nvrtcCompileProgram(*prog, ptxas_verbose ? 5 : 3, opts);
+    return 0;
+}
+
 int rt_nvrtc_compile(const RtContext *rc, const char *source, const char *name, void **cubin,
                      size_t *cubin_size, char *log, int loglen)
 {
@@ -30,17 +47,10 @@ int rt_nvrtc_compile(const RtContext *rc, const char *source, const char *name, 
     nvrtcProgram prog;
     *cubin = NULL;
     *cubin_size = 0;
-    if (loglen > 0)
-        log[0] = 0;
-    nvrtcResult r = api->nvrtcCreateProgram(&prog, source, name ? name : "plan.cu", 0, NULL, NULL);
-    if (r != NVRTC_SUCCESS) {
-        snprintf(log, (size_t)loglen, "nvrtcCreateProgram: %s", api->nvrtcGetErrorString(r));
-        return -1;
-    }
     char arch[32];
-    snprintf(arch, sizeof arch, "-arch=sm_%d%d", rc->info.cc_major, rc->info.cc_minor);
-    const char *opts[] = { arch, "-default-device", "-std=c++17" };
-    r = api->nvrtcCompileProgram(prog, 3, opts);
+    nvrtcResult r;
+    if (rt_nvrtc_build(rc, source, name, 0, &prog, arch, &r, log, loglen) != 0)
+        return -1;
     if (r != NVRTC_SUCCESS) {
         snprintf(log, (size_t)loglen, "NVRTC (%s) failed: %s", arch, api->nvrtcGetErrorString(r));
         copy_log(api, prog, log, loglen);

@@ -64,6 +64,12 @@ typedef struct {
 int rt_cuda_load(CudaApi *api, char *why, int whylen);
 /* NVRTC alone (the driver's entry points stay NULL): compiling where no GPU is. */
 int rt_nvrtc_load(CudaApi *api, char *why, int whylen);
+/* Creates and compiles source as every NVRTC compile here does (the context's architecture,
+ * -default-device, C++17; with ptxas_verbose, -Xptxas -v for the resource report). Returns 0
+ * with *prog to destroy, the compile's result in *result and the -arch option in arch; -1 when
+ * the program could not be created (log says why). */
+int rt_nvrtc_build(const RtContext *rc, const char *source, const char *name, int ptxas_verbose,
+                   nvrtcProgram *prog, char arch[32], nvrtcResult *result, char *log, int loglen);
 void rt_cuda_unload(CudaApi *api);
 
 struct RtContext {

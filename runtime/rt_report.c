@@ -43,17 +43,10 @@ int rt_nvrtc_report(const RtContext *rc, const char *source, const char *name, c
     const CudaApi *api = &rc->api;
     nvrtcProgram prog;
     *ptx = *report = NULL;
-    if (loglen > 0)
-        log[0] = 0;
-    nvrtcResult r = api->nvrtcCreateProgram(&prog, source, name ? name : "plan.cu", 0, NULL, NULL);
-    if (r != NVRTC_SUCCESS) {
-        snprintf(log, (size_t)loglen, "nvrtcCreateProgram: %s", api->nvrtcGetErrorString(r));
-        return -1;
-    }
     char arch[32];
-    snprintf(arch, sizeof arch, "-arch=sm_%d%d", rc->info.cc_major, rc->info.cc_minor);
-    const char *opts[] = { arch, "-default-device", "-std=c++17", "-Xptxas", "-v" };
-    r = api->nvrtcCompileProgram(prog, 5, opts);
+    nvrtcResult r;
+    if (rt_nvrtc_build(rc, source, name, 1, &prog, arch, &r, log, loglen) != 0)
+        return -1;
     char *text = program_log(api, prog);
     if (r != NVRTC_SUCCESS) {
         snprintf(log, (size_t)loglen, "NVRTC (%s) failed: %s\n%s", arch, api->nvrtcGetErrorString(r),

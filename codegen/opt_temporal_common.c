@@ -57,6 +57,46 @@ void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name)
     k_push(b, out, k_eval(b, k_cast(b, "void", k_var(b, name))));
 }
 
+/* ---- boundary conditions inside fused steps ---- */
+
+static KExpr *periodic_source(Kb *b, KExpr *x, KExpr *n, int exact)
+{
+    if (exact)
+        return k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, n), n), n);
+    KExpr *above = k_select(b, k_bin(b, KO_GE, x, n), k_sub(b, x, n), x);
+    return k_select(b, k_bin(b, KO_LT, x, k_int(b, 0)), k_add(b, x, n), above);
+}
+
+/* Reflection about 0 and n-1 without repeating the edge (emit_bc.c's fill): exactly, with the
+ * period 2(n-1) in 64 bits; else once. */
+static KExpr *mirror_source(CgCtx *ctx, KBlock *out, KExpr *x, KExpr *n, int exact, const char *name)
+{
+    Kb *b = &ctx->kb;
+    if (!exact) {
+        KExpr *above = k_select(b, k_bin(b, KO_GE, x, n), k_sub(b, k_plus(b, k_add(b, n, n), -2), x), x);
+        return k_select(b, k_bin(b, KO_LT, x, k_int(b, 0)), k_un(b, KO_NEG, x), above);
+    }
+    KExpr *m = k_let(b, out, "long long", arena_printf(ctx->arena, "%s_m", name),
+                     k_plus(b, k_mul(b, k_cast(b, "long long", k_int(b, 2)), n), -2));
+    KExpr *wrapped = k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, m), m), m);
+    KExpr *r = k_let(b, out, "long long", arena_printf(ctx->arena, "%s_r", name),
+                     k_select(b, k_bin(b, KO_GT, m, k_int(b, 0)), wrapped, k_int(b, 0)));
+    return k_cast(b, "int", k_select(b, k_bin(b, KO_GE, r, n), k_sub(b, m, r), r));
+}
+
+KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, int exact, const char *name)
+{
+    Kb *b = &ctx->kb;
+    KExpr *src = x;
+    if (bc == BC_PERIODIC)
+        src = periodic_source(b, x, n, exact);
+    else if (bc == BC_CLAMP)
+        src = k_call(b, "min", 2, k_call(b, "max", 2, x, k_int(b, 0)), k_plus(b, n, -1));
+    else if (bc == BC_MIRROR)
+        src = mirror_source(ctx, out, x, n, exact, name);
+    return k_let(b, out, "int", name, src);
+}
+
 /* ---- the streaming kernels ---- */
 
 void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g)
@@ -126,10 +166,17 @@ void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     Kb *b = &ctx->kb;
     column_coordinates(ctx, out, g);
     column_predicates(ctx, out, g);
-    KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, k_var(b, "i"), k_int(b, g->H[0])));
+    KExpr *x = k_var(b, "i"), *y = k_var(b, "j");
+    BoundaryKind bc;
+    if (cg_temporal_edge(ctx->prog, &bc) == TB_WRAP) { /* the column's source: every column is computed */
+        x = tb_source(ctx, out, bc, x, k_var(b, "n0"), 1, "src_i");
+        if (g->dims >= 3)
+            y = tb_source(ctx, out, bc, y, k_var(b, "n1"), 1, "src_j");
+    }
+    KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, x, k_int(b, g->H[0])));
     if (g->dims >= 3) {
         lcol = k_add(b, k_mul(b, k_var(b, "ty"), k_int(b, g->E[0])), lcol);
-        KExpr *row = k_cast(b, "long long", k_add(b, k_var(b, "j"), k_int(b, g->H[1])));
+        KExpr *row = k_cast(b, "long long", k_add(b, y, k_int(b, g->H[1])));
         cidx = k_add(b, k_mul(b, row, k_var(b, "s1")), cidx);
     }
     k_let(b, out, "int", "lcol", lcol);
@@ -137,6 +184,8 @@ void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     k_let(b, out, "long long", "ssd", k_var(b, g->sd == 1 ? "s1" : "s2"));
     tb_may_go_unused(ctx, out, "col_inner");
     tb_may_go_unused(ctx, out, "lcol");
+    if (tbs_wraps(ctx))
+        tb_may_go_unused(ctx, out, "col_buffer"); /* every column loads */
 }
 
 void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
@@ -153,10 +202,15 @@ KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset)
     return k_index(b, k_varf(b, "tbs%d_%d", f, s), k_add(b, k_var(b, "lcol"), k_int(b, offset)));
 }
 
+int tbs_wraps(const CgCtx *ctx) { return cg_temporal_edge(ctx->prog, NULL) == TB_WRAP; }
+
 KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
-    KExpr *plane = k_cast(b, "long long", k_add(b, k_var(b, "ps"), k_int(b, g->R)));
+    KExpr *ps = k_var(b, "ps");
+    if (tbs_wraps(ctx))
+        ps = periodic_source(b, ps, sd_extent(b, g), 1);
+    KExpr *plane = k_cast(b, "long long", k_add(b, ps, k_int(b, g->R)));
     return k_add(b, k_var(b, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
 }
 
@@ -171,15 +225,19 @@ void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
     KStmt *scope = k_scope(b);
-    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane);
-    KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
-    KExpr *ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
+    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane), *ld = NULL;
+    if (tbs_wraps(ctx)) { /* the plane's source, and cidx the column's */
+        pn = k_let(b, &scope->body, "int", "pw", periodic_source(b, pn, sd_extent(b, g), 1));
+    } else {
+        KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
+        ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
+    }
     for (int f = 0; f < p->nfields; f++) {
         if (!tb_loads(ctx, f))
             continue;
         KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
         KExpr *at = k_add(b, k_var(b, "cidx"), k_mul(b, row, k_var(b, "ssd")));
-        KExpr *v = k_select(b, ld, k_index(b, cg_buf(ctx, f, 0), at), tb_zero(ctx));
+        KExpr *v = ld ? k_select(b, ld, k_index(b, cg_buf(ctx, f, 0), at), tb_zero(ctx)) : k_index(b, cg_buf(ctx, f, 0), at);
         k_push(b, &scope->body, k_assign(b, k_varf(b, "nx%d", f), v));
     }
     k_push(b, out, scope);

@@ -95,8 +95,8 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     const IrProgram *p = ctx->prog;
     const TbsGeom *g = tc->g;
     Kb *b = &ctx->kb;
-    KExpr *interior = k_var(b, "col_interior");
-    if (!all_in) {
+    KExpr *interior = k_var(b, tbs_wraps(ctx) ? "true" : "col_interior");
+    if (!all_in && !tbs_wraps(ctx)) {
         KExpr *ps = k_var(b, "ps");
         interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))),
                          k_bin(b, KO_LT, ps, k_var(b, g->sd == 1 ? "n1" : "n2")));

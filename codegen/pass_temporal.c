@@ -12,12 +12,6 @@ enum { TB_SMEM_MAX = 227 * 1024 };
  * step bodies each; each state field keeps K queues of Q registers. */
 enum { TBS_MAX_BODIES = 64, TBS_MAX_QUEUE_REGS = 96 };
 
-static const char *bc_name(BoundaryKind bc)
-{
-    static const char *const names[] = {"fixed", "constant", "periodic", "clamp", "mirror"};
-    return (int)bc >= 0 && (int)bc < 5 ? names[bc] : "?";
-}
-
 static int on(const Config *c) { return c->v[P_TB] > 1; }
 
 static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }
@@ -152,15 +146,45 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
                      "fuses steps of two-level fields only", c->v[P_TB], fl->name, fl->levels);
             return 0;
         }
-        if (fl->bc != BC_FIXED) {
-            snprintf(why, (size_t)whylen, "tblock=%d: state %s has boundary %s; temporal blocking needs "
-                     "boundary fixed (other conditions refill the halo between steps)", c->v[P_TB],
-                     fl->name, bc_name(fl->bc));
-            return 0;
-        }
         if (cg_writing_stage(p, f) < 0) {
             snprintf(why, (size_t)whylen, "tblock=%d: state %s is not written by the step; temporal "
                      "blocking needs every state field written", c->v[P_TB], fl->name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The boundary conditions fused steps take (opt_temporal.h's TbEdge): one class for all state
+ * fields; clamp and mirror in the overlapped tile only; in a distributed run's local part
+ * (where the faces between ranks hold received layers) fixed and constant only; mirror on a grid
+ * deeper than the tblock*halo points it reflects. */
+static int c_edges(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (!on(c) || !p)
+        return 1;
+    BoundaryKind bc = BC_FIXED;
+    TbEdge edge = cg_temporal_edge(p, &bc);
+    const char *what = NULL;
+    if (edge == TB_MIXED)
+        what = "its state fields mix boundary kinds; fused steps need one kind for all (fixed and "
+               "constant together)";
+    else if (edge == TB_MAP && streaming(c))
+        what = "the streaming temporal kernels take fixed, constant and periodic boundaries (a clamp or "
+               "mirror halo plane is a plane the queue has not reached); stream=off takes it";
+    else if (edge != TB_HOLD && s->distributed)
+        what = "in a distributed run fused steps keep the layers received from other ranks, which the "
+               "global faces of this boundary would overwrite between steps; fixed and constant only";
+    if (what) {
+        snprintf(why, (size_t)whylen, "tblock=%d with boundary %s: %s", c->v[P_TB], ir_bc_name(bc), what);
+        return 0;
+    }
+    for (int d = 0; bc == BC_MIRROR && d < p->dims; d++) {
+        if (s->n[d] > 0 && s->n[d] <= (long)c->v[P_TB] * p->halo[d]) {
+            snprintf(why, (size_t)whylen, "tblock=%d with boundary mirror: the grid's %ld points along %c "
+                     "do not cover the %d halo points fused steps reflect", c->v[P_TB], s->n[d], "xyz"[d],
+                     c->v[P_TB] * p->halo[d]);
             return 0;
         }
     }
@@ -260,8 +284,10 @@ static const SpaceConstraint constraints[] = {
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
-    {"tblock-fields", c_fields, "temporal blocking needs two-level fixed-boundary state fields, all "
-                                "written, and no temp in memory"},
+    {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
+                                "temp in memory"},
+    {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
+                              "clamp and mirror with stream=off; fixed or constant in a distributed run"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
                             "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},

@@ -137,7 +137,8 @@ static void source_vars(TbCtx *tc, KBlock *out, KExpr *const t[3], KExpr *const 
     KExpr *src[3] = {0}, *vt[3] = {0};
     for (int d = 0; d < g->dims; d++) {
         const char *name = arena_printf(ctx->arena, "src_%s", axis_var[d]);
-        src[d] = tb_source(ctx, out, tc->bc, c[d], k_varf(b, "n%d", d), loading, name);
+        /* exact where far halo points may be computed: loads, and coef reads under TB_WRAP */
+        src[d] = tb_source(ctx, out, tc->bc, c[d], k_varf(b, "n%d", d), loading || tc->edge == TB_WRAP, name);
         vt[d] = t[d];
         if (!loading && tc->edge == TB_MAP)
             vt[d] = k_let(b, out, "int", virtual_var[d], k_add(b, t[d], k_sub(b, src[d], c[d])));

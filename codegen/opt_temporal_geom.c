@@ -49,6 +49,18 @@ TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind)
     return edge;
 }
 
+int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d)
+{
+    BoundaryKind bc = BC_FIXED;
+    TbEdge edge = cg_temporal_edge(p, &bc);
+    if (c->v[P_TB] <= 1 || d >= p->dims || edge == TB_HOLD)
+        return 0;
+    int stream_axis = c->v[P_STREAM] == 2 && d == (p->dims == 3 ? 2 : 1);
+    if (bc == BC_MIRROR || stream_axis)
+        return c->v[P_TB] * (p->halo[d] + 1) + 2;
+    return 0;
+}
+
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
 {
     return (long long)ir_state_fields(p, NULL) * 2 * g->elems * ir_elem_size(p);

@@ -170,9 +170,9 @@ static int c_edges(const Space *s, const Config *c, char *why, int whylen)
     if (edge == TB_MIXED)
         what = "its state fields mix boundary kinds; fused steps need one kind for all (fixed and "
                "constant together)";
-    else if (edge == TB_MAP && streaming(c))
-        what = "the streaming temporal kernels take fixed, constant and periodic boundaries (a clamp or "
-               "mirror halo plane is a plane the queue has not reached); stream=off takes it";
+    else if (edge == TB_MAP && streaming(c) && c->v[P_RETIME] == 2)
+        what = "the retimed temporal kernel keeps partial sums, not the planes a clamp or mirror halo "
+               "copies; retime=off takes it";
     else if (edge != TB_HOLD && s->distributed)
         what = "in a distributed run fused steps keep the layers received from other ranks, which the "
                "global faces of this boundary would overwrite between steps; fixed and constant only";
@@ -180,11 +180,12 @@ static int c_edges(const Space *s, const Config *c, char *why, int whylen)
         snprintf(why, (size_t)whylen, "tblock=%d with boundary %s: %s", c->v[P_TB], ir_bc_name(bc), what);
         return 0;
     }
-    for (int d = 0; bc == BC_MIRROR && d < p->dims; d++) {
-        if (s->n[d] > 0 && s->n[d] <= (long)c->v[P_TB] * p->halo[d]) {
-            snprintf(why, (size_t)whylen, "tblock=%d with boundary mirror: the grid's %ld points along %c "
-                     "do not cover the %d halo points fused steps reflect", c->v[P_TB], s->n[d], "xyz"[d],
-                     c->v[P_TB] * p->halo[d]);
+    for (int d = 0; d < p->dims; d++) {
+        int least = cg_temporal_min_extent(p, c, d);
+        if (s->n[d] > 0 && s->n[d] < least) {
+            snprintf(why, (size_t)whylen, "tblock=%d with boundary %s: fused steps reach %d points past the "
+                     "grid's edge along %c, which has %ld; need at least %d", c->v[P_TB], ir_bc_name(bc),
+                     least - 2, "xyz"[d], s->n[d], least);
             return 0;
         }
     }
@@ -287,7 +288,8 @@ static const SpaceConstraint constraints[] = {
     {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
                                 "temp in memory"},
     {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
-                              "clamp and mirror with stream=off; fixed or constant in a distributed run"},
+                              "clamp and mirror without retime; fixed or constant in a distributed run; grids deeper than "
+                              "fused steps reach"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
                             "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},

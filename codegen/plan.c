@@ -280,10 +280,8 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
             plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
         if (build_group(b, &plain, "_single", &plan->single, &plan->nsingle) != 0)
             return -1;
-        BoundaryKind bc;
-        if (cg_temporal_edge(plan->prog, &bc) == TB_MAP && bc == BC_MIRROR) /* opt_temporal.c's tb_source */
-            for (int d = 0; d < plan->prog->dims; d++)
-                plan->fused_min_n[d] = plan->step_count * plan->prog->halo[d] + 1;
+        for (int d = 0; d < 3; d++)
+            plan->fused_min_n[d] = cg_temporal_min_extent(plan->prog, &plan->config, d);
     }
     b->ctx.cfg = &plan->config;
     return 0;

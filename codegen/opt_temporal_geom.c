@@ -67,10 +67,12 @@ long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
 }
 
 /* The lag between consecutive steps (opt_temporal_stream.c): R when every state read with an
- * in-plane offset is below +R along the axis, else R + 1. */
+ * in-plane offset is below +R along the axis (and, under mirror, not below 0), else R + 1. */
 static int stream_lag(const IrProgram *p, int sd, int R)
 {
     const IrStage *st = &p->stages[0];
+    BoundaryKind bc = BC_FIXED;
+    int mirror = cg_temporal_edge(p, &bc) == TB_MAP && bc == BC_MIRROR;
     for (int i = 0; i < st->nnodes; i++) {
         const IrNode *n = &st->nodes[i];
         if (n->op != N_READ || !is_state(p, n->field))
@@ -78,7 +80,9 @@ static int stream_lag(const IrProgram *p, int sd, int R)
         int inplane = 0;
         for (int a = 0; a < p->dims; a++)
             inplane |= a != sd && n->off[a] != 0;
-        if (inplane && n->off[sd] >= R)
+        /* mirror: halo plane -h is right once plane h is computed, in the copy where the next
+         * step computes plane h - Lag; a read in-plane at -h from plane 0 needs it a copy before */
+        if (inplane && (n->off[sd] >= R || (mirror && n->off[sd] < 0)))
             return R + 1;
     }
     return R;

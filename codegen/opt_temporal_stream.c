@@ -40,6 +40,8 @@
 #include "opt_temporal_build.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The builder's context: CgCtx first, so the read hook can get back to the rest. The copy u of
  * the unrolled plane loop and the step whose input queue the reads come from say where a read
@@ -51,6 +53,16 @@ typedef struct {
 } TbsCtx;
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
+
+/* The column a read at in-plane offset off lands on, as a place in the tile (rc_<x>_<y>, m for
+ * minus): under TB_MAP a halo column is read at its source, so no halo column's slot is read
+ * (those slots hold what their threads computed, which is not the halo's value). Kept inside
+ * the tile, where a read from a column outside the output region may land beyond it. */
+static const char *ring_column(CgCtx *ctx, const int off[3])
+{
+    return arena_printf(ctx->arena, "rc_%s%d_%s%d", off[0] < 0 ? "m" : "", abs(off[0]), off[1] < 0 ? "m" : "",
+                        abs(off[1]));
+}
 
 /* Reads: a state field from the input queue of the step being computed (register for the own
  * column, shared ring otherwise); a coef field from global memory at the plane's index. */
@@ -66,6 +78,10 @@ static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
     if (inplane == 0)
         return k_varf(b, "q%d_%d_%d", n->field, tc->from, pos);
     KExpr *ring = k_varf(b, "tbs%d_%d", n->field, tc->from);
+    if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) {
+        int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};
+        return k_index(b, ring, k_plus(b, k_var(b, ring_column(ctx, off)), pos * g->plane));
+    }
     return k_index(b, ring, k_plus(b, k_var(b, "lcol"), pos * g->plane + inplane));
 }
 
@@ -92,60 +108,34 @@ static void keep_value(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
 static const char *const axis_var[3] = {"i", "j", "k"};
 static const char *const thread_var[3] = {"tx", "ty", "tz"};
 
-/* How a column feeds a halo column along in-plane axis d: at offset off (0: itself), when the
- * halo column's source is this column and it lies in the tile. */
-typedef struct {
-    int off;
-    KExpr *when;
-} Feed;
-
-static int axis_feeds(CgCtx *ctx, const TbsGeom *g, BoundaryKind bc, int d, Feed *out)
+static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind bc)
 {
     Kb *b = &ctx->kb;
-    KExpr *c = k_var(b, axis_var[d]), *t = k_var(b, thread_var[d]), *n = k_varf(b, "n%d", d);
-    int nf = 0;
-    out[nf++] = (Feed){0, NULL};
-    for (int h = 1; d != g->sd && d < g->dims && h <= g->H[d]; h++) {
-        int off = bc == BC_MIRROR ? 2 * h : h; /* mirror: halo -h copies h; clamp: -h copies 0 */
-        KExpr *lo = k_bin(b, KO_EQ, c, k_int(b, bc == BC_MIRROR ? h : 0));
-        KExpr *hi = k_bin(b, KO_EQ, c, k_plus(b, n, bc == BC_MIRROR ? -1 - h : -1));
-        out[nf++] = (Feed){-off, k_and(b, lo, k_bin(b, KO_GE, t, k_int(b, off)))};
-        out[nf++] = (Feed){off, k_and(b, hi, k_bin(b, KO_LT, t, k_int(b, g->E[d] - off)))};
-    }
-    return nf;
-}
-
-/* The value r of an interior column into ring slot `slot` of step s for field f: its own place,
- * and every halo column in the tile whose source it is (corners in 3D). A halo column writes
- * no slot of its own: its sources do. */
-static void ring_store(TbsCtx *tc, KBlock *out, int f, int s, int slot, KExpr *r)
-{
-    CgCtx *ctx = &tc->base;
-    const TbsGeom *g = tc->g;
-    Kb *b = &ctx->kb;
-    BoundaryKind bc = BC_FIXED;
-    if (cg_temporal_edge(ctx->prog, &bc) != TB_MAP) {
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, s, (long long)slot * g->plane), r));
-        return;
-    }
-    Feed *fx = arena_alloc(ctx->arena, sizeof *fx * (size_t)(2 * g->H[0] + 1));
-    Feed *fy = arena_alloc(ctx->arena, sizeof *fy * (size_t)(2 * g->H[1] + 1));
-    int nx = axis_feeds(ctx, g, bc, 0, fx), ny = axis_feeds(ctx, g, bc, g->dims == 3 ? 1 : 2, fy);
-    KStmt *own = k_if(b, k_var(b, "col_interior"));
-    for (int a = 0; a < nx; a++)
-        for (int c = 0; c < ny; c++) {
-            int off[3] = {fx[a].off, fy[c].off, 0};
-            KExpr *at = tbs_ring_at(ctx, f, s, (long long)slot * g->plane + tbs_inplane_offset(g, off));
-            KStmt *st = k_assign(b, at, r);
-            KExpr *when = k_and(b, fx[a].when, fy[c].when);
-            if (when) {
-                KStmt *guard = k_if(b, when);
-                k_push(b, &guard->body, st);
-                st = guard;
-            }
-            k_push(b, &own->body, st);
+    const IrStage *st = &ctx->prog->stages[ctx->stage];
+    const char **done = arena_alloc(ctx->arena, sizeof *done * (size_t)(st->nnodes + 1));
+    int ndone = 0;
+    k_push(b, out, k_comment(b, "rc_*: the tile's column a read at an in-plane offset takes, a halo column's source"));
+    for (int i = 0; i < st->nnodes; i++) {
+        const IrNode *n = &st->nodes[i];
+        int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0}, seen = 0;
+        if (n->op != N_READ || !is_state(ctx->prog, n->field) || tbs_inplane_offset(g, n->off) == 0)
+            continue;
+        const char *name = ring_column(ctx, off);
+        for (int j = 0; j < ndone; j++)
+            seen |= strcmp(done[j], name) == 0;
+        if (seen)
+            continue;
+        done[ndone++] = name;
+        KExpr *place = NULL;
+        for (int d = g->dims == 3 ? 1 : 0; d >= 0; d--) {
+            KExpr *c = k_plus(b, k_var(b, axis_var[d]), off[d]);
+            KExpr *src = tb_source(ctx, out, bc, c, k_varf(b, "n%d", d), 0, arena_printf(ctx->arena, "%s_%c", name, "xy"[d]));
+            KExpr *t = k_add(b, k_var(b, thread_var[d]), k_sub(b, src, k_var(b, axis_var[d])));
+            t = k_call(b, "min", 2, k_call(b, "max", 2, t, k_int(b, 0)), k_int(b, g->E[d] - 1));
+            place = place ? k_add(b, k_mul(b, place, k_int(b, g->E[d])), t) : t;
         }
-    k_push(b, out, own);
+        k_let(b, out, "int", name, place);
+    }
 }
 
 /* Planes past the end of the axis (TB_MAP, a chunk at the end): plane n-1+h of step s is the
@@ -187,7 +177,7 @@ static void low_planes(TbsCtx *tc, KBlock *out, int u, int s, BoundaryKind bc)
                 continue;
             KExpr *r = k_varf(b, "r%d", f);
             k_push(b, &at->body, k_assign(b, k_varf(b, "q%d_%d_%d", f, s, pos), r));
-            ring_store(tc, &at->body, f, s, pos % g->slots, r);
+            k_push(b, &at->body, k_assign(b, tbs_ring_at(ctx, f, s, (long long)(pos % g->slots) * g->plane), r));
         }
         k_push(b, out, at);
     }
@@ -235,7 +225,7 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
             continue;
         KExpr *r = k_varf(b, "r%d", f);
         k_push(b, out, k_assign(b, k_varf(b, "q%d_%d_%d", f, s, u), r));
-        ring_store(tc, out, f, s, u, r);
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, s, (long long)u * g->plane), r));
     }
     if (!all_in && edge == TB_MAP)
         low_planes(tc, out, u, s, bc);
@@ -308,6 +298,9 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
     cg_strides(ctx, out, s);
     tbs_rings(ctx, out, g);
     tbs_column(ctx, out, g);
+    BoundaryKind bc = BC_FIXED;
+    if (cg_temporal_edge(p, &bc) == TB_MAP)
+        ring_columns(ctx, out, g, bc);
     for (int f = 0; f < p->nfields; f++) {
         if (!tb_loads(ctx, f))
             continue;

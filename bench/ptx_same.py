@@ -18,7 +18,8 @@ field's `boundary` replaced), some with --distributed and some with --fast-math.
 are configurations the tuner measured (tests/data/replay_*_h100.tsv: one-step families of the
 benchmark programs), the rest are drawn per family from the values `stencilc --list-space`
 prints. A configuration that OLD refuses is counted and another is drawn; NEW must refuse it
-too. The temporal families need fixed boundaries (docs/config.md), so they get no others.
+too. The temporal families are drawn with fixed boundaries only: stencilc fuses steps under
+the other conditions since 2026-11-26 (issue 33), which any OLD from before refuses.
 
 For each one, both binaries emit x.cu and x.h, nvcc compiles each .cu to PTX (-ptx
 -arch=sm_90; -I tests/dist/nccl_stub for --distributed), and the PTX is compared after
@@ -476,7 +477,7 @@ class Drawer:
             self.used[prog["path"], prog["name"]] += 1
         typ = rng.choice(["float", "double"])
         x = rng.random()
-        if family.startswith("temporal"):  # they need fixed boundaries
+        if family.startswith("temporal"):  # fixed boundaries only (docstring)
             kind = None if x < 0.3 else "fixed" if x < 0.9 else rng.choice(BOUNDARIES)
         else:
             kind = None if x < 0.35 else rng.choice(BOUNDARIES)

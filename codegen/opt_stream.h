@@ -63,14 +63,21 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
                    int whylen);
 /* Queued register values per thread in register mode (the constraint's measure). */
 int cg_stream_reg_count(const StreamGeom *g);
-/* Whether stage `stage` is a weighted sum of reads (sum of const * read, optionally times or
- * divided by a constant): what retiming accumulates. Returns 1, or 0 with a reason. */
+/* Whether stage `stage` is a weighted sum of reads (sum of weight * read, the weights products
+ * of constants and parameters, optionally divided by a constant): what retiming accumulates.
+ * Returns 1, or 0 with a reason. */
 int cg_stream_linear(const IrProgram *prog, int stage, char *why, int whylen);
-/* One term of a weighted sum: c * (field at level, offset off). */
+/* One term of a weighted sum: c * params[0] * ... * (field at level, offset off): the weight
+ * is a constant times up to CG_LIN_PARAMS runtime parameters (their indices, ascending). */
+enum { CG_LIN_PARAMS = 4 };
 typedef struct {
     int field, level, off[3];
     double c;
+    int nparams, params[CG_LIN_PARAMS];
 } CgLinTerm;
+/* A term's weight in the kernel: the constant, times the parameters (kernel arguments p_NAME;
+ * nvcc hoists the product out of the loops). */
+KExpr *cg_lin_weight(CgCtx *ctx, const CgLinTerm *t);
 /* The weighted sum of stage `stage`, its terms merged by (field, level, offset) and allocated in
  * arena (*terms, *nterms); 1, or 0 with a reason as for cg_stream_linear. */
 int cg_linear_terms(const IrProgram *prog, int stage, Arena *arena, const CgLinTerm **terms, int *nterms,

@@ -22,12 +22,22 @@ typedef struct {
     const char *bad; /* the first non-linear construct met */
 } LinSum;
 
-static void add_term(LinSum *ls, const IrNode *n, double c)
+/* A product of parameters, their indices ascending. */
+typedef struct {
+    int n, p[CG_LIN_PARAMS];
+} Mono;
+
+static int same_term(const LinTerm *t, const IrNode *n, const Mono *m)
+{
+    return t->field == n->field && t->level == n->level && !memcmp(t->off, n->off, sizeof t->off) &&
+           t->nparams == m->n && !memcmp(t->params, m->p, sizeof(int) * (size_t)m->n);
+}
+
+static void add_term(LinSum *ls, const IrNode *n, double c, const Mono *m)
 {
     for (int i = 0; i < ls->n; i++) {
-        LinTerm *t = &ls->t[i];
-        if (t->field == n->field && t->level == n->level && !memcmp(t->off, n->off, sizeof t->off)) {
-            t->c += c;
+        if (same_term(&ls->t[i], n, m)) {
+            ls->t[i].c += c;
             return;
         }
     }
@@ -47,10 +57,25 @@ static void add_term(LinSum *ls, const IrNode *n, double c)
         ls->cap = cap;
     }
     LinTerm *t = &ls->t[ls->n++];
+    memset(t, 0, sizeof *t);
     t->field = n->field;
     t->level = n->level;
     memcpy(t->off, n->off, sizeof t->off);
     t->c = c;
+    t->nparams = m->n;
+    memcpy(t->params, m->p, sizeof(int) * (size_t)m->n);
+}
+
+/* m times parameter k, kept ascending; 0 when m is full. */
+static int mono_times(Mono *m, int k)
+{
+    if (m->n == CG_LIN_PARAMS)
+        return 0;
+    int i = m->n++;
+    for (; i > 0 && m->p[i - 1] > k; i--)
+        m->p[i] = m->p[i - 1];
+    m->p[i] = k;
+    return 1;
 }
 
 static int is_const(const IrStage *st, int i, double *v)
@@ -61,56 +86,84 @@ static int is_const(const IrStage *st, int i, double *v)
     return isfinite(*v);
 }
 
-/* Adds scale * node i to ls; records a reason when the node is not linear in reads. */
-static void linearize(const IrProgram *p, const IrStage *st, int i, double scale, LinSum *ls)
+/* Whether node i is a product of constants and parameters: its constant factor into *v, its
+ * parameters into m. */
+static int scalar_factor(const IrStage *st, int i, double *v, Mono *m)
+{
+    const IrNode *n = &st->nodes[i];
+    double a = 1, b = 1;
+    if (n->op == N_CONST)
+        return is_const(st, i, v);
+    if (n->op == N_PARAM) {
+        *v = 1;
+        return mono_times(m, n->param);
+    }
+    if (n->op != N_MUL || !scalar_factor(st, n->a, &a, m) || !scalar_factor(st, n->b, &b, m))
+        return 0;
+    *v = a * b;
+    return 1;
+}
+
+/* Adds scale * m * node i to ls; records a reason when the node is not linear in reads. */
+static void linearize(const IrProgram *p, const IrStage *st, int i, double scale, Mono m, LinSum *ls)
 {
     if (ls->bad)
         return;
     const IrNode *n = &st->nodes[i];
     double v;
+    Mono f = m;
     switch (n->op) {
     case N_READ:
         if (p->fields[n->field].role == ROLE_TEMP) {
             ls->bad = "it reads a temp";
             return;
         }
-        add_term(ls, n, scale);
+        add_term(ls, n, scale, &m);
         return;
     case N_ADD:
-        linearize(p, st, n->a, scale, ls);
-        linearize(p, st, n->b, scale, ls);
+        linearize(p, st, n->a, scale, m, ls);
+        linearize(p, st, n->b, scale, m, ls);
         return;
     case N_SUB:
-        linearize(p, st, n->a, scale, ls);
-        linearize(p, st, n->b, -scale, ls);
+        linearize(p, st, n->a, scale, m, ls);
+        linearize(p, st, n->b, -scale, m, ls);
         return;
     case N_NEG:
-        linearize(p, st, n->a, -scale, ls);
+        linearize(p, st, n->a, -scale, m, ls);
         return;
     case N_MUL:
-        if (is_const(st, n->a, &v))
-            linearize(p, st, n->b, scale * v, ls);
-        else if (is_const(st, n->b, &v))
-            linearize(p, st, n->a, scale * v, ls);
+        if (scalar_factor(st, n->a, &v, &f))
+            linearize(p, st, n->b, scale * v, f, ls);
+        else if ((f = m, scalar_factor(st, n->b, &v, &f)))
+            linearize(p, st, n->a, scale * v, f, ls);
         else
-            ls->bad = "it multiplies two non-constant values";
+            ls->bad = "it multiplies two values that are not products of constants and parameters";
         return;
     case N_DIV:
         if (is_const(st, n->b, &v) && v != 0)
-            linearize(p, st, n->a, scale / v, ls);
+            linearize(p, st, n->a, scale / v, m, ls);
         else
             ls->bad = "it divides by a non-constant value";
         return;
     case N_CONST:
-        ls->bad = "it adds a constant term";
-        return;
     case N_PARAM:
-        ls->bad = "it uses a parameter";
+        ls->bad = "it adds a term that reads no field";
         return;
     default:
         ls->bad = "it applies a non-linear operation";
         return;
     }
+}
+
+KExpr *cg_lin_weight(CgCtx *ctx, const CgLinTerm *t)
+{
+    Kb *b = &ctx->kb;
+    KExpr *w = t->nparams && t->c == 1 ? NULL : k_real(b, t->c);
+    for (int i = 0; i < t->nparams; i++) {
+        KExpr *param = k_varf(b, "p_%s", ctx->prog->params[t->params[i]].name);
+        w = w ? k_mul(b, w, param) : param;
+    }
+    return w;
 }
 
 /* The single stored write of the stage, or -1. */
@@ -144,10 +197,11 @@ int cg_linear_terms(const IrProgram *prog, int stage, Arena *arena, const CgLinT
     }
     LinSum ls = {0};
     ls.arena = arena;
-    linearize(prog, st, st->writes[w].node, 1.0, &ls);
+    linearize(prog, st, st->writes[w].node, 1.0, (Mono){0}, &ls);
     if (ls.bad) {
         snprintf(why, (size_t)whylen, "stage %d is not a weighted sum of reads (%s): retiming "
-                 "accumulates const * read terms only", stage, ls.bad);
+                 "accumulates weight * read terms only, the weights products of constants and "
+                 "parameters", stage, ls.bad);
         if (!arena)
             free(ls.t);
         return 0;
@@ -251,7 +305,7 @@ static void accumulate(StreamB *sb, KBlock *out, int k, const CgLinTerm *terms, 
                     r = k_let(b, &nbr->body, sb->ctx->T, "r", k_index(b, rd, k_int(b, dy * g->W + dx)));
                 }
                 KExpr *acc = k_varf(b, "a%d", g->R - lt->off[g->sd]);
-                k_push(b, &nbr->body, k_assign_add(b, acc, k_mul(b, k_real(b, lt->c), r)));
+                k_push(b, &nbr->body, k_assign_add(b, acc, k_mul(b, cg_lin_weight(sb->ctx, lt), r)));
             }
             if (nbr)
                 k_push(b, &scope->body, nbr);

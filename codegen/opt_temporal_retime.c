@@ -71,11 +71,11 @@ typedef struct {
     int nt, f, u, s;
 } Retime;
 
-/* a<s>_<j> += c * r */
-static KStmt *accumulate(Retime *rt, int j, double c)
+/* a<s>_<j> += weight * r */
+static KStmt *accumulate(Retime *rt, int j, const CgLinTerm *t)
 {
     Kb *b = &rt->ctx->kb;
-    return k_assign_add(b, k_varf(b, "a%d_%d", rt->s, j), k_mul(b, k_real(b, c), k_var(b, "r")));
+    return k_assign_add(b, k_varf(b, "a%d_%d", rt->s, j), k_mul(b, cg_lin_weight(rt->ctx, t), k_var(b, "r")));
 }
 
 /* Where the column's in-plane neighbours are in the tile: the plane step s-1 wrote in the
@@ -106,7 +106,7 @@ static void add_plane(Retime *rt, KBlock *out)
             if (done[j] || rt->t[j].c == 0 || !same_inplane(g, rt->t[i].off, rt->t[j].off))
                 continue;
             done[j] = 1;
-            k_push(b, &term->body, accumulate(rt, g->R - rt->t[j].off[g->sd], rt->t[j].c));
+            k_push(b, &term->body, accumulate(rt, g->R - rt->t[j].off[g->sd], &rt->t[j]));
         }
         k_push(b, &inner->body, term);
     }

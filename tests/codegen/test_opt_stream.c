@@ -270,6 +270,19 @@ static void reg_mode(Arena *a, IrProgram *star2d)
 }
 
 /* Retiming: one staged plane per barrier, 2R+1 partial sums that rotate once per plane. */
+/* Retiming's weights may be products of constants and parameters: heat1d's
+ * u + alpha * (u[-1] + u[1] - 2u) is four terms, three weighted by alpha. */
+static void param_weights(Arena *a)
+{
+    const CgLinTerm *t = NULL;
+    int n = 0, weighted = 0;
+    char why[256];
+    assert(cg_linear_terms(hb_example(a, 5), 0, a, &t, &n, why, sizeof why));
+    for (int i = 0; i < n; i++)
+        weighted += t[i].nparams == 1 && t[i].params[0] == 0;
+    assert(n == 4 && weighted == 3);
+}
+
 static void retime(Arena *a, IrProgram *box3d)
 {
     const KKernel *k = kernel(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on");
@@ -357,6 +370,7 @@ int main(void)
     differs(a, box3d, "tb=32x4x1,stream=z,sb=32,smem=on", "tb=32x4x1,stream=z,sb=32,retime=on");
     refused(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on,smem=on", "retime");
     retime(a, box3d);
+    param_weights(a);
     config_parse("tb=32x4x1,stream=z,sb=32,retime=on", 3, &c, why, sizeof why);
     assert(cg_stream_geom(box3d, 0, &c, &g, why, sizeof why) == 0);
     assert(g.retime && g.smem_elems == 2L * g.W * g.H);

@@ -143,12 +143,13 @@ static void source_vars(TbCtx *tc, KBlock *out, KExpr *const t[3], KExpr *const 
         if (!loading && tc->edge == TB_MAP)
             vt[d] = k_let(b, out, "int", virtual_var[d], k_add(b, t[d], k_sub(b, src[d], c[d])));
     }
-    k_let(b, out, "long long", loading ? "sidx" : "vidx", global_index(b, g, src));
-    if (loading)
+    const char *index = loading ? "sidx" : "vidx"; /* unused where the step reads no state field */
+    k_let(b, out, "long long", index, global_index(b, g, src));
+    tb_may_go_unused(ctx, out, index);
+    if (loading || tc->edge != TB_MAP)
         return;
-    tb_may_go_unused(ctx, out, "vidx");
-    if (tc->edge == TB_MAP)
-        k_let(b, out, "int", "vlidx", tile_index(b, g, vt));
+    k_let(b, out, "int", "vlidx", tile_index(b, g, vt));
+    tb_may_go_unused(ctx, out, "vlidx");
 }
 
 /* The coordinates of the thread's point number m (of M along the last axis): tx.., i.., whether

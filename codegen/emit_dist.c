@@ -785,6 +785,8 @@ static int overlap_able(const Plan *plan)
     if (plan->prog->nstages != 1 || plan->step_count != 1 || plan->nstep < 1 || plan->step[0].fill ||
         !plan->step[0].rotate_after)
         return 0;
+    if (ir_stage_builtins(&plan->prog->stages[0])) /* NAME_drange_ moves the interior's origin */
+        return 0;
     for (int i = 1; i < plan->nstep; i++)
         if (!plan->step[i].fill)
             return 0;
@@ -863,7 +865,7 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
               x, a, x);
     api_emit_rotation(api, o);
-    sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, stream, dd);\n    return err;\n}\n\n",
+    sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, 0, stream, dd);\n    return err;\n}\n\n",
               x);
 }
 
@@ -948,7 +950,7 @@ static void emit_local_run(const Api *api, StrBuf *o)
            "    const int n[3] = {nx, ny, nz};\n    (void)ny;\n    (void)nz;\n");
     api_emit_bind(api, o);
     sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n", x, x);
-    sb_printf(o, "    err = %s_dprologue_(&b, p, n, stream, dd);\n", x);
+    sb_printf(o, "    err = %s_dprologue_(&b, p, n, 0, stream, dd);\n", x);
     sb_printf(o, "    *xst = %s_dist_exchange_(dd, xs, %s_xset_all_(&b, xs, dd->depth), stream);\n", x, x);
     sb_printf(o, "    for (int left = steps, first = 1; left > 0 && *xst == 0; first = 0) {\n"
               "        int group = left < dd->depth ? left : dd->depth;\n"
@@ -965,9 +967,9 @@ static void emit_local_run(const Api *api, StrBuf *o)
                   "        }\n", x);
     if (plan->step_count > 1)
         sb_printf(o, "        for (; err == cudaSuccess && group >= %d; group -= %d)\n"
-                  "            err = %s_dstep_(&b, p, n, stream, dd);\n", plan->step_count, plan->step_count, x);
+                  "            err = %s_dstep_(&b, p, n, steps - left - group, stream, dd);\n", plan->step_count, plan->step_count, x);
     sb_printf(o, "        for (; err == cudaSuccess && group > 0; group--)\n"
-              "            err = %s_%s_(&b, p, n, stream, dd);\n    }\n", x, separate ? "dsingle" : "dstep");
+              "            err = %s_%s_(&b, p, n, steps - left - group, stream, dd);\n    }\n", x, separate ? "dsingle" : "dstep");
     api_emit_unbind(api, o);
     sb_puts(o, "    return err;\n}\n\n");
 }

@@ -37,6 +37,7 @@ int cg_temporal_wants(const Config *c) { return c->v[P_TB] > 1; }
 typedef struct {
     CgCtx base;
     const TbGeom *g;
+    KExpr *step; /* the fused step being built: 1 .. K */
 } TbCtx;
 
 static const char *const thread_var[3] = {"tx", "ty", "tz"};
@@ -54,6 +55,16 @@ static KExpr *tile_read(CgCtx *ctx, const IrNode *n)
         return cg_global_read(ctx, n, k_var(b, "idx"));
     long long off = n->off[0] + (long long)n->off[1] * g->E[0] + (long long)n->off[2] * g->E[0] * g->E[1];
     return k_index(b, k_varf(b, "tb_in%d", n->field), k_plus(b, k_var(b, "lidx"), off));
+}
+
+/* The built-ins' coordinates (CgCtx.kcoord): the point's i, j, k; fused step `step` (1 .. K)
+ * has step - 1 steps of the launch before it. */
+static KExpr *tile_coord(CgCtx *ctx, int axis)
+{
+    if (axis != CG_FUSED_STEP)
+        return k_var(&ctx->kb, axis_var[axis]);
+    KExpr *step = ((TbCtx *)ctx)->step;
+    return step->kind == KE_INT ? k_int(&ctx->kb, step->ival - 1) : k_plus(&ctx->kb, step, -1);
 }
 
 /* An intermediate step's stores: to the step's output buffer, at the point's place in the tile. */
@@ -167,6 +178,7 @@ static void step_points(TbCtx *tc, KBlock *out, KExpr *step, void (*buffers)(TbC
     Kb *b = &ctx->kb;
     KBlock *body = points_loop(b, out, tc->g);
     point_vars(ctx, body, tc->g, 0);
+    tc->step = step;
     KStmt *guard = k_if(b, valid(b, tc->g, step));
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f))
@@ -222,12 +234,13 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
         if (is_state(p, f))
             tb_smem_pointer(ctx, &k->body, arena_printf(ctx->arena, "tb_buf%d", f), (long long)slot++ * 2 * g->elems);
     load_tile(ctx, &k->body, g);
-    TbCtx tc = {*ctx, g};
+    TbCtx tc = {*ctx, g, NULL};
     tc.base.stage = stage;
     tc.base.prog = cg_fast_arith(p, stage, ctx->arena);
     tc.base.kread = tile_read;
     tc.base.kstore = tile_store;
     tc.base.kidx = k_var(b, "lidx");
+    tc.base.kcoord = tile_coord;
     KStmt *steps = k_for(b, "step", k_int(b, 1), k_int(b, g->K), NULL, 1);
     step_points(&tc, &steps->body, k_var(b, "step"), inner_buffers);
     k_push(b, &steps->body, k_barrier(b));

@@ -52,6 +52,17 @@ typedef struct {
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
 
+/* The built-ins' coordinates (CgCtx.kcoord): the column's in-plane i (j), the plane ps along the
+ * streaming axis; step s of the launch (1 .. K) has s - 1 = from steps before it. */
+static KExpr *queue_coord(CgCtx *ctx, int axis)
+{
+    static const char *const axis_var[3] = {"i", "j", "k"};
+    TbsCtx *tc = (TbsCtx *)ctx;
+    if (axis == CG_FUSED_STEP)
+        return tc->from ? k_int(&ctx->kb, tc->from) : NULL;
+    return k_var(&ctx->kb, axis == tc->g->sd ? "ps" : axis_var[axis]);
+}
+
 /* Reads: a state field from the input queue of the step being computed (register for the own
  * column, shared ring otherwise); a coef field from global memory at the plane's index. */
 static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
@@ -206,6 +217,7 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
     TbsCtx tc = {*ctx, g, 0, 0};
     tc.base.stage = stage;
     tc.base.kread = queue_read;
+    tc.base.kcoord = queue_coord;
     tc.base.kidx = k_var(b, "idx");
     tc.base.prog = cg_fast_arith(p, stage, ctx->arena);
     /* In 2D, two copies of the plane loop: one for a chunk whose every computed plane lies inside

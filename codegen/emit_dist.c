@@ -65,6 +65,14 @@ static int mixed_periodic(const IrProgram *p)
     return per && other;
 }
 
+static int reads_coords(const IrProgram *p)
+{
+    for (int s = 0; s < p->nstages; s++)
+        if (ir_stage_builtins(&p->stages[s]) & (IR_USES_COORD(0) | IR_USES_COORD(1) | IR_USES_COORD(2)))
+            return 1;
+    return 0;
+}
+
 static int any_periodic(const IrProgram *p)
 {
     for (int f = 0; f < p->nfields; f++)
@@ -327,6 +335,9 @@ static const char *const DIST_TEMPLATE[] = {
     "        return @_dist_fail_(d, \"coords are not this rank's: rank = x + px * (y + py * z)\"), ^_DIST_MISMATCH;\n"
     "    if (@_DIST_MIXED_ && depth * @_DIST_STAGES_ > 1)\n"
     "        return @_dist_fail_(d, \"periodic and other boundaries in one program need depth 1 and one stage\"),\n"
+    "               ^_DIST_INVALID;\n"
+    "    if (@_DIST_PERIODIC_ && @_DIST_COORDS_ && depth * @_DIST_STAGES_ > 1)\n"
+    "        return @_dist_fail_(d, \"a periodic program that reads x, y or z needs depth 1 and one stage\"),\n"
     "               ^_DIST_INVALID;\n"
     "    for (int a = 0; a < @_DIST_DIMS_; a++) {\n"
     "        const int width = depth * @_DIST_REACH_[a];\n"
@@ -885,6 +896,8 @@ static void emit_constants(const Api *api, StrBuf *o)
               step_reach(p, 2));
     sb_printf(o, "#define %s_DIST_PERIODIC_ %d\n#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x,
               any_periodic(p), x, mixed_periodic(p), x, p->nstages);
+    sb_printf(o, "/* the step reads x, y or z: beyond a periodic face the layers' coordinates do not wrap */\n"
+              "#define %s_DIST_COORDS_ %d\n", x, reads_coords(p));
     sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");
     sb_printf(o, "#define %s_DIST_MAXF_ %d\n#define %s_DIST_DIGEST_ %u\n", x, maxf > 0 ? maxf : 1, x, digest(api));
     sb_printf(o, "#define %s_DIST_OVERLAP_ %d /* the step: one kernel, then halo fills */\n\n", x,

@@ -4,6 +4,7 @@
 #include "codegen.h"
 #include "emit.h"
 #include "emit_api.h"
+#include "opt_temporal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -482,12 +483,16 @@ static void host_buffer_members(const Api *api, StrBuf *o)
 static void host_steps(const Api *api, int separate_single, StrBuf *o)
 {
     const Plan *plan = api->plan;
+    const int *m = plan->fused_min_n;
+    const char *fits = m[0] || m[1] || m[2]
+                           ? arena_printf(api->arena, " && n[0] >= %d && n[1] >= %d && n[2] >= %d", m[0], m[1], m[2])
+                           : "";
     const TplVar vars[] = {{"k", arena_printf(api->arena, "%d", plan->step_count)},
-                           {"rest", separate_single ? "single" : "step"}, {NULL, NULL}};
+                           {"rest", separate_single ? "single" : "step"}, {"fits", fits}, {NULL, NULL}};
     api_put(api, o, "    err = @_prologue_(&b, p, n, 0, stream);\n", NULL);
     if (plan->step_count > 1)
         api_put(api, o, "    int left = steps;\n"
-                "    for (; err == cudaSuccess && left >= ${k}; left -= ${k})\n"
+                "    for (; err == cudaSuccess && left >= ${k}${fits}; left -= ${k})\n"
                 "        err = @_step_(&b, p, n, steps - left, stream);\n"
                 "    for (; err == cudaSuccess && left > 0; left--)\n"
                 "        err = @_${rest}_(&b, p, n, steps - left, stream);\n", vars);
@@ -534,6 +539,8 @@ int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu
 {
     if (!plan || !plan->prog || !cu || !h)
         return -1;
+    if (distributed && plan->step_count > 1 && cg_temporal_edge(plan->prog, NULL) != TB_HOLD)
+        return -1; /* pass_temporal.c's tblock-edges: refused before a distributed plan is built */
     Arena *arena = arena_new();
     const IrProgram *p = plan->prog;
     Api api = {0};

@@ -65,14 +65,6 @@ static int mixed_periodic(const IrProgram *p)
     return per && other;
 }
 
-static int reads_coords(const IrProgram *p)
-{
-    for (int s = 0; s < p->nstages; s++)
-        if (ir_stage_builtins(&p->stages[s]) & (IR_USES_COORD(0) | IR_USES_COORD(1) | IR_USES_COORD(2)))
-            return 1;
-    return 0;
-}
-
 static int any_periodic(const IrProgram *p)
 {
     for (int f = 0; f < p->nfields; f++)
@@ -897,7 +889,7 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "#define %s_DIST_PERIODIC_ %d\n#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x,
               any_periodic(p), x, mixed_periodic(p), x, p->nstages);
     sb_printf(o, "/* the step reads x, y or z: beyond a periodic face the layers' coordinates do not wrap */\n"
-              "#define %s_DIST_COORDS_ %d\n", x, reads_coords(p));
+              "#define %s_DIST_COORDS_ %d\n", x, (ir_program_builtins(p) & IR_USES_COORDS) != 0);
     sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");
     sb_printf(o, "#define %s_DIST_MAXF_ %d\n#define %s_DIST_DIGEST_ %u\n", x, maxf > 0 ? maxf : 1, x, digest(api));
     sb_printf(o, "#define %s_DIST_OVERLAP_ %d /* the step: one kernel, then halo fills */\n\n", x,

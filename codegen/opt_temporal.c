@@ -33,28 +33,35 @@
 
 int cg_temporal_wants(const Config *c) { return c->v[P_TB] > 1; }
 
-/* The builder's context: CgCtx first, so the hooks can get back to the geometry. */
+/* The builder's context: CgCtx first, so the hooks can get back to the geometry and to how the
+ * steps treat the points outside the grid (edge, of the state fields' condition bc). */
 typedef struct {
     CgCtx base;
     const TbGeom *g;
+    TbEdge edge;
+    BoundaryKind bc;
     KExpr *step; /* the fused step being built: 1 .. K */
 } TbCtx;
 
 static const char *const thread_var[3] = {"tx", "ty", "tz"};
+static const char *const virtual_var[3] = {"vx", "vy", "vz"};
 static const char *const axis_var[3] = {"i", "j", "k"};
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
 
 /* State fields from the step's input buffer in shared memory, coef fields from global memory at
- * the point's global index. */
+ * the point's global index; where a halo point is computed as another point (TB_WRAP, TB_MAP),
+ * at that point's index (vidx), and under TB_MAP around its place in the tile (vlidx). */
 static KExpr *tile_read(CgCtx *ctx, const IrNode *n)
 {
-    const TbGeom *g = ((TbCtx *)ctx)->g;
+    const TbCtx *tc = (TbCtx *)ctx;
+    const TbGeom *g = tc->g;
     Kb *b = &ctx->kb;
     if (!is_state(ctx->prog, n->field))
-        return cg_global_read(ctx, n, k_var(b, "idx"));
+        return cg_global_read(ctx, n, k_var(b, tc->edge == TB_HOLD ? "idx" : "vidx"));
     long long off = n->off[0] + (long long)n->off[1] * g->E[0] + (long long)n->off[2] * g->E[0] * g->E[1];
-    return k_index(b, k_varf(b, "tb_in%d", n->field), k_plus(b, k_var(b, "lidx"), off));
+    KExpr *at = k_var(b, tc->edge == TB_MAP ? "vlidx" : "lidx");
+    return k_index(b, k_varf(b, "tb_in%d", n->field), k_plus(b, at, off));
 }
 
 /* The built-ins' coordinates (CgCtx.kcoord): the point's i, j, k; fused step `step` (1 .. K)
@@ -76,19 +83,24 @@ static void tile_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
     k_push(b, out, k_assign(b, k_index(b, buffer, k_var(b, "lidx")), value));
 }
 
-/* Whether this thread's point is computed at fused step `step`: an interior point inside the
- * step's valid region (step*R from the tile's edges). */
-static KExpr *valid(Kb *b, const TbGeom *g, KExpr *step)
+/* Whether this thread's point is computed at fused step `step`: inside the step's valid region
+ * (step*R from the tile's edges), and interior where the halo holds (TB_HOLD, and the last step,
+ * which stores interior points only). Under TB_MAP the place computed (vx..) decides. */
+static KExpr *valid(const TbCtx *tc, KExpr *step, int last)
 {
-    KExpr *ok = k_var(b, "interior");
+    const TbGeom *g = tc->g;
+    Kb *b = &((CgCtx *)tc)->kb;
+    int hold = tc->edge == TB_HOLD || last;
+    KExpr *ok = hold ? k_var(b, "interior") : NULL;
     for (int d = 0; d < g->dims; d++) {
         if (!g->R[d])
             continue;
-        KExpr *from = k_sub(b, k_var(b, thread_var[d]), k_mul(b, step, k_int(b, g->R[d])));
+        const char *t = !hold && tc->edge == TB_MAP ? virtual_var[d] : thread_var[d];
+        KExpr *from = k_sub(b, k_var(b, t), k_mul(b, step, k_int(b, g->R[d])));
         KExpr *width = k_sub(b, k_int(b, g->E[d]), k_mul(b, step, k_int(b, 2 * g->R[d])));
         ok = k_and(b, ok, k_bin(b, KO_LT, k_cast(b, "unsigned", from), k_cast(b, "unsigned", width)));
     }
-    return ok;
+    return ok ? ok : k_var(b, "true");
 }
 
 /* `interior` (or, loading, `in_buffer`: inside the grid or its halo) of the point at i, j, k */
@@ -103,13 +115,62 @@ static KExpr *inside(Kb *b, const TbGeom *g, int with_halo)
     return all;
 }
 
+/* The place in a padded buffer of global coordinates c: sum of (c_d + R_d) * s_d. */
+static KExpr *global_index(Kb *b, const TbGeom *g, KExpr *const c[3])
+{
+    KExpr *idx = NULL;
+    for (int d = g->dims - 1; d >= 1; d--) {
+        KExpr *term = k_mul(b, k_cast(b, "long long", k_add(b, c[d], k_int(b, g->R[d]))), k_varf(b, "s%d", d));
+        idx = idx ? k_add(b, idx, term) : term;
+    }
+    KExpr *x = k_add(b, c[0], k_int(b, g->R[0]));
+    return idx ? k_add(b, idx, x) : x;
+}
+
+/* The place in the tile of tile coordinates t. */
+static KExpr *tile_index(Kb *b, const TbGeom *g, KExpr *const t[3])
+{
+    if (g->dims >= 3)
+        return k_add(b, k_mul(b, k_add(b, k_mul(b, t[2], k_int(b, g->E[1])), t[1]), k_int(b, g->E[0])), t[0]);
+    if (g->dims >= 2)
+        return k_add(b, k_mul(b, t[1], k_int(b, g->E[0])), t[0]);
+    return t[0];
+}
+
+/* Where a halo point's value comes from (TB_WRAP, TB_MAP): the source coordinates (exact when
+ * loading), their global index (loading: sidx, else vidx) and, stepping under TB_MAP, the
+ * source's place in the tile vx.. and vlidx. */
+static void source_vars(TbCtx *tc, KBlock *out, KExpr *const t[3], KExpr *const c[3], int loading)
+{
+    CgCtx *ctx = &tc->base;
+    const TbGeom *g = tc->g;
+    Kb *b = &ctx->kb;
+    KExpr *src[3] = {0}, *vt[3] = {0};
+    for (int d = 0; d < g->dims; d++) {
+        const char *name = arena_printf(ctx->arena, "src_%s", axis_var[d]);
+        /* exact where far halo points may be computed: loads, and coef reads under TB_WRAP */
+        src[d] = tb_source(ctx, out, tc->bc, c[d], k_varf(b, "n%d", d), loading || tc->edge == TB_WRAP, name);
+        vt[d] = t[d];
+        if (!loading && tc->edge == TB_MAP)
+            vt[d] = k_let(b, out, "int", virtual_var[d], k_add(b, t[d], k_sub(b, src[d], c[d])));
+    }
+    k_let(b, out, "long long", loading ? "sidx" : "vidx", global_index(b, g, src));
+    if (loading)
+        return;
+    tb_may_go_unused(ctx, out, "vidx");
+    if (tc->edge == TB_MAP)
+        k_let(b, out, "int", "vlidx", tile_index(b, g, vt));
+}
+
 /* The coordinates of the thread's point number m (of M along the last axis): tx.., i.., whether
  * the point is interior (loading: and whether in the buffer), its global index idx and its place
- * in the tile lidx. */
-static void point_vars(CgCtx *ctx, KBlock *out, const TbGeom *g, int loading)
+ * in the tile lidx; where halo points are computed, where their values come from. */
+static void point_vars(TbCtx *tc, KBlock *out, int loading)
 {
+    CgCtx *ctx = &tc->base;
+    const TbGeom *g = tc->g;
     Kb *b = &ctx->kb;
-    KExpr *t[3], *c[3];
+    KExpr *t[3] = {0}, *c[3] = {0};
     for (int d = 0; d < g->dims; d++) {
         KExpr *tid = k_cast(b, "int", k_thread(b, d));
         if (d == g->L && g->M > 1)
@@ -119,23 +180,16 @@ static void point_vars(CgCtx *ctx, KBlock *out, const TbGeom *g, int loading)
         c[d] = k_let(b, out, "int", axis_var[d], k_sub(b, k_add(b, origin, t[d]), k_int(b, g->K * g->R[d])));
     }
     k_let(b, out, "bool", "interior", inside(b, g, 0));
-    if (loading)
+    if (loading && tc->edge == TB_HOLD)
         k_let(b, out, "bool", "in_buffer", inside(b, g, 1));
-    KExpr *idx = NULL;
-    for (int d = g->dims - 1; d >= 1; d--) {
-        KExpr *term = k_mul(b, k_cast(b, "long long", k_add(b, c[d], k_int(b, g->R[d]))), k_varf(b, "s%d", d));
-        idx = idx ? k_add(b, idx, term) : term;
-    }
-    KExpr *x = k_add(b, c[0], k_int(b, g->R[0]));
-    k_let(b, out, "long long", "idx", idx ? k_add(b, idx, x) : x);
-    KExpr *lidx = t[0];
-    if (g->dims >= 3)
-        lidx = k_add(b, k_mul(b, k_add(b, k_mul(b, t[2], k_int(b, g->E[1])), t[1]), k_int(b, g->E[0])), t[0]);
-    else if (g->dims >= 2)
-        lidx = k_add(b, k_mul(b, t[1], k_int(b, g->E[0])), t[0]);
-    k_let(b, out, "int", "lidx", lidx);
+    k_let(b, out, "long long", "idx", global_index(b, g, c));
+    k_let(b, out, "int", "lidx", tile_index(b, g, t));
     tb_may_go_unused(ctx, out, "idx");
     tb_may_go_unused(ctx, out, "interior");
+    if (tc->edge == TB_HOLD)
+        return;
+    tb_may_go_unused(ctx, out, "lidx"); /* the last step reads around vlidx, stores at idx */
+    source_vars(tc, out, t, c, loading);
 }
 
 /* `#pragma unroll` over the thread's M points, pushed onto out; returns the loop's body. */
@@ -146,21 +200,29 @@ static KBlock *points_loop(Kb *b, KBlock *out, const TbGeom *g)
     return &loop->body;
 }
 
-/* The extended tile of every state field the step reads into both its buffers (the halo stays in
- * both). */
-static void load_tile(CgCtx *ctx, KBlock *out, const TbGeom *g)
+/* The extended tile of every state field the step reads into both its buffers (a held halo
+ * stays in both): where the halo holds, the buffer's value inside it and 0 beyond; else every
+ * point's source. */
+static void load_tile(TbCtx *tc, KBlock *out)
 {
+    CgCtx *ctx = &tc->base;
     const IrProgram *p = ctx->prog;
+    const TbGeom *g = tc->g;
     Kb *b = &ctx->kb;
     KBlock *body = points_loop(b, out, g);
-    point_vars(ctx, body, g, 1);
+    point_vars(tc, body, 1);
     KExpr *lidx = k_var(b, "lidx");
     for (int f = 0; f < p->nfields; f++) {
         if (!tb_loads(ctx, f))
             continue;
         KStmt *scope = k_scope(b);
-        KExpr *load = k_index(b, cg_buf(ctx, f, 0), k_var(b, "idx"));
-        KExpr *v = k_let(b, &scope->body, ctx->T, "v", k_select(b, k_var(b, "in_buffer"), load, tb_zero(ctx)));
+        KExpr *v;
+        if (tc->edge == TB_HOLD) {
+            KExpr *load = k_index(b, cg_buf(ctx, f, 0), k_var(b, "idx"));
+            v = k_let(b, &scope->body, ctx->T, "v", k_select(b, k_var(b, "in_buffer"), load, tb_zero(ctx)));
+        } else {
+            v = k_let(b, &scope->body, ctx->T, "v", k_index(b, cg_buf(ctx, f, 0), k_var(b, "sidx")));
+        }
         KExpr *buf = k_varf(b, "tb_buf%d", f);
         k_push(b, &scope->body, k_assign(b, k_index(b, buf, lidx), v));
         k_push(b, &scope->body, k_assign(b, k_index(b, buf, k_add(b, lidx, k_int(b, g->elems))), v));
@@ -171,15 +233,15 @@ static void load_tile(CgCtx *ctx, KBlock *out, const TbGeom *g)
 
 /* One fused step over the thread's points: the buffers of step `step` (tb_in<f>, and for an
  * intermediate step tb_out<f>, from `buffers`), then the point where it is valid. */
-static void step_points(TbCtx *tc, KBlock *out, KExpr *step, void (*buffers)(TbCtx *, KBlock *, int))
+static void step_points(TbCtx *tc, KBlock *out, KExpr *step, int last, void (*buffers)(TbCtx *, KBlock *, int))
 {
     CgCtx *ctx = &tc->base;
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
     KBlock *body = points_loop(b, out, tc->g);
-    point_vars(ctx, body, tc->g, 0);
+    point_vars(tc, body, 0);
     tc->step = step;
-    KStmt *guard = k_if(b, valid(b, tc->g, step));
+    KStmt *guard = k_if(b, valid(tc, step, last));
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f))
             buffers(tc, &guard->body, f);
@@ -233,21 +295,22 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f))
             tb_smem_pointer(ctx, &k->body, arena_printf(ctx->arena, "tb_buf%d", f), (long long)slot++ * 2 * g->elems);
-    load_tile(ctx, &k->body, g);
-    TbCtx tc = {*ctx, g, NULL};
+    TbCtx tc = {*ctx, g, cg_temporal_edge(p, NULL), BC_FIXED, NULL};
+    cg_temporal_edge(p, &tc.bc);
     tc.base.stage = stage;
+    load_tile(&tc, &k->body);
     tc.base.prog = cg_fast_arith(p, stage, ctx->arena);
     tc.base.kread = tile_read;
     tc.base.kstore = tile_store;
     tc.base.kidx = k_var(b, "lidx");
     tc.base.kcoord = tile_coord;
     KStmt *steps = k_for(b, "step", k_int(b, 1), k_int(b, g->K), NULL, 1);
-    step_points(&tc, &steps->body, k_var(b, "step"), inner_buffers);
+    step_points(&tc, &steps->body, k_var(b, "step"), 0, inner_buffers);
     k_push(b, &steps->body, k_barrier(b));
     k_push(b, &k->body, steps);
     tc.base.kstore = NULL;
     tc.base.kidx = k_var(b, "idx");
-    step_points(&tc, &k->body, k_int(b, g->K), last_buffers);
+    step_points(&tc, &k->body, k_int(b, g->K), 1, last_buffers);
     return k;
 }
 

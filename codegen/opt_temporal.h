@@ -16,6 +16,19 @@ typedef struct {
 } TbGeom;
 
 void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g);
+
+/* How fused steps treat the points outside the grid, by the state fields' boundary condition:
+ * TB_HOLD (fixed, constant) keeps the loaded halo through every step, as the halo fills between
+ * steps would; TB_WRAP (periodic) loads wrapped copies and computes them like interior points;
+ * TB_MAP (clamp, mirror) computes a halo point as the interior point its condition names.
+ * TB_MIXED: state fields of two of these classes, or clamp beside mirror (no kernel). *kind is
+ * the condition of TB_WRAP and TB_MAP. */
+typedef enum { TB_HOLD, TB_WRAP, TB_MAP, TB_MIXED } TbEdge;
+TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind);
+/* The fewest points along axis d on which c's fused steps are exact, 0 for any: the fast
+ * reflections and wraps of opt_temporal_common.c's tb_source reach one grid's length past an
+ * edge, and the streaming kernels' planes reach tblock*(halo+1)+1 past it. */
+int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d);
 /* Dynamic shared memory: two buffers of the extended tile per state field. */
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g);
 

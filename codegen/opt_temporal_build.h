@@ -40,6 +40,12 @@ void tb_smem_pointer(CgCtx *ctx, KBlock *out, const char *name, long long offset
 /* `(void)name;`: a value only some programs or points use (nvcc warns of unused variables). */
 void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name);
 
+/* `int name = ...;` into out: the interior coordinate whose value coordinate x takes under bc
+ * (periodic, clamp, mirror) along an axis of n points. exact: right at any distance from the
+ * grid (a load's, once a launch); else (a step's) right within n - 1 points of it, which the
+ * plan's step_min_extent asks of the grid. */
+KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, int exact, const char *name);
+
 /* The streaming kernels' shared memory (K rings of `slots` planes per state field, tbs<f>_<s>),
  * the column's coordinates and predicates, and the queues' registers q<f>_<s>_<position>. */
 void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g);
@@ -55,7 +61,11 @@ KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g);
  * plane p0 at the newest position of step 0's queue and ring, and loads the next. Returns the
  * copy's body, where the steps go. */
 KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u);
-/* The index of plane ps at the column in a global buffer: cidx + (long long)(ps + R) * ssd. */
+/* Whether the state fields are periodic (TB_WRAP): the streaming kernels then load every
+ * column and plane from its source (cidx is the column's) and compute every point. */
+int tbs_wraps(const CgCtx *ctx);
+/* The index of plane ps at the column in a global buffer: cidx + (long long)(ps + R) * ssd (ps
+ * wrapped under TB_WRAP). */
 KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g);
 /* col_out && ps >= zfirst && ps < zstop: the last step's plane is an output of the block. */
 KExpr *tbs_output_plane(CgCtx *ctx);

@@ -57,6 +57,46 @@ void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name)
     k_push(b, out, k_eval(b, k_cast(b, "void", k_var(b, name))));
 }
 
+/* ---- boundary conditions inside fused steps ---- */
+
+/* x's source under bc within one grid length of the grid (a mirror's kept inside it beyond,
+ * where nothing needed lies): selects, no division. */
+static KExpr *source_near(Kb *b, BoundaryKind bc, KExpr *x, KExpr *n)
+{
+    KExpr *below = k_bin(b, KO_LT, x, k_int(b, 0)), *beyond = k_bin(b, KO_GE, x, n);
+    if (bc == BC_PERIODIC)
+        return k_select(b, below, k_add(b, x, n), k_select(b, beyond, k_sub(b, x, n), x));
+    KExpr *once = x;
+    if (bc == BC_MIRROR)
+        once = k_select(b, below, k_un(b, KO_NEG, x), k_select(b, beyond, k_sub(b, k_plus(b, k_add(b, n, n), -2), x), x));
+    if (bc == BC_MIRROR || bc == BC_CLAMP)
+        return k_call(b, "min", 2, k_call(b, "max", 2, once, k_int(b, 0)), k_plus(b, n, -1));
+    return x;
+}
+
+/* x's source at any distance: periodic and mirror (reflection about 0 and n-1 without
+ * repeating the edge, period 2(n-1) in 64 bits, as emit_bc.c's fill) by remainders. */
+static KExpr *source_exact(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, const char *name)
+{
+    Kb *b = &ctx->kb;
+    if (bc == BC_PERIODIC)
+        return k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, n), n), n);
+    if (bc != BC_MIRROR)
+        return source_near(b, bc, x, n);
+    KExpr *m = k_let(b, out, "long long", arena_printf(ctx->arena, "%s_m", name),
+                     k_plus(b, k_mul(b, k_cast(b, "long long", k_int(b, 2)), n), -2));
+    KExpr *wrapped = k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, m), m), m);
+    KExpr *r = k_let(b, out, "long long", arena_printf(ctx->arena, "%s_r", name),
+                     k_select(b, k_bin(b, KO_GT, m, k_int(b, 0)), wrapped, k_int(b, 0)));
+    return k_cast(b, "int", k_select(b, k_bin(b, KO_GE, r, n), k_sub(b, m, r), r));
+}
+
+KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, int exact, const char *name)
+{
+    KExpr *src = exact ? source_exact(ctx, out, bc, x, n, name) : source_near(&ctx->kb, bc, x, n);
+    return k_let(&ctx->kb, out, "int", name, src);
+}
+
 /* ---- the streaming kernels ---- */
 
 void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g)
@@ -126,10 +166,17 @@ void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     Kb *b = &ctx->kb;
     column_coordinates(ctx, out, g);
     column_predicates(ctx, out, g);
-    KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, k_var(b, "i"), k_int(b, g->H[0])));
+    KExpr *x = k_var(b, "i"), *y = k_var(b, "j");
+    BoundaryKind bc;
+    if (cg_temporal_edge(ctx->prog, &bc) != TB_HOLD) { /* the column's source */
+        x = tb_source(ctx, out, bc, x, k_var(b, "n0"), 1, "src_i");
+        if (g->dims >= 3)
+            y = tb_source(ctx, out, bc, y, k_var(b, "n1"), 1, "src_j");
+    }
+    KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, x, k_int(b, g->H[0])));
     if (g->dims >= 3) {
         lcol = k_add(b, k_mul(b, k_var(b, "ty"), k_int(b, g->E[0])), lcol);
-        KExpr *row = k_cast(b, "long long", k_add(b, k_var(b, "j"), k_int(b, g->H[1])));
+        KExpr *row = k_cast(b, "long long", k_add(b, y, k_int(b, g->H[1])));
         cidx = k_add(b, k_mul(b, row, k_var(b, "s1")), cidx);
     }
     k_let(b, out, "int", "lcol", lcol);
@@ -137,6 +184,8 @@ void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     k_let(b, out, "long long", "ssd", k_var(b, g->sd == 1 ? "s1" : "s2"));
     tb_may_go_unused(ctx, out, "col_inner");
     tb_may_go_unused(ctx, out, "lcol");
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
+        tb_may_go_unused(ctx, out, "col_buffer"); /* every column loads its source */
 }
 
 void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
@@ -153,10 +202,22 @@ KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset)
     return k_index(b, k_varf(b, "tbs%d_%d", f, s), k_add(b, k_var(b, "lcol"), k_int(b, offset)));
 }
 
+int tbs_wraps(const CgCtx *ctx) { return cg_temporal_edge(ctx->prog, NULL) == TB_WRAP; }
+
+/* Plane x's source along the streaming axis where halo planes are not held; else x. */
+static KExpr *plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x)
+{
+    BoundaryKind bc = BC_FIXED;
+    if (cg_temporal_edge(ctx->prog, &bc) == TB_HOLD)
+        return x;
+    return source_near(&ctx->kb, bc, x, sd_extent(&ctx->kb, g));
+}
+
 KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
-    KExpr *plane = k_cast(b, "long long", k_add(b, k_var(b, "ps"), k_int(b, g->R)));
+    KExpr *ps = plane_source(ctx, g, k_var(b, "ps"));
+    KExpr *plane = k_cast(b, "long long", k_add(b, ps, k_int(b, g->R)));
     return k_add(b, k_var(b, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
 }
 
@@ -171,15 +232,19 @@ void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
     KStmt *scope = k_scope(b);
-    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane);
-    KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
-    KExpr *ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
+    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane), *ld = NULL;
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD) { /* the plane's source, and cidx the column's */
+        pn = k_let(b, &scope->body, "int", "pw", plane_source(ctx, g, pn));
+    } else {
+        KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
+        ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
+    }
     for (int f = 0; f < p->nfields; f++) {
         if (!tb_loads(ctx, f))
             continue;
         KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
         KExpr *at = k_add(b, k_var(b, "cidx"), k_mul(b, row, k_var(b, "ssd")));
-        KExpr *v = k_select(b, ld, k_index(b, cg_buf(ctx, f, 0), at), tb_zero(ctx));
+        KExpr *v = ld ? k_select(b, ld, k_index(b, cg_buf(ctx, f, 0), at), tb_zero(ctx)) : k_index(b, cg_buf(ctx, f, 0), at);
         k_push(b, &scope->body, k_assign(b, k_varf(b, "nx%d", f), v));
     }
     k_push(b, out, scope);

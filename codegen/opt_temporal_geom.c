@@ -28,6 +28,39 @@ void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g)
     }
 }
 
+TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind)
+{
+    TbEdge edge = TB_HOLD;
+    BoundaryKind seen = BC_FIXED;
+    for (int f = 0; f < p->nfields; f++) {
+        BoundaryKind bc = p->fields[f].bc;
+        if (!is_state(p, f) || bc == BC_FIXED || bc == BC_CONSTANT)
+            continue;
+        if (seen != BC_FIXED && seen != bc)
+            return TB_MIXED;
+        seen = bc;
+        edge = bc == BC_PERIODIC ? TB_WRAP : TB_MAP;
+    }
+    for (int f = 0; f < p->nfields && edge != TB_HOLD; f++)
+        if (is_state(p, f) && (p->fields[f].bc == BC_FIXED || p->fields[f].bc == BC_CONSTANT))
+            return TB_MIXED;
+    if (kind)
+        *kind = seen;
+    return edge;
+}
+
+int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d)
+{
+    BoundaryKind bc = BC_FIXED;
+    TbEdge edge = cg_temporal_edge(p, &bc);
+    if (c->v[P_TB] <= 1 || d >= p->dims || edge == TB_HOLD)
+        return 0;
+    int stream_axis = c->v[P_STREAM] == 2 && d == (p->dims == 3 ? 2 : 1);
+    if (bc == BC_MIRROR || stream_axis)
+        return c->v[P_TB] * (p->halo[d] + 1) + 2;
+    return 0;
+}
+
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
 {
     return (long long)ir_state_fields(p, NULL) * 2 * g->elems * ir_elem_size(p);

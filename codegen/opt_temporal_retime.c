@@ -130,9 +130,14 @@ static void complete_plane(Retime *rt, KBlock *out)
         k_push(b, out, store);
     } else {
         KExpr *ps = k_var(b, "ps");
-        KExpr *interior = k_and(b, k_var(b, "col_interior"), k_var(b, "col_inner"));
-        interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))),
-                         k_bin(b, KO_LT, ps, k_var(b, g->sd == 1 ? "n1" : "n2")));
+        KExpr *interior = k_var(b, "col_inner");
+        if (tbs_wraps(ctx)) {
+            tb_may_go_unused(ctx, out, "ps"); /* every plane is computed */
+        } else {
+            interior = k_and(b, k_var(b, "col_interior"), interior);
+            interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))),
+                             k_bin(b, KO_LT, ps, k_var(b, g->sd == 1 ? "n1" : "n2")));
+        }
         interior = k_let(b, out, "bool", "interior", interior);
         KExpr *passed = k_varf(b, "q%d_%d_%d", rt->f, s - 1, pass);
         KExpr *v = k_let(b, out, ctx->T, "v", k_select(b, interior, done, passed));

@@ -98,6 +98,112 @@ static void keep_value(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
     tb_may_go_unused(ctx, out, name);
 }
 
+/* ---- clamp and mirror (TB_MAP): halo columns and planes copy the interior ---- */
+
+static const char *const axis_var[3] = {"i", "j", "k"};
+static const char *const thread_var[3] = {"tx", "ty", "tz"};
+
+/* How a column feeds a halo column along in-plane axis d: at offset off (0: itself), when the
+ * halo column's source is this column and it lies in the tile. */
+typedef struct {
+    int off;
+    KExpr *when;
+} Feed;
+
+static int axis_feeds(CgCtx *ctx, const TbsGeom *g, BoundaryKind bc, int d, Feed *out)
+{
+    Kb *b = &ctx->kb;
+    KExpr *c = k_var(b, axis_var[d]), *t = k_var(b, thread_var[d]), *n = k_varf(b, "n%d", d);
+    int nf = 0;
+    out[nf++] = (Feed){0, NULL};
+    for (int h = 1; d != g->sd && d < g->dims && h <= g->H[d]; h++) {
+        int off = bc == BC_MIRROR ? 2 * h : h; /* mirror: halo -h copies h; clamp: -h copies 0 */
+        KExpr *lo = k_bin(b, KO_EQ, c, k_int(b, bc == BC_MIRROR ? h : 0));
+        KExpr *hi = k_bin(b, KO_EQ, c, k_plus(b, n, bc == BC_MIRROR ? -1 - h : -1));
+        out[nf++] = (Feed){-off, k_and(b, lo, k_bin(b, KO_GE, t, k_int(b, off)))};
+        out[nf++] = (Feed){off, k_and(b, hi, k_bin(b, KO_LT, t, k_int(b, g->E[d] - off)))};
+    }
+    return nf;
+}
+
+/* The value r of an interior column into ring slot `slot` of step s for field f: its own place,
+ * and every halo column in the tile whose source it is (corners in 3D). A halo column writes
+ * no slot of its own: its sources do. */
+static void ring_store(TbsCtx *tc, KBlock *out, int f, int s, int slot, KExpr *r)
+{
+    CgCtx *ctx = &tc->base;
+    const TbsGeom *g = tc->g;
+    Kb *b = &ctx->kb;
+    BoundaryKind bc = BC_FIXED;
+    if (cg_temporal_edge(ctx->prog, &bc) != TB_MAP) {
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, s, (long long)slot * g->plane), r));
+        return;
+    }
+    Feed *fx = arena_alloc(ctx->arena, sizeof *fx * (size_t)(2 * g->H[0] + 1));
+    Feed *fy = arena_alloc(ctx->arena, sizeof *fy * (size_t)(2 * g->H[1] + 1));
+    int nx = axis_feeds(ctx, g, bc, 0, fx), ny = axis_feeds(ctx, g, bc, g->dims == 3 ? 1 : 2, fy);
+    KStmt *own = k_if(b, k_var(b, "col_interior"));
+    for (int a = 0; a < nx; a++)
+        for (int c = 0; c < ny; c++) {
+            int off[3] = {fx[a].off, fy[c].off, 0};
+            KExpr *at = tbs_ring_at(ctx, f, s, (long long)slot * g->plane + tbs_inplane_offset(g, off));
+            KStmt *st = k_assign(b, at, r);
+            KExpr *when = k_and(b, fx[a].when, fy[c].when);
+            if (when) {
+                KStmt *guard = k_if(b, when);
+                k_push(b, &guard->body, st);
+                st = guard;
+            }
+            k_push(b, &own->body, st);
+        }
+    k_push(b, out, own);
+}
+
+/* Planes past the end of the axis (TB_MAP, a chunk at the end): plane n-1+h of step s is the
+ * plane its condition names, computed h (clamp) or 2h (mirror) copies ago, for h <= R (deeper
+ * halo planes are never read by an interior plane). */
+static void high_planes(TbsCtx *tc, KBlock *out, int u, int s, BoundaryKind bc)
+{
+    CgCtx *ctx = &tc->base;
+    const TbsGeom *g = tc->g;
+    Kb *b = &ctx->kb;
+    KExpr *n = k_var(b, g->sd == 1 ? "n1" : "n2");
+    for (int f = 0; f < ctx->prog->nfields; f++) {
+        if (!tb_loads(ctx, f))
+            continue;
+        KExpr *r = k_varf(b, "r%d", f);
+        for (int h = 1; h <= g->R; h++) {
+            int ago = bc == BC_MIRROR ? 2 * h : h;
+            KExpr *src = k_varf(b, "q%d_%d_%d", f, s, (u + g->Q - ago) % g->Q);
+            KExpr *here = k_bin(b, KO_EQ, k_var(b, "ps"), k_plus(b, n, h - 1));
+            k_push(b, out, k_assign(b, r, k_select(b, here, src, r)));
+        }
+    }
+}
+
+/* Planes before the start of the axis (TB_MAP): computed in their turn from halo planes not yet
+ * right, then overwritten with their source when the step computes it: plane -h with plane 0
+ * (clamp) or plane h (mirror), h <= R, h (or 2h) copies back in the queue and ring. Interior
+ * planes of the next step read them only after (opt_temporal_stream.c's pipeline). */
+static void low_planes(TbsCtx *tc, KBlock *out, int u, int s, BoundaryKind bc)
+{
+    CgCtx *ctx = &tc->base;
+    const TbsGeom *g = tc->g;
+    Kb *b = &ctx->kb;
+    for (int h = 1; h <= g->R; h++) {
+        int back = bc == BC_MIRROR ? 2 * h : h, pos = (u + g->Q - back) % g->Q;
+        KStmt *at = k_if(b, k_bin(b, KO_EQ, k_var(b, "ps"), k_int(b, bc == BC_MIRROR ? h : 0)));
+        for (int f = 0; f < ctx->prog->nfields; f++) {
+            if (!tb_loads(ctx, f))
+                continue;
+            KExpr *r = k_varf(b, "r%d", f);
+            k_push(b, &at->body, k_assign(b, k_varf(b, "q%d_%d_%d", f, s, pos), r));
+            ring_store(tc, &at->body, f, s, pos % g->slots, r);
+        }
+        k_push(b, out, at);
+    }
+}
+
 /* Step s < K of copy u: the point where it is interior and its in-plane neighbours are in the
  * tile, else step s-1's value passed through; then the value into step s's queue and ring. */
 static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
@@ -106,12 +212,14 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     const IrProgram *p = ctx->prog;
     const TbsGeom *g = tc->g;
     Kb *b = &ctx->kb;
-    KExpr *interior = k_var(b, "col_interior");
-    if (!all_in) {
-        KExpr *ps = k_var(b, "ps");
-        interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))),
-                         k_bin(b, KO_LT, ps, k_var(b, g->sd == 1 ? "n1" : "n2")));
-    }
+    BoundaryKind bc = BC_FIXED;
+    TbEdge edge = cg_temporal_edge(p, &bc);
+    KExpr *interior = k_var(b, edge == TB_WRAP ? "true" : "col_interior");
+    KExpr *ps = k_var(b, "ps"), *n = k_var(b, g->sd == 1 ? "n1" : "n2");
+    if (!all_in && edge == TB_HOLD)
+        interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))), k_bin(b, KO_LT, ps, n));
+    else if (!all_in && edge == TB_MAP) /* planes below 0 are computed, then overwritten */
+        interior = k_and(b, interior, k_bin(b, KO_LT, ps, n));
     interior = k_let(b, out, "bool", "interior", interior);
     int centre = (u + g->Q - g->Lag) % g->Q;
     for (int f = 0; f < p->nfields; f++) { /* step s-1's value, passed through where not computed */
@@ -131,13 +239,17 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
         if (tb_loads(ctx, f))
             k_push(b, &compute->body, k_assign(b, k_varf(b, "r%d", f), k_index(b, k_varf(b, "w%d", f), k_int(b, 0))));
     k_push(b, out, compute);
+    if (!all_in && edge == TB_MAP)
+        high_planes(tc, out, u, s, bc);
     for (int f = 0; f < p->nfields; f++) {
         if (!tb_loads(ctx, f))
             continue;
         KExpr *r = k_varf(b, "r%d", f);
         k_push(b, out, k_assign(b, k_varf(b, "q%d_%d_%d", f, s, u), r));
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, s, (long long)u * g->plane), r));
+        ring_store(tc, out, f, s, u, r);
     }
+    if (!all_in && edge == TB_MAP)
+        low_planes(tc, out, u, s, bc);
 }
 
 /* Step s (1..K) of copy u: computes plane p0 - s*Lag from step s-1's queue. all_in: every plane

@@ -12,12 +12,6 @@ enum { TB_SMEM_MAX = 227 * 1024 };
  * step bodies each; each state field keeps K queues of Q registers. */
 enum { TBS_MAX_BODIES = 64, TBS_MAX_QUEUE_REGS = 96 };
 
-static const char *bc_name(BoundaryKind bc)
-{
-    static const char *const names[] = {"fixed", "constant", "periodic", "clamp", "mirror"};
-    return (int)bc >= 0 && (int)bc < 5 ? names[bc] : "?";
-}
-
 static int on(const Config *c) { return c->v[P_TB] > 1; }
 
 static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }
@@ -152,15 +146,49 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
                      "fuses steps of two-level fields only", c->v[P_TB], fl->name, fl->levels);
             return 0;
         }
-        if (fl->bc != BC_FIXED) {
-            snprintf(why, (size_t)whylen, "tblock=%d: state %s has boundary %s; temporal blocking needs "
-                     "boundary fixed (other conditions refill the halo between steps)", c->v[P_TB],
-                     fl->name, bc_name(fl->bc));
-            return 0;
-        }
         if (cg_writing_stage(p, f) < 0) {
             snprintf(why, (size_t)whylen, "tblock=%d: state %s is not written by the step; temporal "
                      "blocking needs every state field written", c->v[P_TB], fl->name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The boundary conditions fused steps take (opt_temporal.h's TbEdge): one class for all state
+ * fields; clamp and mirror in the overlapped tile only; in a distributed run's local part
+ * (where the faces between ranks hold received layers) fixed and constant only; mirror on a grid
+ * deeper than the tblock*halo points it reflects. */
+static int c_edges(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (!on(c) || !p)
+        return 1;
+    BoundaryKind bc = BC_FIXED;
+    TbEdge edge = cg_temporal_edge(p, &bc);
+    const char *what = NULL;
+    if (edge == TB_MIXED)
+        what = "its state fields mix boundary kinds; fused steps need one kind for all (fixed and "
+               "constant together)";
+    else if (edge == TB_MAP && streaming(c) && c->v[P_RETIME] == 2)
+        what = "the retimed temporal kernel keeps partial sums, not the planes a clamp or mirror halo "
+               "copies; retime=off takes it";
+    else if (edge != TB_HOLD && (ir_program_builtins(p) & IR_USES_COORDS))
+        what = "the step reads x, y or z, and fused steps compute halo points as the points they copy, "
+               "whose coordinates the kernels do not give yet; fixed and constant only";
+    else if (edge != TB_HOLD && s->distributed)
+        what = "in a distributed run fused steps keep the layers received from other ranks, which the "
+               "global faces of this boundary would overwrite between steps; fixed and constant only";
+    if (what) {
+        snprintf(why, (size_t)whylen, "tblock=%d with boundary %s: %s", c->v[P_TB], ir_bc_name(bc), what);
+        return 0;
+    }
+    for (int d = 0; d < p->dims; d++) {
+        int least = cg_temporal_min_extent(p, c, d);
+        if (s->n[d] > 0 && s->n[d] < least) {
+            snprintf(why, (size_t)whylen, "tblock=%d with boundary %s: fused steps reach %d points past the "
+                     "grid's edge along %c, which has %ld; need at least %d", c->v[P_TB], ir_bc_name(bc),
+                     least - 2, "xyz"[d], s->n[d], least);
             return 0;
         }
     }
@@ -260,8 +288,11 @@ static const SpaceConstraint constraints[] = {
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
-    {"tblock-fields", c_fields, "temporal blocking needs two-level fixed-boundary state fields, all "
-                                "written, and no temp in memory"},
+    {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
+                                "temp in memory"},
+    {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
+                              "clamp and mirror without retime; fixed or constant in a distributed run; grids deeper than "
+                              "fused steps reach"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
                             "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},

@@ -13,6 +13,7 @@
  * buffer by its boundary condition, copies the halo of fixed state fields into their other
  * buffers, and zeroes temps (a fixed temp halo holds 0). */
 #include "emit.h"
+#include "opt_temporal.h"
 #include "pass.h"
 
 #include <stdio.h>
@@ -279,6 +280,8 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
             plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
         if (build_group(b, &plain, "_single", &plan->single, &plan->nsingle) != 0)
             return -1;
+        for (int d = 0; d < 3; d++)
+            plan->fused_min_n[d] = cg_temporal_min_extent(plan->prog, &plan->config, d);
     }
     b->ctx.cfg = &plan->config;
     return 0;

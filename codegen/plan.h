@@ -56,6 +56,9 @@ typedef struct {
     int step_count;        /* steps advanced by one pass of `step` */
     PlanLaunch *single;    /* one plain step, for the steps left over when step_count > 1 */
     int nsingle;
+    int fused_min_n[3];    /* the step group runs only where the grid has at least these points
+                              along each axis (fused steps that reflect a mirror halo); else
+                              every step is a single one */
     int needs_temp;        /* temp fields need device buffers (the host API allocates them) */
 } Plan;
 

@@ -21,6 +21,7 @@ typedef struct {
     int dims;                  /* the grid's dimension (a replay's: its recording's); 0: unknown */
     SpaceParam params[P_COUNT];
     long steps;                /* time steps of the run the kernel serves; 0 = unknown */
+    int distributed;           /* the local part of a distributed run (pass_temporal.c's edges) */
 } Space;
 
 void space_init(Space *s, const IrProgram *prog, const long n[3]);

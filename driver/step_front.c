@@ -118,5 +118,6 @@ int step_lower(Job *job)
         return -1;
     space_init(&job->space, job->prog, job->grid);
     space_set_steps(&job->space, job->steps);
+    job->space.distributed = job->opt->distributed;
     return 0;
 }

@@ -216,6 +216,7 @@ static inline int ir_op_arity(IrOp op) { return ir_op(op)->arity; }
 #define IR_USES_COORD(axis) (1 << (axis))
 #define IR_USES_EXTENT(axis) (1 << (3 + (axis)))
 #define IR_USES_STEP (1 << 6)
+#define IR_USES_COORDS (IR_USES_COORD(0) | IR_USES_COORD(1) | IR_USES_COORD(2))
 static inline int ir_stage_builtins(const IrStage *st)
 {
     int m = 0;
@@ -224,6 +225,14 @@ static inline int ir_stage_builtins(const IrStage *st)
         m |= n->op == N_COORD ? IR_USES_COORD(n->param) : n->op == N_EXTENT ? IR_USES_EXTENT(n->param)
            : n->op == N_STEP  ? IR_USES_STEP : 0;
     }
+    return m;
+}
+/* The same over all the step's stages. */
+static inline int ir_program_builtins(const IrProgram *p)
+{
+    int m = 0;
+    for (int s = 0; s < p->nstages; s++)
+        m |= ir_stage_builtins(&p->stages[s]);
     return m;
 }
 

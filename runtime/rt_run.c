@@ -325,6 +325,9 @@ int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
     const Plan *p = m->plan;
     int per_group = p->step_count > 0 ? p->step_count : 1;
     long groups = steps / per_group, rest = steps % per_group;
+    for (int d = 0; d < 3; d++)
+        if (g->n[d] < p->fused_min_n[d]) /* the fused steps cannot take this grid */
+            groups = 0, rest = steps;
     if (rest > 0 && p->nsingle == 0) {
         snprintf(why, (size_t)whylen, "plan advances %d steps per group and has no single step "
                  "for the remaining %ld", per_group, rest);

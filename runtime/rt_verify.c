@@ -26,6 +26,9 @@ void rt_verify_align_rows(const Plan *plan, int n[3])
 void rt_verify_size_plan(const Plan *plan, int n[3])
 {
     rt_verify_size(plan->prog, n);
+    for (int d = 0; d < 3; d++) /* so that the fused steps run */
+        if (n[d] < plan->fused_min_n[d])
+            n[d] = plan->fused_min_n[d] | 1;
     rt_verify_align_rows(plan, n);
 }
 

@@ -21,13 +21,18 @@ static const char PROGRAMS[] =
     "  state u;\n"
     "  u = 0.1 * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1]) + 0.3 * u + 0.001 * (x + y + z);\n"
     "}\n"
+    "stencil wrap {\n"
+    "  grid 2d;\n"
+    "  state u boundary periodic;\n"
+    "  u = 0.25 * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]) + 0.001 * x;\n"
+    "}\n"
     "stencil none {\n"
     "  grid 2d;\n"
     "  state u;\n"
     "  u = 0.25 * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]);\n"
     "}\n";
 
-static IrProgram *progs[3];
+static IrProgram *progs[4];
 
 static void load(Arena *a)
 {
@@ -35,8 +40,8 @@ static void load(Arena *a)
     Diag diag;
     diag_init(&diag, &src, stderr);
     AstFile file = {0};
-    assert(parse_source(&src, a, &diag, &file) == 0 && file.nstencils == 3);
-    for (int i = 0; i < 3; i++)
+    assert(parse_source(&src, a, &diag, &file) == 0 && file.nstencils == 4);
+    for (int i = 0; i < 4; i++)
         assert((progs[i] = ir_lower(&file.stencils[i], a, &diag)));
 }
 
@@ -81,17 +86,21 @@ static void families(Arena *a)
     WANT(c2, "tb=32x1x1,stream=y,sb=32,tblock=2", "(float)(ps + c_o1)", "(float)c_step", "(float)(c_step + 1)");
     WANT(c3, "tb=32x8x1,stream=z,sb=16,tblock=2", "(float)(j + c_o1)", "(float)(ps + c_o2)");
     /* a stage that reads no built-in takes no such argument; c3 reads no step and no size */
-    hb_lacks(kernel_text(a, progs[2], "default"), "c_o0");
+    hb_lacks(kernel_text(a, progs[3], "default"), "c_o0");
     const char *no_step = kernel_text(a, c3, "default");
     hb_lacks(no_step, "c_step");
     hb_lacks(no_step, "c_n0");
 }
 
-/* Retiming sums weighted reads: a coordinate is refused with its reason. */
-static void retime_refused(Arena *a)
+/* Retiming sums weighted reads: a coordinate is refused with its reason; so are fused steps that
+ * compute halo points as the points they copy (periodic). */
+static void refused(Arena *a)
 {
     Config c;
     char why[512];
+    assert(config_parse("tblock=2", 2, &c, why, sizeof why) == 0);
+    assert(!plan_build(progs[2], &c, a, why, sizeof why));
+    hb_has(why, "reads x, y or z");
     assert(config_parse("tb=32x4x1,stream=z,sb=16,retime=on", 3, &c, why, sizeof why) == 0);
     assert(!plan_build(progs[1], &c, a, why, sizeof why));
     hb_has(why, "reads a coordinate or the step");
@@ -115,7 +124,7 @@ int main(void)
     Arena *a = arena_new();
     load(a);
     families(a);
-    retime_refused(a);
+    refused(a);
     host_steps(a);
     arena_free(a);
     return 0;

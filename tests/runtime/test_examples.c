@@ -1,4 +1,5 @@
-/* Every stencil in examples/ and examples/bench/ (whatever files are there), float and double,
+/* Every stencil in examples/, examples/bench/ and tests/programs/ (whatever files are there; the
+ * last holds programs that only tests need), float and double,
  * through codegen and onto the GPU, checked against the interpreter on odd sizes with several
  * steps: the default configuration and a set of others (those the space rejects for a stencil
  * are skipped); every other configuration is also compared with the default one on a larger odd
@@ -295,9 +296,9 @@ int main(int argc, char **argv)
     Arena *arena = arena_new();
     Case *cases = NULL;
     int ncases = 0, cap = 0, skipped = 0, failed = 0, passed = 0, files = 0;
-    const char *dirs[] = { "examples/*.st", "examples/bench/*.st" };
-    glob_t gl[2];
-    for (int d = 0; d < 2; d++) {
+    const char *dirs[] = { "examples/*.st", "examples/bench/*.st", "tests/programs/*.st" };
+    glob_t gl[3];
+    for (int d = 0; d < 3; d++) {
         char pattern[4096];
         snprintf(pattern, sizeof pattern, "%s/%s", root, dirs[d]);
         if (glob(pattern, 0, NULL, &gl[d]) != 0) {
@@ -349,7 +350,7 @@ int main(int argc, char **argv)
     printf("%d files, %d cases: %d passed, %d failed (%d configurations not valid for a "
            "stencil, skipped)%s\n", files, ncases, passed, failed, skipped,
            compile_only ? " [compiled only, no GPU]" : "");
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; d < 3; d++)
         if (gl[d].gl_pathc)
             globfree(&gl[d]);
     free(cases);

@@ -18,6 +18,12 @@ typedef struct CgCtx CgCtx;
  * stored write of value to array (pushed onto out). */
 typedef KExpr *(*CgReadFn)(CgCtx *ctx, const IrNode *n);
 typedef void (*CgStoreFn)(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value);
+/* The point's coordinates for the built-ins (docs/language.md, "Coordinates"): axis 0..2, the
+ * point's interior index on that axis (the kernel's own, without the rank's origin);
+ * CG_FUSED_STEP, how many steps the launch computed before the point's (an int expression, or
+ * NULL where the launch computes one step). */
+typedef KExpr *(*CgCoordFn)(CgCtx *ctx, int axis);
+enum { CG_FUSED_STEP = 3 };
 
 struct CgCtx {
     const IrProgram *prog;
@@ -32,6 +38,7 @@ struct CgCtx {
     CgReadFn kread;      /* NULL: the plain global-memory load */
     CgStoreFn kstore;    /* NULL: array[index] = value; */
     KExpr *kidx;         /* the point's linear index (NULL: a variable named ctx->idx or idx) */
+    CgCoordFn kcoord;    /* NULL: the variables i, j, k of the plain kernel, and step 0 */
     KModule *module;     /* where built kernels go (the plan's), or NULL */
 };
 
@@ -61,6 +68,9 @@ void cg_arg_name(const IrProgram *prog, const PlanArg *arg, char *buf, int len);
 void cg_emit_const(StrBuf *out, double v, ElemType t);
 /* Adds the arguments of stage `stage` (written buffers, read buffers, used params) to a. */
 void cg_stage_args(CgCtx *ctx, int stage, CgArgs *a);
+/* Adds the ARG_COORD arguments that a stage reading the built-ins `uses` (ir_stage_builtins)
+ * needs; cg_stage_args calls it. */
+void cg_coord_args(CgCtx *ctx, int uses, CgArgs *a);
 /* The plain kernel of a stage: one thread per interior point. */
 void cg_emit_stage_plain(CgCtx *ctx, int stage, const char *name, const CgArgs *args);
 

@@ -215,6 +215,12 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     case ARG_DIM:
         sb_printf(o, "n[%d]", a->index);
         return;
+    case ARG_COORD: /* api_emit_group declares the origin and extent */
+        if (a->index == COORD_STEP)
+            sb_puts(o, "step0");
+        else
+            sb_printf(o, "%s[%d]", a->index >= COORD_EXTENT ? "cn_" : "co_", a->index % 3);
+        return;
     case ARG_SIDE: { /* a periodic field's faces are all exchanged, never filled */
         int axis = a->index / 2;
         if (p->fields[a->field].bc == BC_PERIODIC)
@@ -265,11 +271,30 @@ void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
         api_emit_rotation(api, o);
 }
 
+/* The global index of the kernels' interior point 0 and the global interior size, which the
+ * built-ins x, y, z, nx, ny, nz read (ARG_COORD): on one GPU 0 and n; on a rank, its offset less
+ * the layers its local interior has before the owned points (docs/distributed.md). */
+static void group_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < ls[i].nargs; a++)
+            any |= ls[i].args[a].kind == ARG_COORD && ls[i].args[a].index != COORD_STEP;
+    if (any && dist)
+        sb_puts(o, "    const int co_[3] = {dd->offset[0] - dd->ext_lo[0], dd->offset[1] - dd->ext_lo[1],\n"
+                   "                        dd->offset[2] - dd->ext_lo[2]};\n"
+                   "    const int *cn_ = dd->global;\n");
+    else if (any)
+        sb_puts(o, "    const int co_[3] = {0, 0, 0};\n    const int *cn_ = n;\n");
+    sb_puts(o, "    (void)step0;\n");
+}
+
 void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, int dist, StrBuf *o)
 {
-    sb_printf(o, "static cudaError_t %s_%s_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
+    sb_printf(o, "static cudaError_t %s_%s_(%s_bufs_ *b, const %s_params *p, const int n[3], int step0,\n"
               "    cudaStream_t stream%s)\n{\n", api->pfx, name, api->pfx, api->pfx,
               dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : "");
+    group_coords(ls, n, dist, o);
     if (n > 0 || !dist)
         sb_puts(o, "    dim3 grid;\n");
     sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
@@ -464,16 +489,16 @@ static void host_steps(const Api *api, int separate_single, StrBuf *o)
                            : "";
     const TplVar vars[] = {{"k", arena_printf(api->arena, "%d", plan->step_count)},
                            {"rest", separate_single ? "single" : "step"}, {"fits", fits}, {NULL, NULL}};
-    api_put(api, o, "    err = @_prologue_(&b, p, n, stream);\n", NULL);
+    api_put(api, o, "    err = @_prologue_(&b, p, n, 0, stream);\n", NULL);
     if (plan->step_count > 1)
         api_put(api, o, "    int left = steps;\n"
                 "    for (; err == cudaSuccess && left >= ${k}${fits}; left -= ${k})\n"
-                "        err = @_step_(&b, p, n, stream);\n"
+                "        err = @_step_(&b, p, n, steps - left, stream);\n"
                 "    for (; err == cudaSuccess && left > 0; left--)\n"
-                "        err = @_${rest}_(&b, p, n, stream);\n", vars);
+                "        err = @_${rest}_(&b, p, n, steps - left, stream);\n", vars);
     else
         api_put(api, o, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n"
-                "        err = @_step_(&b, p, n, stream);\n", NULL);
+                "        err = @_step_(&b, p, n, s, stream);\n", NULL);
 }
 
 static void emit_host(const Api *api, StrBuf *o)

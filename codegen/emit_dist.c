@@ -328,6 +328,9 @@ static const char *const DIST_TEMPLATE[] = {
     "    if (@_DIST_MIXED_ && depth * @_DIST_STAGES_ > 1)\n"
     "        return @_dist_fail_(d, \"periodic and other boundaries in one program need depth 1 and one stage\"),\n"
     "               ^_DIST_INVALID;\n"
+    "    if (@_DIST_PERIODIC_ && @_DIST_COORDS_ && depth * @_DIST_STAGES_ > 1)\n"
+    "        return @_dist_fail_(d, \"a periodic program that reads x, y or z needs depth 1 and one stage\"),\n"
+    "               ^_DIST_INVALID;\n"
     "    for (int a = 0; a < @_DIST_DIMS_; a++) {\n"
     "        const int width = depth * @_DIST_REACH_[a];\n"
     "        if (width > 0 && (procs[a] > 1 || @_DIST_PERIODIC_) && global[a] / procs[a] < width) {\n"
@@ -785,6 +788,8 @@ static int overlap_able(const Plan *plan)
     if (plan->prog->nstages != 1 || plan->step_count != 1 || plan->nstep < 1 || plan->step[0].fill ||
         !plan->step[0].rotate_after)
         return 0;
+    if (ir_stage_builtins(&plan->prog->stages[0])) /* NAME_drange_ moves the interior's origin */
+        return 0;
     for (int i = 1; i < plan->nstep; i++)
         if (!plan->step[i].fill)
             return 0;
@@ -863,7 +868,7 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
               x, a, x);
     api_emit_rotation(api, o);
-    sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, stream, dd);\n    return err;\n}\n\n",
+    sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, 0, stream, dd);\n    return err;\n}\n\n",
               x);
 }
 
@@ -883,6 +888,8 @@ static void emit_constants(const Api *api, StrBuf *o)
               step_reach(p, 2));
     sb_printf(o, "#define %s_DIST_PERIODIC_ %d\n#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x,
               any_periodic(p), x, mixed_periodic(p), x, p->nstages);
+    sb_printf(o, "/* the step reads x, y or z: beyond a periodic face the layers' coordinates do not wrap */\n"
+              "#define %s_DIST_COORDS_ %d\n", x, (ir_program_builtins(p) & IR_USES_COORDS) != 0);
     sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");
     sb_printf(o, "#define %s_DIST_MAXF_ %d\n#define %s_DIST_DIGEST_ %u\n", x, maxf > 0 ? maxf : 1, x, digest(api));
     sb_printf(o, "#define %s_DIST_OVERLAP_ %d /* the step: one kernel, then halo fills */\n\n", x,
@@ -948,7 +955,7 @@ static void emit_local_run(const Api *api, StrBuf *o)
            "    const int n[3] = {nx, ny, nz};\n    (void)ny;\n    (void)nz;\n");
     api_emit_bind(api, o);
     sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n", x, x);
-    sb_printf(o, "    err = %s_dprologue_(&b, p, n, stream, dd);\n", x);
+    sb_printf(o, "    err = %s_dprologue_(&b, p, n, 0, stream, dd);\n", x);
     sb_printf(o, "    *xst = %s_dist_exchange_(dd, xs, %s_xset_all_(&b, xs, dd->depth), stream);\n", x, x);
     sb_printf(o, "    for (int left = steps, first = 1; left > 0 && *xst == 0; first = 0) {\n"
               "        int group = left < dd->depth ? left : dd->depth;\n"
@@ -965,9 +972,9 @@ static void emit_local_run(const Api *api, StrBuf *o)
                   "        }\n", x);
     if (plan->step_count > 1)
         sb_printf(o, "        for (; err == cudaSuccess && group >= %d; group -= %d)\n"
-                  "            err = %s_dstep_(&b, p, n, stream, dd);\n", plan->step_count, plan->step_count, x);
+                  "            err = %s_dstep_(&b, p, n, steps - left - group, stream, dd);\n", plan->step_count, plan->step_count, x);
     sb_printf(o, "        for (; err == cudaSuccess && group > 0; group--)\n"
-              "            err = %s_%s_(&b, p, n, stream, dd);\n    }\n", x, separate ? "dsingle" : "dstep");
+              "            err = %s_%s_(&b, p, n, steps - left - group, stream, dd);\n    }\n", x, separate ? "dsingle" : "dstep");
     api_emit_unbind(api, o);
     sb_puts(o, "    return err;\n}\n\n");
 }

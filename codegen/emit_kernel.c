@@ -102,6 +102,12 @@ void cg_arg_name(const IrProgram *prog, const PlanArg *arg, char *buf, int len)
     case ARG_DIM:
         snprintf(buf, (size_t)len, "n%d", arg->index);
         return;
+    case ARG_COORD:
+        if (arg->index == COORD_STEP)
+            snprintf(buf, (size_t)len, "c_step");
+        else
+            snprintf(buf, (size_t)len, "c_%s%d", arg->index >= COORD_EXTENT ? "n" : "o", arg->index % 3);
+        return;
     case ARG_SIDE:
         snprintf(buf, (size_t)len, "side_%s", arg->index % 2 ? "hi" : "lo");
         return;
@@ -223,7 +229,20 @@ void cg_stage_args(CgCtx *ctx, int stage, CgArgs *a)
     }
     for (int d = 0; d < p->dims; d++)
         cg_args_add(ctx, a, (PlanArg){ARG_DIM, 0, 0, d}, 0);
+    cg_coord_args(ctx, ir_stage_builtins(st), a);
     ctx->stage = saved;
+}
+
+void cg_coord_args(CgCtx *ctx, int uses, CgArgs *a)
+{
+    for (int d = 0; d < 3; d++) {
+        if (uses & IR_USES_COORD(d) && cg_args_find(a, ARG_COORD, 0, 0, COORD_ORIGIN + d) < 0)
+            cg_args_add(ctx, a, (PlanArg){ARG_COORD, 0, 0, COORD_ORIGIN + d}, 0);
+        if (uses & IR_USES_EXTENT(d) && cg_args_find(a, ARG_COORD, 0, 0, COORD_EXTENT + d) < 0)
+            cg_args_add(ctx, a, (PlanArg){ARG_COORD, 0, 0, COORD_EXTENT + d}, 0);
+    }
+    if (uses & IR_USES_STEP && cg_args_find(a, ARG_COORD, 0, 0, COORD_STEP) < 0)
+        cg_args_add(ctx, a, (PlanArg){ARG_COORD, 0, 0, COORD_STEP}, 0);
 }
 
 void cg_emit_stage_plain(CgCtx *ctx, int stage, const char *name, const CgArgs *args)

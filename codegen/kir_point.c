@@ -112,6 +112,33 @@ static KExpr *arith(Point *pt, const IrNode *n)
     return n->op >= N_LT && n->op <= N_NE ? k_cast(b, ctx->T, e) : e;
 }
 
+/* The family's coordinate of the point (ctx->kcoord), or the plain kernel's i, j, k and no fused
+ * step (NULL: the step is the launch's first). */
+static KExpr *coord(CgCtx *ctx, int axis)
+{
+    static const char *const axis_var[3] = {"i", "j", "k"};
+    if (ctx->kcoord)
+        return ctx->kcoord(ctx, axis);
+    return axis == CG_FUSED_STEP ? NULL : k_var(&ctx->kb, axis_var[axis]);
+}
+
+/* x, y, z (the global index: the kernel's own plus the origin argument), nx, ny, nz and step
+ * (the launch's first step plus those it fused before), in the element type. */
+static KExpr *builtin(CgCtx *ctx, const IrNode *n)
+{
+    Kb *b = &ctx->kb;
+    KExpr *v;
+    if (n->op == N_EXTENT)
+        v = k_varf(b, "c_n%d", n->param);
+    else if (n->op == N_COORD)
+        v = k_add(b, coord(ctx, n->param), k_varf(b, "c_o%d", n->param));
+    else if (!(v = coord(ctx, CG_FUSED_STEP)))
+        v = k_var(b, "c_step");
+    else
+        v = k_add(b, k_var(b, "c_step"), v);
+    return k_cast(b, ctx->T, v);
+}
+
 /* The expression that computes node (not its name). */
 static KExpr *expr(Point *pt, int node)
 {
@@ -121,6 +148,9 @@ static KExpr *expr(Point *pt, int node)
     case N_CONST: return k_real(&ctx->kb, n->value);
     case N_PARAM: return k_varf(&ctx->kb, "p_%s", ctx->prog->params[n->param].name);
     case N_READ: return cg_read(ctx, n);
+    case N_COORD:
+    case N_EXTENT:
+    case N_STEP: return builtin(ctx, n);
     case N_NEG: return k_un(&ctx->kb, KO_NEG, value(pt, n->a));
     case N_NOT:
     case N_AND:

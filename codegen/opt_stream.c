@@ -229,7 +229,7 @@ static void ring_loop(StreamB *sb, KBlock *out)
     for (int u = 0; u < uf; u++) {
         KStmt *plane = u == 0 ? k_scope(b) : k_if(b, k_bin(b, KO_LE, stream_add(sb, t0, u), k_var(b, "tlast")));
         KExpr *t = k_let(b, &plane->body, "int", "t", u == 0 ? t0 : stream_add(sb, t0, u));
-        PlaneMode m = {PM_GENERAL, 0, -1, stream_add(sb, k_sub(b, t, z0), 2 * g->R + 1)};
+        PlaneMode m = {PM_GENERAL, 0, -1, stream_add(sb, k_sub(b, t, z0), 2 * g->R + 1), NULL};
         stream_plane(sb, &plane->body, stream_name(sb, "_%d", u), &m);
         k_push(b, &loop->body, plane);
     }

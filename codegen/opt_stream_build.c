@@ -5,6 +5,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The built-ins' coordinates (CgCtx.kcoord): x is i, the other in-plane axis the thread's row
+ * jb (+ its output row in register mode), the streaming axis the output plane t - R. */
+static KExpr *stream_coord(CgCtx *ctx, int axis)
+{
+    StreamB *sb = (StreamB *)ctx;
+    Kb *b = sb->b;
+    if (axis == CG_FUSED_STEP)
+        return NULL;
+    if (axis == sb->g->sd)
+        return sb->plane ? sb->plane : k_plus(b, k_var(b, "t"), -sb->g->R);
+    return axis == 0 ? k_var(b, "i") : k_plus(b, k_var(b, "jb"), sb->row);
+}
+
 StreamB *stream_builder(CgCtx *ctx, int stage, const StreamGeom *g, CgReadFn read)
 {
     StreamB *sb = arena_alloc(ctx->arena, sizeof *sb);
@@ -14,6 +27,7 @@ StreamB *stream_builder(CgCtx *ctx, int stage, const StreamGeom *g, CgReadFn rea
     sb->pt.kread = read;
     sb->pt.kstore = NULL;
     sb->pt.kidx = NULL;
+    sb->pt.kcoord = stream_coord;
     sb->ctx = ctx;
     sb->b = &ctx->kb;
     sb->g = g;

@@ -32,6 +32,7 @@ typedef struct {
     KExpr **buf;               /* per source: its buffer argument */
     const StreamLoads *pl;     /* the ring kernel */
     int row;                   /* register mode: the output row whose point is built */
+    KExpr *plane;              /* the output plane along SD, interior index (NULL: t - R) */
 } StreamB;
 
 /* A builder over g for stage `stage` whose point reads through `read`. */
@@ -72,6 +73,7 @@ enum { PM_GENERAL, PM_WARM, PM_STEADY };
 typedef struct {
     int kind, trel, rb;
     KExpr *rb_expr;
+    KExpr *out;        /* the output plane t - R as an interior index (NULL: from the variable t) */
 } PlaneMode;
 
 /* The ring kernel's load of read node n: a register of the queue or a ring plane. */

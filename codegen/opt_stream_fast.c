@@ -114,7 +114,8 @@ static void steady_group(StreamB *sb, KBlock *out, int gi, int groups, int Uf, i
     }
     for (int u = 0; u < uf; u++) {
         int ub = gi * uf + u;
-        PlaneMode m = {PM_STEADY, R, const_slots ? 3 * R + 1 + ub : -1, stream_add(sb, k_var(b, "jj"), 3 * R + 1 + ub)};
+        PlaneMode m = {PM_STEADY, R, const_slots ? 3 * R + 1 + ub : -1, stream_add(sb, k_var(b, "jj"), 3 * R + 1 + ub),
+                       k_plus(b, k_add(b, k_var(b, "z0"), k_var(b, "jj")), ub)};
         KStmt *plane = k_scope(b);
         stream_plane(sb, &plane->body, stream_name(sb, "_%d", u), &m);
         k_push(b, out, plane);
@@ -138,7 +139,7 @@ static void warm_up(StreamB *sb, KBlock *out)
     for (int u = 0; sb->g->prefetch && u < sb->g->uf; u++)
         fast_loads(sb, out, stream_name(sb, "_%d", u), FL_VAR, R);
     for (int j = 0; j < 2 * R; j++) {
-        PlaneMode m = {PM_WARM, j - R, j + R + 1, NULL};
+        PlaneMode m = {PM_WARM, j - R, j + R + 1, NULL, NULL};
         KStmt *plane = k_scope(b);
         stream_plane(sb, &plane->body, stream_name(sb, "_w%d", j), &m);
         k_push(b, out, plane);

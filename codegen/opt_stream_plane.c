@@ -147,8 +147,10 @@ static void plane_point(StreamB *sb, KBlock *out, const PlaneMode *m)
             k_push(b, &blk->body, k_decl(b, 0, stream_name(sb, "%s *const", sb->ctx->T), outs[k]->name, k_varf(b, "po%d", k)));
         sb->pt.kidx = k_int(b, 0);
     }
+    sb->plane = m->out;
     cg_point(&sb->pt, &blk->body);
     sb->pt.kidx = NULL;
+    sb->plane = NULL;
     k_push(b, out, blk);
     for (int k = 0; k < nout; k++)
         k_push(b, out, k_assign_add(b, k_varf(b, "po%d", k), sb->sp));

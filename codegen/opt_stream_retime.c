@@ -149,6 +149,11 @@ static void linearize(const IrProgram *p, const IrStage *st, int i, double scale
     case N_PARAM:
         ls->bad = "it adds a term that reads no field";
         return;
+    case N_COORD:
+    case N_EXTENT:
+    case N_STEP:
+        ls->bad = "it reads a coordinate or the step, so the point's function changes from point to point";
+        return;
     default:
         ls->bad = "it applies a non-linear operation";
         return;

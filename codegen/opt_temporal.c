@@ -40,6 +40,7 @@ typedef struct {
     const TbGeom *g;
     TbEdge edge;
     BoundaryKind bc;
+    KExpr *step; /* the fused step being built: 1 .. K */
 } TbCtx;
 
 static const char *const thread_var[3] = {"tx", "ty", "tz"};
@@ -61,6 +62,18 @@ static KExpr *tile_read(CgCtx *ctx, const IrNode *n)
     long long off = n->off[0] + (long long)n->off[1] * g->E[0] + (long long)n->off[2] * g->E[0] * g->E[1];
     KExpr *at = k_var(b, tc->edge == TB_MAP ? "vlidx" : "lidx");
     return k_index(b, k_varf(b, "tb_in%d", n->field), k_plus(b, at, off));
+}
+
+/* The built-ins' coordinates (CgCtx.kcoord): the point's i, j, k (src_i.. where halo points are
+ * computed); fused step `step` (1 .. K)
+ * has step - 1 steps of the launch before it. */
+static KExpr *tile_coord(CgCtx *ctx, int axis)
+{
+    static const char *const source_var[3] = {"src_i", "src_j", "src_k"};
+    if (axis != CG_FUSED_STEP) /* a halo point computed as its source has the source's */
+        return k_var(&ctx->kb, ((TbCtx *)ctx)->edge == TB_HOLD ? axis_var[axis] : source_var[axis]);
+    KExpr *step = ((TbCtx *)ctx)->step;
+    return step->kind == KE_INT ? k_int(&ctx->kb, step->ival - 1) : k_plus(&ctx->kb, step, -1);
 }
 
 /* An intermediate step's stores: to the step's output buffer, at the point's place in the tile. */
@@ -230,6 +243,7 @@ static void step_points(TbCtx *tc, KBlock *out, KExpr *step, int last, void (*bu
     Kb *b = &ctx->kb;
     KBlock *body = points_loop(b, out, tc->g);
     point_vars(tc, body, 0);
+    tc->step = step;
     KStmt *guard = k_if(b, valid(tc, step, last));
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f))
@@ -284,7 +298,7 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f))
             tb_smem_pointer(ctx, &k->body, arena_printf(ctx->arena, "tb_buf%d", f), (long long)slot++ * 2 * g->elems);
-    TbCtx tc = {*ctx, g, cg_temporal_edge(p, NULL), BC_FIXED};
+    TbCtx tc = {*ctx, g, cg_temporal_edge(p, NULL), BC_FIXED, NULL};
     cg_temporal_edge(p, &tc.bc);
     tc.base.stage = stage;
     load_tile(&tc, &k->body);
@@ -292,6 +306,7 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     tc.base.kread = tile_read;
     tc.base.kstore = tile_store;
     tc.base.kidx = k_var(b, "lidx");
+    tc.base.kcoord = tile_coord;
     KStmt *steps = k_for(b, "step", k_int(b, 1), k_int(b, g->K), NULL, 1);
     step_points(&tc, &steps->body, k_var(b, "step"), 0, inner_buffers);
     k_push(b, &steps->body, k_barrier(b));

@@ -64,6 +64,9 @@ KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u);
 /* Whether the state fields are periodic (TB_WRAP): the streaming kernels then load every
  * column and plane from its source (cidx is the column's) and compute every point. */
 int tbs_wraps(const CgCtx *ctx);
+/* Plane x's source along the streaming axis where halo planes are not held (fast form: the
+ * plan's fused_min_n keeps x within a grid's length); else x. */
+KExpr *tbs_plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x);
 /* The index of plane ps at the column in a global buffer: cidx + (long long)(ps + R) * ssd (ps
  * wrapped under TB_WRAP). */
 KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g);

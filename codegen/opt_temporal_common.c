@@ -204,8 +204,7 @@ KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset)
 
 int tbs_wraps(const CgCtx *ctx) { return cg_temporal_edge(ctx->prog, NULL) == TB_WRAP; }
 
-/* Plane x's source along the streaming axis where halo planes are not held; else x. */
-static KExpr *plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x)
+KExpr *tbs_plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x)
 {
     BoundaryKind bc = BC_FIXED;
     if (cg_temporal_edge(ctx->prog, &bc) == TB_HOLD)
@@ -216,7 +215,7 @@ static KExpr *plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x)
 KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
-    KExpr *ps = plane_source(ctx, g, k_var(b, "ps"));
+    KExpr *ps = tbs_plane_source(ctx, g, k_var(b, "ps"));
     KExpr *plane = k_cast(b, "long long", k_add(b, ps, k_int(b, g->R)));
     return k_add(b, k_var(b, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
 }
@@ -234,7 +233,7 @@ void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
     KStmt *scope = k_scope(b);
     KExpr *pn = k_let(b, &scope->body, "int", "pn", plane), *ld = NULL;
     if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD) { /* the plane's source, and cidx the column's */
-        pn = k_let(b, &scope->body, "int", "pw", plane_source(ctx, g, pn));
+        pn = k_let(b, &scope->body, "int", "pw", tbs_plane_source(ctx, g, pn));
     } else {
         KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
         ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));

@@ -54,6 +54,9 @@ typedef struct {
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
 
+static const char *const axis_var[3] = {"i", "j", "k"};
+static const char *const thread_var[3] = {"tx", "ty", "tz"};
+
 /* The column a read at in-plane offset off lands on, as a place in the tile (rc_<x>_<y>, m for
  * minus): under TB_MAP a halo column is read at its source, so no halo column's slot is read
  * (those slots hold what their threads computed, which is not the halo's value). Kept inside
@@ -62,6 +65,19 @@ static const char *ring_column(CgCtx *ctx, const int off[3])
 {
     return arena_printf(ctx->arena, "rc_%s%d_%s%d", off[0] < 0 ? "m" : "", abs(off[0]), off[1] < 0 ? "m" : "",
                         abs(off[1]));
+}
+
+/* The built-ins' coordinates (CgCtx.kcoord): the column's in-plane i (j), the plane ps along the
+ * streaming axis (their sources where halo points are computed); step s of the launch (1 .. K) has s - 1 = from steps before it. */
+static KExpr *queue_coord(CgCtx *ctx, int axis)
+{
+    TbsCtx *tc = (TbsCtx *)ctx;
+    if (axis == CG_FUSED_STEP)
+        return tc->from ? k_int(&ctx->kb, tc->from) : NULL;
+    static const char *const source_var[3] = {"src_i", "src_j", "src_k"};
+    if (axis == tc->g->sd) /* planes and columns computed as their sources have the sources' */
+        return tbs_plane_source(ctx, tc->g, k_var(&ctx->kb, "ps"));
+    return k_var(&ctx->kb, cg_temporal_edge(ctx->prog, NULL) == TB_HOLD ? axis_var[axis] : source_var[axis]);
 }
 
 /* Reads: a state field from the input queue of the step being computed (register for the own
@@ -105,8 +121,6 @@ static void keep_value(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
 
 /* ---- clamp and mirror (TB_MAP): halo columns and planes copy the interior ---- */
 
-static const char *const axis_var[3] = {"i", "j", "k"};
-static const char *const thread_var[3] = {"tx", "ty", "tz"};
 
 static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind bc)
 {
@@ -312,6 +326,7 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
     TbsCtx tc = {*ctx, g, 0, 0};
     tc.base.stage = stage;
     tc.base.kread = queue_read;
+    tc.base.kcoord = queue_coord;
     tc.base.kidx = k_var(b, "idx");
     tc.base.prog = cg_fast_arith(p, stage, ctx->arena);
     /* In 2D, two copies of the plane loop: one for a chunk whose every computed plane lies inside

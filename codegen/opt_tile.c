@@ -219,6 +219,16 @@ static KBlock *open_loops(TileCtx *tc, KBlock *out, const int looped[3], int slo
     return out;
 }
 
+/* The built-ins' coordinates (CgCtx.kcoord): i, j, k, plus the fast path's offset of the point
+ * from the pass's base point. */
+static KExpr *point_coord(CgCtx *ctx, int axis)
+{
+    TileCtx *tc = (TileCtx *)ctx;
+    if (axis == CG_FUSED_STEP)
+        return NULL;
+    return k_plus(&ctx->kb, k_var(&ctx->kb, axis_global[axis]), tc->fast ? tc->u[axis] : 0);
+}
+
 static KExpr *linear_index(TileCtx *tc)
 {
     Kb *b = &tc->base.kb;
@@ -404,6 +414,7 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     tc.base = *ctx;
     tc.base.stage = stage;
     tc.base.kread = read_value;
+    tc.base.kcoord = point_coord;
     tc.g = &g;
     tc.base.prog = cg_fast_arith(p, stage, ctx->arena);
     if (ctx->cfg->v[P_CMEM] == 2) /* the constants of the rewritten stage go to the array */

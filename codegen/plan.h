@@ -11,9 +11,15 @@ typedef enum {
     ARG_BUF,    /* a field's buffer: field, level (0 = step t, -1 = t-1, +1 = the one written) */
     ARG_PARAM,  /* a runtime parameter, passed as the element type: index */
     ARG_DIM,    /* the interior size on axis `index`, as int */
+    ARG_COORD,  /* what the built-ins x, y, z, nx, ny, nz and step read, as int: index
+                   COORD_ORIGIN + axis is the global index of the kernels' interior point 0 on
+                   the axis (0 on one GPU), COORD_EXTENT + axis the global grid's interior size,
+                   COORD_STEP the number, in the run, of the first step the launch computes */
     ARG_SIDE,   /* distributed code only (codegen/emit_dist.c): whether a halo fill writes the
                    low (index 2*axis) or high (2*axis + 1) side, as int; never in a Plan */
 } ArgKind;
+
+enum { COORD_ORIGIN = 0, COORD_EXTENT = 3, COORD_STEP = 6 };
 
 typedef struct {
     ArgKind kind;

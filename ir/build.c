@@ -148,6 +148,13 @@ int irb_param(IrBuilder *b, int param)
     return intern(b, n);
 }
 
+int irb_builtin(IrBuilder *b, IrOp op, int axis)
+{
+    IrNode n = blank(op);
+    n.param = axis;
+    return intern(b, n);
+}
+
 int irb_read(IrBuilder *b, int field, int level, const int off[3])
 {
     IrNode n = blank(N_READ);

@@ -12,9 +12,21 @@ typedef struct {
     int tcap;    /* a power of two, at least twice the node count */
 } IrBuilder;
 
+/* A built-in name (ir/builtin.c): x, y, z (N_COORD), nx, ny, nz (N_EXTENT), step (N_STEP). */
+typedef struct {
+    const char *name;
+    IrOp op;
+    int axis;
+} IrBuiltin;
+const IrBuiltin *ir_builtin_find(const char *name); /* NULL: not a built-in */
+const char *ir_builtin_name(IrOp op, int axis);
+int ir_builtin_dims(const IrBuiltin *b);
+
 void irb_begin(IrBuilder *b, IrStage *stage, Arena *arena);
 int irb_const(IrBuilder *b, double value);
 int irb_param(IrBuilder *b, int param);
+/* A built-in (N_COORD or N_EXTENT along axis, or N_STEP with axis 0). */
+int irb_builtin(IrBuilder *b, IrOp op, int axis);
 int irb_read(IrBuilder *b, int field, int level, const int off[3]);
 int irb_op(IrBuilder *b, IrOp op, int a, int bb, int c); /* unused operands: -1 */
 void irb_write(IrBuilder *b, int field, int node, Loc loc);

@@ -1,5 +1,5 @@
 /* Readable printing of the IR and its analyses (--dump-ir), and the names used for it. */
-#include "ir.h"
+#include "build.h"
 
 
 const char *ir_op_name(IrOp op)
@@ -60,6 +60,11 @@ static void dump_node(FILE *out, const IrProgram *p, int i, const IrNode *n)
         break;
     case N_PARAM:
         fprintf(out, "param %s", p->params[n->param].name);
+        break;
+    case N_COORD:
+    case N_EXTENT:
+    case N_STEP:
+        fprintf(out, "%s %s", ir_op_name(n->op), ir_builtin_name(n->op, n->param));
         break;
     case N_READ:
         fprintf(out, "read %s", p->fields[n->field].name);

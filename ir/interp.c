@@ -156,8 +156,18 @@ void interp_fill_halos(InterpGrid *g)
     }
 }
 
-/* Evaluates one stage on the whole interior, writing state fields into target[f]. */
-static void run_stage(InterpGrid *g, const IrStage *st, double *const *target)
+/* The value of a built-in (N_COORD, N_EXTENT, N_STEP) at row (j, k), column x, of step t. */
+static double builtin_value(const InterpGrid *g, const IrNode *n, int x, int j, int k, int t)
+{
+    if (n->op == N_STEP)
+        return t;
+    if (n->op == N_EXTENT)
+        return g->n[n->param];
+    return n->param == 0 ? x : n->param == 1 ? j : k;
+}
+
+/* Evaluates one stage of step t on the whole interior, writing state fields into target[f]. */
+static void run_stage(InterpGrid *g, const IrStage *st, double *const *target, int t)
 {
     const IrProgram *p = g->prog;
     int nx = g->n[0], nn = st->nnodes;
@@ -194,6 +204,12 @@ static void run_stage(InterpGrid *g, const IrStage *st, double *const *target)
                     break;
                 case N_READ:
                     memcpy(r, src[i] + base, sizeof(double) * (size_t)nx);
+                    break;
+                case N_COORD:
+                case N_EXTENT:
+                case N_STEP:
+                    for (int x = 0; x < nx; x++)
+                        r[x] = builtin_value(g, n, x, j, k, t);
                     break;
                 case N_ADD: for (int x = 0; x < nx; x++) r[x] = a[x] + b[x]; break;
                 case N_SUB: for (int x = 0; x < nx; x++) r[x] = a[x] - b[x]; break;
@@ -255,7 +271,7 @@ int interp_run_ticking(InterpGrid *g, int steps, InterpTick tick, void *ctx)
             target[f] = g->buf[f][(g->newest[f] + 1) % levels];
         }
         for (int s = 0; s < p->nstages; s++) {
-            run_stage(g, &p->stages[s], target);
+            run_stage(g, &p->stages[s], target, t);
             for (int f = 0; f < p->nfields; f++) {
                 const IrField *fd = &p->fields[f];
                 if (fd->role == ROLE_TEMP && fd->write_stage == s)

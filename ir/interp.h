@@ -41,7 +41,8 @@ void interp_fill_halos(InterpGrid *g);
  * often as needed when the halo is wider than the interior. Each step: the stages in order,
  * state fields written into the buffer after the newest, temps into their one buffer (halo
  * filled by their condition after their stage); then unwritten state fields are copied whole,
- * every state field rotates, and the new newest buffer's halo is filled. */
+ * every state field rotates, and the new newest buffer's halo is filled. The built-in step is
+ * 0 in the first step of each call (as in the emitted NAME_run). */
 void interp_run(InterpGrid *g, int steps);
 /* Called before each step with the steps done and the total; nonzero stops the run there. */
 typedef int (*InterpTick)(void *ctx, int done, int total);

@@ -40,7 +40,7 @@ typedef struct {
     IrOp op;
     int a, b, c;      /* operand node indices in the same stage, -1 when unused */
     double value;     /* N_CONST */
-    int param;        /* N_PARAM */
+    int param;        /* N_PARAM; N_COORD and N_EXTENT: the axis */
     int field;        /* N_READ */
     int level;        /* N_READ: 0 = step t (or this step, for temps), -1 = step t-1 */
     int off[3];       /* N_READ: offsets, 0 on axes >= dims */
@@ -208,6 +208,33 @@ static inline const IrOpInfo *ir_op(IrOp op)
 }
 /* Operand count of an op: 0 for leaves. */
 static inline int ir_op_arity(IrOp op) { return ir_op(op)->arity; }
+
+/* The built-ins a stage reads (docs/language.md, "Coordinates"), as a mask of
+ * IR_USES_COORD(axis) (x, y, z), IR_USES_EXTENT(axis) (nx, ny, nz) and IR_USES_STEP. A point that
+ * reads one is not the same function of its neighbours everywhere: analyses that assume so
+ * (retiming's weighted sums) refuse such a stage. */
+#define IR_USES_COORD(axis) (1 << (axis))
+#define IR_USES_EXTENT(axis) (1 << (3 + (axis)))
+#define IR_USES_STEP (1 << 6)
+#define IR_USES_COORDS (IR_USES_COORD(0) | IR_USES_COORD(1) | IR_USES_COORD(2))
+static inline int ir_stage_builtins(const IrStage *st)
+{
+    int m = 0;
+    for (int i = 0; i < st->nnodes; i++) {
+        const IrNode *n = &st->nodes[i];
+        m |= n->op == N_COORD ? IR_USES_COORD(n->param) : n->op == N_EXTENT ? IR_USES_EXTENT(n->param)
+           : n->op == N_STEP  ? IR_USES_STEP : 0;
+    }
+    return m;
+}
+/* The same over all the step's stages. */
+static inline int ir_program_builtins(const IrProgram *p)
+{
+    int m = 0;
+    for (int s = 0; s < p->nstages; s++)
+        m |= ir_stage_builtins(&p->stages[s]);
+    return m;
+}
 
 /* The number of state fields of p; *first (when given) gets the first one's index, or -1. */
 static inline int ir_state_fields(const IrProgram *p, int *first)

@@ -54,6 +54,9 @@ typedef struct {
     Loc write_loc[MAX_FIELDS];
     int read_in_source[MAX_FIELDS]; /* some expression reads it (a register temp included) */
     int quiet;                 /* rebuilding a let already checked: no diagnostics */
+    const char *builtin_used[8]; /* built-ins used so far, by name (a later declaration is refused) */
+    Loc builtin_loc[8];
+    int nbuiltin_used;
     long long flops_written;
 } Lower;
 
@@ -106,6 +109,13 @@ static int sym_add(Lower *L, const char *name, SymKind kind, int index, Loc loc)
         diag_note(L->diag, L->syms[old].loc, "'%s' was declared here", name);
         return -1;
     }
+    for (int i = 0; i < L->nbuiltin_used; i++)
+        if (strcmp(L->builtin_used[i], name) == 0) {
+            diag_error(L->diag, loc, STC_E_REDECLARED,
+                       "'%s' is declared after a use of the built-in '%s'; declare it before", name, name);
+            diag_note(L->diag, L->builtin_loc[i], "the built-in '%s' was used here", name);
+            return -1;
+        }
     Sym *s = ARENA_PUSH(L->arena, L->syms, L->nsyms, L->cap_syms);
     s->name = name;
     s->kind = kind;
@@ -214,6 +224,8 @@ static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
         return 1;
     case AST_NAME: {
         int s = sym_find(L, e->name);
+        if (s < 0 && ir_builtin_find(e->name))
+            return 0; /* a coordinate or the step: not a compile-time constant */
         if (s < 0) {
             if (!quiet)
                 diag_error(L->diag, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
@@ -489,9 +501,36 @@ static int let_value(Lower *L, int li)
     return l->node;
 }
 
+/* x, y, z, nx, ny, nz or step where no declaration has the name (ir/builtin.c). */
+static int lower_builtin(Lower *L, const AstExpr *e, const IrBuiltin *bi)
+{
+    if (e->level != 0) {
+        REPORT(L, e->loc, STC_E_NOT_A_FIELD, "'%s' is a built-in value, not a field: it has no time levels",
+               e->name);
+        return -1;
+    }
+    if (ir_builtin_dims(bi) > L->p->dims) {
+        REPORT(L, e->loc, STC_E_UNDECLARED, "'%s' is not declared; the built-in '%s' needs a %dd grid, and this one is %dd",
+               e->name, e->name, ir_builtin_dims(bi), L->p->dims);
+        return -1;
+    }
+    if (!L->quiet && L->nbuiltin_used < 8) {
+        int seen = 0;
+        for (int i = 0; i < L->nbuiltin_used; i++)
+            seen |= strcmp(L->builtin_used[i], bi->name) == 0;
+        if (!seen) {
+            L->builtin_used[L->nbuiltin_used] = bi->name;
+            L->builtin_loc[L->nbuiltin_used++] = e->loc;
+        }
+    }
+    return irb_builtin(&L->b, bi->op, bi->axis);
+}
+
 static int lower_name(Lower *L, const AstExpr *e)
 {
     int s = sym_find(L, e->name);
+    if (s < 0 && ir_builtin_find(e->name))
+        return lower_builtin(L, e, ir_builtin_find(e->name));
     if (s < 0) {
         REPORT(L, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
         return -1;
@@ -523,6 +562,11 @@ static int lower_name(Lower *L, const AstExpr *e)
 static int lower_read(Lower *L, const AstExpr *e)
 {
     int s = sym_find(L, e->name), off[3];
+    if (s < 0 && ir_builtin_find(e->name)) {
+        REPORT(L, e->loc, STC_E_NOT_A_FIELD, "'%s' is a built-in value, not a field: it cannot be indexed",
+               e->name);
+        return -1;
+    }
     if (s < 0) {
         REPORT(L, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
         return -1;

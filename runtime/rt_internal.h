@@ -98,6 +98,7 @@ struct RtGrid {
     CUdeviceptr buf[RT_MAX_FIELDS][3];
     int newest[RT_MAX_FIELDS];  /* which buffer of a state field holds step t */
     double *params;             /* one per program parameter */
+    long step;                  /* the run's next step (the built-in step): 0 after the prologue */
 };
 
 /* Writes "what: CUDA_ERROR_X (description)" into why when r is an error; returns 0 or -1. */

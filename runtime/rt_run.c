@@ -274,6 +274,10 @@ static int launch(RtModule *m, RtGrid *g, const PlanLaunch *l, CUfunction fn, ch
             if (a->index < 0 || a->index > 2) goto bad_arg;
             vals[i].i = g->n[a->index];
             break;
+        case ARG_COORD: /* one GPU: the origin is 0, the extent the grid's */
+            if (a->index < 0 || a->index > COORD_STEP) goto bad_arg;
+            vals[i].i = a->index == COORD_STEP ? (int)g->step : a->index >= COORD_EXTENT ? g->n[a->index % 3] : 0;
+            break;
         default:
             goto bad_arg;
         }
@@ -312,6 +316,7 @@ int rt_run_prologue(RtModule *m, RtGrid *g, char *why, int whylen)
 {
     if (RT_CU(m->rc, CtxSetCurrent(m->rc->ctx), "cuCtxSetCurrent", why, whylen))
         return -1;
+    g->step = 0;
     return launch_list(m, g, m->plan->prologue, m->prologue, m->plan->nprologue, why, whylen);
 }
 
@@ -328,10 +333,10 @@ int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
                  "for the remaining %ld", per_group, rest);
         return -1;
     }
-    for (long s = 0; s < groups; s++)
+    for (long s = 0; s < groups; s++, g->step += per_group)
         if (launch_list(m, g, p->step, m->step, p->nstep, why, whylen) != 0)
             return -1;
-    for (long s = 0; s < rest; s++)
+    for (long s = 0; s < rest; s++, g->step++)
         if (launch_list(m, g, p->single, m->single, p->nsingle, why, whylen) != 0)
             return -1;
     return 0;

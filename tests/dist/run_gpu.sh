@@ -62,6 +62,9 @@ s3=examples/bench/star3d1r.st
   prog allbc tests/dist/allbc.st allbc float "" 67 61 1 5 &
   prog h1 examples/heat1d.st heat1d float "" 1001 1 1 10 &
   prog s3v $s3 star3d1r float "tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2" 38 33 29 7 &
+  prog adv examples/advdiff_source.st advdiff_source float "" 67 61 1 9 &
+  prog advt examples/advdiff_source.st advdiff_source double "tb=32x16x1,tblock=3" 67 61 1 9 &
+  prog hs3 examples/advdiff_source.st heat_source3d float "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 7 &
   wait
 } 2>&1 | grep -v "^$" | tail -20
 
@@ -79,6 +82,9 @@ run gs 4 2 2 1 9 1 errors; run gs 2 2 1 1 9 1 errors
 run flux 2 2 1 1 6 1; run flux 2 1 2 1 6 2; run flux 4 2 2 1 6 1; run flux 4 2 2 1 6 2; run flux 4 4 1 1 6 1
 run allbc 2 2 1 1 5 1; run allbc 4 2 2 1 5 1; run allbc 4 1 4 1 5 1
 run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2
+# the built-ins x, y, z, nx, ny, nz, step: global coordinates on every rank, deep halos included
+run adv 2 2 1 1 9 1; run adv 4 2 2 1 9 2; run adv 4 1 4 1 9 3; run advt 4 2 2 1 9 3; run advt 2 1 2 1 9 6
+run hs3 4 1 1 4 7 3; run hs3 4 2 2 1 7 2
 # overlap (slabs of the outermost axis, depth 1): on (as everywhere above, where it applies), and off
 run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run h1 4 4 1 1 10 1; run s3v 4 1 1 4 7 1
 run s3v 2 1 1 2 7 1; run heat 2 1 1 2 6 1

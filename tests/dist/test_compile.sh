@@ -46,6 +46,8 @@ emit examples/reaction_diffusion.st gray_scott ""
 emit examples/flux_divergence.st flux_divergence ""
 emit tests/dist/allbc.st allbc ""
 emit examples/heat1d.st heat1d ""
+emit examples/advdiff_source.st advdiff_source ""
+emit examples/advdiff_source.st heat_source3d "tb=32x32x1,stream=z,sb=128,tblock=3"
 "$nvcc" -arch=sm_90 -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \
   -c "$dir/all.cu" -o "$dir/all.o"
 echo "compiled the distributed API of $n programs"

@@ -598,6 +598,65 @@ static void test_check_report(void)
     arena_free(a);
 }
 
+/* ---- the built-ins x, y, z, nx, ny, nz, step (docs/language.md, "Coordinates") ---- */
+
+/* u = u + x + 10 y + 100 z + 1000 step + nx + 7 ny + 13 nz: after s steps, the point's value is
+ * its initial value plus s (x + 10 y + 100 z + nx + 7 ny + 13 nz) + 1000 (0 + 1 + .. + s-1); the
+ * step counts from 0 again in a second run. A declared name shadows the built-in. */
+static void test_builtins(void)
+{
+    Arena *a = arena_new();
+    TB t;
+    Diag dg;
+    tb_init(&t, a, "coords", 3);
+    tb_field(&t, "u", ROLE_STATE, 0, BC_FIXED, 0);
+    static const char *const names[] = {"x", "y", "z", "step", "nx", "ny", "nz"};
+    static const double w[] = {1, 10, 100, 1000, 1, 7, 13};
+    AstExpr *e = tb_name(&t, "u");
+    for (int i = 0; i < 7; i++)
+        e = tb_bin(&t, OP_ADD, e, tb_bin(&t, OP_MUL, tb_num(&t, w[i]), tb_name(&t, names[i])));
+    tb_assign(&t, "u", e);
+    IrProgram *p = lower(&t, &dg);
+    if (!p)
+        return;
+    int n[3] = {5, 4, 3};
+    InterpGrid *g = interp_grid_new(p, n);
+    interp_fill_random(g, 7);
+    double *u0 = copy_buf(g->buf[0][0], g->total);
+    interp_run(g, 3);
+    interp_run(g, 2); /* steps 0 and 1 again */
+    Shape s = shape_of(p, n);
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 5; i++) {
+                double per = i + 10 * j + 100 * k + 5 + 7 * 4 + 13 * 3;
+                double want = u0[at(&s, i, j, k)] + 5 * per + 1000 * (0 + 1 + 2 + 0 + 1);
+                CHECK(fabs(g->buf[0][g->newest[0]][at(&s, i, j, k)] - want) < 1e-9);
+            }
+    free(u0);
+    interp_grid_free(g);
+    arena_free(a);
+
+    /* param x shadows the coordinate */
+    a = arena_new();
+    tb_init(&t, a, "shadow", 2);
+    tb_param(&t, "x", 0.5);
+    tb_field(&t, "u", ROLE_STATE, 0, BC_FIXED, 0);
+    tb_assign(&t, "u", tb_bin(&t, OP_ADD, tb_name(&t, "u"), tb_name(&t, "x")));
+    p = lower(&t, &dg);
+    if (p) {
+        int n2[3] = {4, 3, 1};
+        g = interp_grid_new(p, n2);
+        interp_fill_random(g, 8);
+        Shape s2 = shape_of(p, n2);
+        double before = g->buf[0][0][at(&s2, 3, 2, 0)];
+        interp_run(g, 2);
+        CHECK(fabs(g->buf[0][g->newest[0]][at(&s2, 3, 2, 0)] - (before + 1.0)) < 1e-12);
+        interp_grid_free(g);
+    }
+    arena_free(a);
+}
+
 /* ---- sizes near INT_MAX: the boundary mapping in 64 bits, absurd grids refused ---- */
 
 static void test_index_range(void)
@@ -644,6 +703,7 @@ int main(void)
     test_unwritten_state();
     test_check_report();
     test_index_range();
+    test_builtins();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures != 0;

@@ -18,7 +18,7 @@ static const struct {
     {"check", "--autotune --tune-record -o --config --list-space --validate --replay --dump-ast --dump-ir "
               "--distributed",
      "check runs the interpreter on a small grid and writes nothing"},
-    {"bench", "-o --list-space --validate --dump-ast --dump-ir", "bench times the kernel and writes nothing"},
+    {"bench", "-o --list-space --validate --dump-ast --dump-ir --link", "bench times the kernel and writes nothing"},
     {"replay", "-o --config --autotune --tune-record --replay --stencil --grid --type --steps --list-space "
                "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed",
      "replay compares strategies on the recording alone"},

@@ -47,6 +47,8 @@ rc=0; "$stencilc" "$root/examples/heat.st" --distributed --link 25 -o "$dir/x.cu
   || { echo "FAIL: --link without --procs is not a usage error"; exit 1; }
 rc=0; "$stencilc" "$root/examples/heat.st" --distributed --procs 1x1x2 --link fast -o "$dir/x.cu" 2>/dev/null \
   || rc=$?; [ $rc -eq 2 ] || { echo "FAIL: --link fast accepted"; exit 1; }
+rc=0; "$stencilc" bench "$root/examples/heat.st" --distributed --procs 1x1x2 --link 25 2>/dev/null || rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: bench took --link"; exit 1; }
 echo "--procs: the exchange depth and overlap chosen"
 
 [ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }

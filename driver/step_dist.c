@@ -15,7 +15,7 @@ static int measure(Job *job, CgDistChoice *c, char *why, int whylen)
     RtContext *rc = rt_context_new(why, whylen);
     if (!rc)
         return -1;
-    TuneLock lock;
+    TuneLock lock = {-1, 0};
     char doing[600], lwhy[256];
     snprintf(doing, sizeof doing, "stencilc --procs: the exchange depth of '%.100s'", job->prog->name);
     const RtDeviceInfo *dev = rt_device_info(rc);

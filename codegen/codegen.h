@@ -2,6 +2,7 @@
 #ifndef STC_CODEGEN_H
 #define STC_CODEGEN_H
 #include "../util/strbuf.h"
+#include "dist_model.h"
 #include "plan.h"
 #include "space.h"
 
@@ -14,6 +15,10 @@ int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h);
 /* cg_emit, and with distributed set also the distributed API of docs/distributed.md (NCCL halo
  * exchange over a Cartesian process grid; the header then includes <nccl.h>). */
 int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu, StrBuf *h);
+/* cg_emit_opts with the distributed API, whose header recommends choice's depth and overlap
+ * (NAME_DIST_DEPTH, NAME_DIST_OVERLAP, with the model's predictions); NULL: depth 1, no
+ * overlap, nothing predicted. */
+int cg_emit_dist(const Plan *plan, const char *base, const CgDistChoice *choice, StrBuf *cu, StrBuf *h);
 /* The interior of one rank's local buffers in a distributed run of p over global split by procs
  * with exchange depth `depth` (the largest rank's, as NAME_dist_init lays it out): what a
  * distributed tuning measures on. Returns 0, or -1 with a reason (a part thinner than the

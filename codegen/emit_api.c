@@ -530,12 +530,26 @@ static const char *base_name(const char *base)
     return slash ? slash + 1 : base;
 }
 
+static int emit_files(const Plan *plan, const char *base, int distributed, const CgDistChoice *choice, StrBuf *cu,
+                      StrBuf *h);
+
 int cg_emit(const Plan *plan, const char *base, StrBuf *cu, StrBuf *h)
 {
-    return cg_emit_opts(plan, base, 0, cu, h);
+    return emit_files(plan, base, 0, NULL, cu, h);
 }
 
 int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu, StrBuf *h)
+{
+    return emit_files(plan, base, distributed, NULL, cu, h);
+}
+
+int cg_emit_dist(const Plan *plan, const char *base, const CgDistChoice *choice, StrBuf *cu, StrBuf *h)
+{
+    return emit_files(plan, base, 1, choice, cu, h);
+}
+
+static int emit_files(const Plan *plan, const char *base, int distributed, const CgDistChoice *choice, StrBuf *cu,
+                      StrBuf *h)
 {
     if (!plan || !plan->prog || !cu || !h)
         return -1;
@@ -547,6 +561,7 @@ int cg_emit_opts(const Plan *plan, const char *base, int distributed, StrBuf *cu
     api.plan = plan;
     api.prog = p;
     api.arena = arena;
+    api.dist = choice;
     api.pfx = cg_c_identifier(arena, p->name);
     char *upper = arena_strdup(arena, api.pfx);
     for (char *c = upper; *c; c++)

@@ -2,6 +2,7 @@
  * (emit_dist.c) share: the names of the emitted API and the printing of a Plan's launches. */
 #ifndef STC_CG_EMIT_API_H
 #define STC_CG_EMIT_API_H
+#include "dist_model.h"
 #include "emit.h"
 #include "template.h"
 
@@ -14,6 +15,7 @@ typedef struct {
     const char *T;        /* element type */
     const char **member;  /* per field: its member name in NAME_fields */
     const char **pmember; /* per param */
+    const CgDistChoice *dist; /* the recommended exchange depth and overlap; NULL: none made */
 } Api;
 
 /* Appends a template (template.h) with '@' the prefix and '^' the prefix in capitals. */

@@ -125,7 +125,8 @@ static const char *const DIST_HEADER[] = {
     "/* Splits the global interior over the process grid for this rank (coords must be its\n"
     " * coordinates in the order above), checks on every rank that all agree, and allocates\n"
     " * the exchange buffers. depth >= 1: steps between halo exchanges (layers exchanged:\n"
-    " * depth times the step's reach). Collective: every rank of comm calls it. */\n"
+    " * depth times the step's reach); 0: ^_DIST_DEPTH, and overlap where ^_DIST_OVERLAP\n"
+    " * recommends it and this split allows it. Collective: every rank of comm calls it. */\n"
     "int @_dist_init(@_dist *d, const int global[3], const int procs[3], const int coords[3],\n"
     "    int depth, ncclComm_t comm, cudaStream_t stream);\n"
     "/* Frees what @_dist_init allocated (not collective). */\n"
@@ -156,6 +157,31 @@ static const char *const DIST_HEADER[] = {
     "const char *@_dist_status_string(int status);\n\n",
     NULL};
 
+/* NAME_DIST_DEPTH and NAME_DIST_OVERLAP: the exchange depth and overlap that stencilc recommends
+ * (NAME_dist_init's depth 0), with the model's prediction for each depth it weighed. */
+static void emit_recommendation(const Api *api, StrBuf *h)
+{
+    const CgDistChoice *c = api->dist;
+    if (!c || c->chosen < 0) {
+        sb_printf(h, "/* The exchange depth and overlap of %s_dist_init's depth 0: none was chosen for a\n"
+                  " * process grid (stencilc --distributed --procs PXxPYxPZ chooses them, docs/distributed.md). */\n",
+                  api->pfx);
+        sb_printf(h, "#define %s_DIST_DEPTH 1\n#define %s_DIST_OVERLAP 0\n\n", api->upper, api->upper);
+        return;
+    }
+    const CgDistCand *k = &c->cand[c->chosen];
+    sb_printf(h, "/* The exchange depth and overlap of %s_dist_init's depth 0, %s for %ldx%ldx%ld over\n"
+              " * %ldx%ldx%ld on %s by the exchange-cost model of docs/distributed.md (per step: the\n"
+              " * local kernel on the part with deep halos, %s, plus the exchange):\n",
+              api->pfx, c->given ? "given by --depth" : "chosen", c->global[0], c->global[1], c->global[2],
+              c->procs[0], c->procs[1], c->procs[2], c->link,
+              c->measured ? arena_printf(api->arena, "timed on %s", c->device) : "scaled from its volume");
+    cg_dist_table(c, " *   ", h);
+    sb_puts(h, " */\n");
+    sb_printf(h, "#define %s_DIST_DEPTH %d\n#define %s_DIST_OVERLAP %d\n\n", api->upper, k->depth, api->upper,
+              k->overlap);
+}
+
 void api_emit_dist_header(const Api *api, StrBuf *h)
 {
     const IrProgram *p = api->prog;
@@ -169,6 +195,7 @@ void api_emit_dist_header(const Api *api, StrBuf *h)
         if (p->fields[f].role == ROLE_COEF)
             sb_printf(h, " X(%s, 1)", api->member[f]);
     sb_puts(h, "\n\n");
+    emit_recommendation(api, h);
     put_template(api, DIST_HEADER, h);
 }
 
@@ -366,6 +393,9 @@ static const char *const DIST_TEMPLATE[] = {
     "    if (!d)\n"
     "        return ^_DIST_INVALID;\n"
     "    memset(d, 0, sizeof *d);\n"
+    "    const int recommended = depth == 0;\n"
+    "    if (recommended)\n"
+    "        depth = ^_DIST_DEPTH;\n"
     "    d->comm = comm;\n"
     "    ncclResult_t ne = comm ? ncclCommCount(comm, &d->nranks) : ncclInvalidArgument;\n"
     "    if (ne == ncclSuccess)\n"
@@ -436,6 +466,8 @@ static const char *const DIST_TEMPLATE[] = {
     "    st = @_dist_agree_(d, vals, 0, failed, stream);\n"
     "    if (st != ^_DIST_OK)\n"
     "        @_dist_free(d);\n"
+    "    else if (recommended && ^_DIST_OVERLAP)\n"
+    "        @_dist_set_overlap(d, 1); /* stays off where this split cannot overlap */\n"
     "    return st;\n"
     "}\n"
     "\n",
@@ -1053,4 +1085,30 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
         local[a] = (global[a] + procs[a] - 1) / procs[a] + faces * ext;
     }
     return 0;
+}
+
+void cg_dist_traits(const Plan *plan, CgDistTraits *t)
+{
+    const IrProgram *p = plan->prog;
+    for (int a = 0; a < 3; a++)
+        t->reach[a] = step_reach(p, a);
+    t->periodic = any_periodic(p);
+    t->depth1_only = mixed_periodic(p);
+    t->overlap_able = overlap_able(plan);
+    t->tblock = plan->step_count > 1 ? plan->step_count : 1;
+}
+
+/* As emit_xset's group set counts them. */
+int cg_dist_group_buffers(const IrProgram *p, int depth)
+{
+    int n = 0;
+    for (int f = 0; f < p->nfields; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role != ROLE_STATE || cg_writing_stage(p, f) < 0)
+            continue;
+        n++;
+        if (fl->levels > 2 && field_read_at(p, f, -1, 0) && (depth > 1 || field_read_at(p, f, -1, 1)))
+            n++;
+    }
+    return n > 0 ? n : 1;
 }

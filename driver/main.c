@@ -63,6 +63,8 @@ int main(int argc, char **argv)
         goto done;
     if (step_build_plan(&job) != 0) /* codegen/ */
         goto done;
+    if (opt.cmd == CMD_COMPILE && opt.distributed && opt.nprocs && step_dist_choose(&job) != 0) /* the model */
+        goto done;
     if (opt.cmd == CMD_BENCH) { /* runtime/ */
         rc = step_bench(&job);
         goto done;

@@ -36,7 +36,10 @@ static const char usage_text[] =
     "                      (docs/distributed.md; the header then includes <nccl.h>)\n"
     "  --procs PXxPYxPZ    with --distributed: tune and bench on one rank's part of --grid (the\n"
     "                      largest) split over this process grid\n"
-    "  --depth K           with --procs: steps between exchanges the part is sized for (default 1)\n"
+    "  --depth K           with --procs: steps between exchanges (default: chosen by the exchange\n"
+    "                      cost model, docs/distributed.md)\n"
+    "  --link L            with --procs: the link between GPUs the depth is chosen for: nvlink\n"
+    "                      (default) or a bandwidth per GPU in GB/s, e.g. 25 between nodes\n"
     "  --fast-math         float: let the optimized kernels use approximate division, rsqrt,\n"
     "                      exp, log, sin, cos and pow (as nvcc --use_fast_math), verified at a\n"
     "                      relative tolerance of 1e-3 instead of 1e-5 (docs/config.md)\n"
@@ -272,6 +275,14 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
             NEED_ARG();
             if (parse_long(next, 1, 1024, &o->depth) != 0)
                 return usage_error(d, "--depth takes steps between exchanges, 1 to 1024, not '%s'", diag_name(next));
+        } else if (!strcmp(a, "--link")) {
+            NEED_ARG();
+            double gbs;
+            char name[32];
+            if (cg_dist_parse_link(next, &gbs, name, sizeof name) != 0)
+                return usage_error(d, "--link takes nvlink or a bandwidth in GB/s (0.1 to 100000), not '%s'",
+                                   diag_name(next));
+            o->link = next;
         } else if (!strcmp(a, "--autotune")) {
             o->autotune = 1;
         } else if (!strcmp(a, "--budget")) {

@@ -25,7 +25,8 @@ typedef struct {
     int distributed;          /* --distributed: also the NCCL multi-GPU API (codegen/emit_dist.c) */
     long procs[3];            /* --procs: the process grid a distributed tuning is for */
     int nprocs;
-    long depth;               /* --depth: its steps between exchanges; 0 = not given (1) */
+    long depth;               /* --depth: its steps between exchanges; 0 = not given (chosen) */
+    const char *link;         /* --link nvlink|GBPS: the link the exchange depth is chosen for */
     int fast_math;            /* --fast-math: approximate float arithmetic in the optimized
                                  kernels, verified at a looser tolerance */
     int autotune, quiet;

@@ -18,7 +18,7 @@ static const struct {
     {"check", "--autotune --tune-record -o --config --list-space --validate --replay --dump-ast --dump-ir "
               "--distributed",
      "check runs the interpreter on a small grid and writes nothing"},
-    {"bench", "-o --list-space --validate --dump-ast --dump-ir", "bench times the kernel and writes nothing"},
+    {"bench", "-o --list-space --validate --dump-ast --dump-ir --link", "bench times the kernel and writes nothing"},
     {"replay", "-o --config --autotune --tune-record --replay --stencil --grid --type --steps --list-space "
                "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed",
      "replay compares strategies on the recording alone"},
@@ -38,6 +38,7 @@ static const struct {
     {"--replay", "--autotune"},
     {"--procs", "--distributed"},
     {"--depth", "--procs"},
+    {"--link", "--procs"},
     {"--tune-db", "--autotune --tune-record"},
     {"--tune-log", "--autotune --tune-record"},
     {"--budget", "--autotune --tune-record replay"},
@@ -81,6 +82,7 @@ int options_check_conflicts(const Options *o, Diag *d)
         {"--budget", o->budget_s > 0 || o->budget_count > 0}, {"--strategy", o->strategy != NULL},
         {"--gest", o->gest != NULL}, {"--tune-log", o->tune_log != NULL}, {"--tune-db", o->tune_db != NULL},
         {"--distributed", o->distributed}, {"--procs", o->nprocs > 0}, {"--depth", o->depth > 0},
+        {"--link", o->link != NULL},
         {"--target", o->target != NULL}, {"--model", o->model != NULL}, {"--guide", o->guide},
     };
     int n = (int)(sizeof g / sizeof g[0]);

@@ -100,7 +100,9 @@ int step_emit(Job *job)
     const char *base = strip_cu(job->arena, cu_path);
     StrBuf cu = {0}, h = {0};
     int rc = -1;
-    if (cg_emit_opts(job->plan, base, job->opt->distributed, &cu, &h) != 0) {
+    int emitted = job->opt->distributed ? cg_emit_dist(job->plan, base, job->dist, &cu, &h)
+                                        : cg_emit(job->plan, base, &cu, &h);
+    if (emitted != 0) {
         diag_run_error(&job->diag, "code generation failed for '%s'", job->prog->name);
         goto out;
     }

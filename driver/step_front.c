@@ -69,8 +69,10 @@ static int distributed_part(Job *job)
         diag_run_info(&job->diag, "one rank's part of %ldx%ldx%ld over %ldx%ldx%ld (depth %ld): %ldx%ldx%ld",
                       job->grid[0], job->grid[1], job->grid[2], procs[0], procs[1], procs[2],
                       o->depth ? o->depth : 1, local[0], local[1], local[2]);
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 3; d++) {
+        job->global[d] = job->grid[d];
         job->grid[d] = local[d];
+    }
     return 0;
 }
 

@@ -2,6 +2,7 @@
  * returns 0 on success. */
 #ifndef STC_STEPS_H
 #define STC_STEPS_H
+#include "../codegen/dist_model.h"
 #include "../codegen/plan.h"
 #include "../codegen/space.h"
 #include "../frontend/ast.h"
@@ -16,6 +17,7 @@ typedef struct {
     const AstStencil *stencil;
     IrProgram *prog;
     long grid[3];    /* interior size for tuning and bench */
+    long global[3];  /* --procs: the global grid that grid is one rank's part of */
     long steps;
     Space space;
     Config config;
@@ -23,6 +25,7 @@ typedef struct {
     char config_text[512];   /* config_format of config */
     Plan *plan;
     const char *cu_path, *h_path; /* the outputs, once step_check_outputs has named them */
+    const CgDistChoice *dist; /* --procs: the recommended exchange depth and overlap */
 } Job;
 
 int step_read_and_parse(Job *job);
@@ -35,6 +38,8 @@ int step_autotune(Job *job);
 int step_predict(Job *job);
 int step_build_plan(Job *job);
 int step_bench(Job *job);
+/* --distributed --procs: the exchange depth and overlap to recommend (step_dist.c). */
+int step_dist_choose(Job *job);
 /* Names the outputs and refuses them where they are the input or not regular files: before
  * tuning, so that a long run does not end in a refusal; step_emit checks again. */
 int step_check_outputs(Job *job);

@@ -143,13 +143,17 @@ static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cu
 }
 
 static int overlap_; /* whether the last run overlapped its exchanges */
+static int depth_;   /* the depth it ran with (depth 0: the header's recommendation) */
 
-/* STC_DIST_OVERLAP=1 turns the overlap on where it applies (it is off by default). */
+/* STC_DIST_OVERLAP=1 turns the overlap on where it applies, 0 off; empty or unset leaves what
+ * _dist_init chose (off, or the recommendation with depth 0). */
 static void overlap_from_env(dist_t *d)
 {
     const char *e = getenv("STC_DIST_OVERLAP");
-    API(_dist_set_overlap)(d, e && !strcmp(e, "1"));
+    if (e && *e)
+        API(_dist_set_overlap)(d, !strcmp(e, "1"));
     overlap_ = d->overlap;
+    depth_ = d->depth;
 }
 
 static int dist_run(const Data &init, const int procs[3], int steps, int depth, ncclComm_t comm,
@@ -404,9 +408,10 @@ int main(int argc, char **argv)
                 }
             double rel = worst / (scale > 0 ? scale : 1e-30);
             int ok = differ == 0 && rel <= ref.tol && !isnan(rel);
-            printf("%s %s %dx%dx%d grid %dx%dx%d steps %d depth %d%s: %ld points differ from one GPU, "
+            printf("%s %s %dx%dx%d grid %dx%dx%d steps %d depth %d%s%s: %ld points differ from one GPU, "
                    "%.2e from the interpreter (tolerance %.1e)\n", ok ? "PASS" : "FAIL", STR(STC_P),
-                   procs[0], procs[1], procs[2], init.n[0], init.n[1], init.n[2], steps, depth,
+                   procs[0], procs[1], procs[2], init.n[0], init.n[1], init.n[2], steps, depth_,
+                   depth ? "" : " (recommended)",
                    overlap_ ? " overlapped" : "", differ, rel, ref.tol);
             rc = !ok;
         }

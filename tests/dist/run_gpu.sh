@@ -20,12 +20,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0 skipped=0
 
-# prog ID FILE STENCIL TYPE CONFIG NX NY NZ STEPS: generate, build and make the reference
+# prog ID FILE STENCIL TYPE CONFIG NX NY NZ STEPS [STENCILC-ARGS...]: generate, build and make
+# the reference
 prog() {
   local id=$1 file=$2 st=$3 type=$4 cfg=$5
   local dir="$work/$id" args=("$file" --stencil "$st" --type "$type" --distributed -o "$work/$id/$st.cu")
   mkdir -p "$dir"
   [ -n "$cfg" ] && args+=(--config "$cfg")
+  args+=("${@:10}")
   "$build/driver/stencilc" "${args[@]}" || return 1
   local pfx=${st//-/_}
   ( cd "$dir" && nvcc -O3 -arch=sm_90 -std=c++17 -DSTC_P="$pfx" -DSTC_U="${pfx^^}" -DSTC_HEADER="$st.h" -DOMPI_SKIP_MPICXX=1 \
@@ -65,6 +67,9 @@ s3=examples/bench/star3d1r.st
   prog adv examples/advdiff_source.st advdiff_source float "" 67 61 1 9 &
   prog advt examples/advdiff_source.st advdiff_source double "tb=32x16x1,tblock=3" 67 61 1 9 &
   prog hs3 examples/advdiff_source.st heat_source3d float "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 7 &
+  # depth 0: the depth the model chose for 256x256x512 over 1x1x2 (4; 12 with tblock=3)
+  prog s3c $s3 star3d1r float "" 37 33 29 7 --procs 1x1x2 --grid 256x256x512 &
+  prog s3tc $s3 star3d1r float "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 13 --procs 1x1x2 --grid 256x256x512 &
   wait
 } 2>&1 | grep -v "^$" | tail -20
 
@@ -90,6 +95,8 @@ run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run h1 4 4 1 1 10
 run s3v 2 1 1 2 7 1; run heat 2 1 1 2 6 1
 export STC_DIST_OVERLAP=0
 run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run s3v 4 1 1 4 7 1
+export STC_DIST_OVERLAP=
+run s3c 2 1 1 2 7 0; run s3tc 2 1 1 2 13 0
 export STC_DIST_OVERLAP=1
 echo "$pass passed, $fail failed, $skipped skipped (more ranks than the $ngpu GPUs)" | tee -a "$log"
 [ "$fail" -eq 0 ]

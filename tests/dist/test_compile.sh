@@ -22,6 +22,35 @@ rc=0; "$stencilc" "$root/examples/heat.st" --procs 1x1x2 -o "$dir/x.cu" 2>/dev/n
   || { echo "FAIL: --procs without --distributed is not a usage error"; exit 1; }
 echo "--procs: the part and its refusals"
 
+# --procs without --depth: the exchange-cost model chooses the depth and overlap, says so on
+# stderr and writes them in the header (star3d1r 512^3 slabs: depth 4 on NVLink; between nodes
+# at 25 GB/s overlap hides the 1 MB face)
+choose() { # OUT LINK-ARGS...: the stderr line of the choice
+  local out=$1; shift
+  "$stencilc" "$root/examples/bench/star3d1r.st" --distributed --procs 1x1x4 --grid 512x512x2048 \
+    --config tb=32x4x2 -o "$dir/$out.cu" "$@" 2>&1 | grep "exchange:"
+}
+line=$(choose nv)
+case $line in "stencilc: exchange: chose depth 4 over 1x1x4 on nvlink: "*"; against depth 1 93.2%"*) ;;
+  *) echo "FAIL: the choice on NVLink: '$line'"; exit 1 ;; esac
+grep -q "^#define STAR3D1R_DIST_DEPTH 4$" "$dir/nv.h" && grep -q "^#define STAR3D1R_DIST_OVERLAP 0$" "$dir/nv.h" \
+  && grep -q "^ \*   depth 4 .*<- chosen$" "$dir/nv.h" || { echo "FAIL: the header's constants (NVLink)"; exit 1; }
+line=$(choose ib --link 25)
+case $line in "stencilc: exchange: chose depth 1 with overlap over 1x1x4 on 25 GB/s: "*) ;;
+  *) echo "FAIL: the choice at 25 GB/s: '$line'"; exit 1 ;; esac
+grep -q "^#define STAR3D1R_DIST_OVERLAP 1$" "$dir/ib.h" || { echo "FAIL: no overlap at 25 GB/s"; exit 1; }
+line=$(choose given --depth 2)
+case $line in "stencilc: exchange: given depth 2 over 1x1x4 on nvlink: "*) ;;
+  *) echo "FAIL: the given depth: '$line'"; exit 1 ;; esac
+grep -q "^#define STAR3D1R_DIST_DEPTH 2$" "$dir/given.h" || { echo "FAIL: the given depth's constant"; exit 1; }
+rc=0; "$stencilc" "$root/examples/heat.st" --distributed --link 25 -o "$dir/x.cu" 2>/dev/null || rc=$?; [ $rc -eq 2 ] \
+  || { echo "FAIL: --link without --procs is not a usage error"; exit 1; }
+rc=0; "$stencilc" "$root/examples/heat.st" --distributed --procs 1x1x2 --link fast -o "$dir/x.cu" 2>/dev/null \
+  || rc=$?; [ $rc -eq 2 ] || { echo "FAIL: --link fast accepted"; exit 1; }
+rc=0; "$stencilc" bench "$root/examples/heat.st" --distributed --procs 1x1x2 --link 25 2>/dev/null || rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: bench took --link"; exit 1; }
+echo "--procs: the exchange depth and overlap chosen"
+
 [ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
 n=0
 emit() { # FILE STENCIL CONFIG
@@ -51,6 +80,19 @@ emit examples/advdiff_source.st heat_source3d "tb=32x32x1,stream=z,sb=128,tblock
 "$nvcc" -arch=sm_90 -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \
   -c "$dir/all.cu" -o "$dir/all.o"
 echo "compiled the distributed API of $n programs"
+# depth 0 (the recommended depth and overlap), as a caller writes it
+cat >"$dir/depth0.cu" <<EOF
+#include "ib.cu"
+static_assert(STAR3D1R_DIST_DEPTH == 1 && STAR3D1R_DIST_OVERLAP == 1, "the recommendation");
+int start(star3d1r_dist *d, ncclComm_t comm)
+{
+    const int global[3] = {512, 512, 2048}, procs[3] = {1, 1, 4}, coords[3] = {0, 0, 0};
+    return star3d1r_dist_init(d, global, procs, coords, 0, comm, 0);
+}
+EOF
+"$nvcc" -arch=sm_90 -I"$dir" -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \
+  -c "$dir/depth0.cu" -o "$dir/depth0.o"
+echo "compiled a caller of depth 0"
 # the GPU tests' harness too, where MPI's headers are installed (libopenmpi-dev)
 mpi_inc=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
 if [ -f "$mpi_inc/mpi.h" ]; then

@@ -43,6 +43,10 @@ void interp_fill_halos(InterpGrid *g);
  * filled by their condition after their stage); then unwritten state fields are copied whole,
  * every state field rotates, and the new newest buffer's halo is filled. */
 void interp_run(InterpGrid *g, int steps);
+/* The program's reductions (ir.h, IrReduce) on the current state, one value each into out:
+ * over the interior in order x, then y, then z; sums in double; min and max exact, and NaN
+ * when any value is NaN (so that a diverged run never reports a small residual). */
+void interp_reduce(InterpGrid *g, double *out);
 /* Called before each step with the steps done and the total; nonzero stops the run there. */
 typedef int (*InterpTick)(void *ctx, int done, int total);
 /* interp_run, asking tick (NULL: never) before each step; returns the steps run. */

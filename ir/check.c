@@ -74,7 +74,7 @@ int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps, Int
     }
     if (p->nreduces) {
         double *r = calloc((size_t)p->nreduces, sizeof *r);
-        interp_reduce(g, r);
+        interp_reduce(g, r, NULL);
         for (int i = 0; i < p->nreduces; i++)
             fprintf(out, "  %-12s %-5s %.10e\n", p->reduces[i].name, ir_reduce_kind_name(p->reduces[i].kind), r[i]);
         free(r);

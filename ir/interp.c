@@ -237,6 +237,7 @@ static void run_stage(InterpGrid *g, const IrStage *st, double *const *target)
 typedef struct {
     IrReduceKind kind;
     double acc;
+    double mag; /* the sum of |x| */
 } Reducing;
 
 /* A row's values folded into the reduction, in order along x. */
@@ -245,6 +246,7 @@ static void reduce_row(void *ctx, const IrStage *st, const double *v, int nx, lo
     Reducing *r = ctx;
     const double *x = v + (size_t)st->writes[0].node * (size_t)nx;
     for (int i = 0; i < nx; i++) {
+        r->mag += fabs(x[i]);
         if (r->kind == RED_SUM)
             r->acc += x[i];
         else if (isnan(x[i]) || (r->kind == RED_MIN ? x[i] < r->acc : x[i] > r->acc))
@@ -253,14 +255,16 @@ static void reduce_row(void *ctx, const IrStage *st, const double *v, int nx, lo
     (void)base;
 }
 
-void interp_reduce(InterpGrid *g, double *out)
+void interp_reduce(InterpGrid *g, double *out, double *scale)
 {
     for (int i = 0; i < g->prog->nreduces; i++) {
         const IrReduce *red = &g->prog->reduces[i];
-        Reducing r = {red->kind, red->kind == RED_SUM ? 0.0 : red->kind == RED_MIN ? INFINITY : -INFINITY};
+        Reducing r = {red->kind, red->kind == RED_SUM ? 0.0 : red->kind == RED_MIN ? INFINITY : -INFINITY, 0.0};
         if (red->stage.nwrites == 1)
             eval_rows(g, &red->stage, reduce_row, &r);
         out[i] = r.acc;
+        if (scale)
+            scale[i] = red->kind == RED_SUM ? r.mag : fabs(r.acc);
     }
 }
 

@@ -274,6 +274,10 @@ static int launch(RtModule *m, RtGrid *g, const PlanLaunch *l, CUfunction fn, ch
             if (a->index < 0 || a->index > 2) goto bad_arg;
             vals[i].i = g->n[a->index];
             break;
+        case ARG_SCRATCH:
+            if (!g->scratch || a->index < 0) goto bad_arg;
+            vals[i].ptr = g->scratch + (CUdeviceptr)a->index * sizeof(double);
+            break;
         default:
             goto bad_arg;
         }
@@ -299,8 +303,8 @@ bad_arg:
     return -1;
 }
 
-static int launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunction *fns,
-                       int n, char *why, int whylen)
+int rt_launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunction *fns, int n, char *why,
+                   int whylen)
 {
     for (int i = 0; i < n; i++)
         if (launch(m, g, &ls[i], fns[i], why, whylen) != 0)
@@ -312,7 +316,7 @@ int rt_run_prologue(RtModule *m, RtGrid *g, char *why, int whylen)
 {
     if (RT_CU(m->rc, CtxSetCurrent(m->rc->ctx), "cuCtxSetCurrent", why, whylen))
         return -1;
-    return launch_list(m, g, m->plan->prologue, m->prologue, m->plan->nprologue, why, whylen);
+    return rt_launch_list(m, g, m->plan->prologue, m->prologue, m->plan->nprologue, why, whylen);
 }
 
 int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
@@ -326,10 +330,10 @@ int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
         return -1;
     }
     for (long s = 0; s < groups; s++)
-        if (launch_list(m, g, p->step, m->step, p->nstep, why, whylen) != 0)
+        if (rt_launch_list(m, g, p->step, m->step, p->nstep, why, whylen) != 0)
             return -1;
     for (long s = 0; s < rest; s++)
-        if (launch_list(m, g, p->single, m->single, p->nsingle, why, whylen) != 0)
+        if (rt_launch_list(m, g, p->single, m->single, p->nsingle, why, whylen) != 0)
             return -1;
     return 0;
 }

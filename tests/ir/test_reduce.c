@@ -80,7 +80,7 @@ int main(void)
     interp_fill_random(g, 7);
     interp_run(g, 3);
     double got[3], want[3];
-    interp_reduce(g, got);
+    interp_reduce(g, got, NULL);
     by_hand(g, want);
     for (int i = 0; i < 3; i++) {
         if (fabs(got[i] - want[i]) > 1e-12 * fabs(want[i]))
@@ -90,7 +90,7 @@ int main(void)
     CHECK(got[1] == want[1] && got[2] == want[2]); /* min and max are exact */
 
     g->buf[0][g->newest[0]][interp_index(g, 4, 3, 0)] = NAN;
-    interp_reduce(g, got);
+    interp_reduce(g, got, NULL);
     CHECK(isnan(got[0]) && isnan(got[1]) && isnan(got[2]));
 
     interp_grid_free(g);

@@ -1,6 +1,6 @@
 /* Reductions on the GPU (codegen/emit_reduce.c, runtime/rt_reduce.c) against the interpreter:
- * a 3D float program with three levels, a coef and a param verified by rt_verify_plan (fields and
- * reductions) under several kernel families; then examples/jacobi_residual.st solving Laplace's
+ * examples/wave3d_energy.st (float, three levels, a coef and a param) verified by rt_verify_plan
+ * (fields and reductions) under several kernel families; then examples/jacobi_residual.st solving Laplace's
  * equation with a linear boundary in rounds of steps until its residual is below 1e-8, every
  * round's reductions against the interpreter's run in lockstep; the same value twice; NaN kept.
  * Exits 77 without a GPU. */
@@ -11,24 +11,12 @@
 #include <string.h>
 
 #include "codegen.h"
-#include "example_programs.h"
+#include "../driver/load_program.h"
 #include "interp.h"
 #include "rt.h"
 
 static int failures;
 #define CHECK(c) do { if (!(c)) { printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
-
-static const char energy_text[] =
-    "stencil energy3d {\n"
-    "  grid 3d;\n"
-    "  param c2 = 0.1;\n"
-    "  state u levels 3 boundary periodic;\n"
-    "  coef k;\n"
-    "  u = 2 * u - u@-1 + c2 * k * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u);\n"
-    "  reduce energy = sum(0.5 * (u - u@-1) * (u - u@-1) + c2 * k * (u[1,0,0] - u) * (u[1,0,0] - u));\n"
-    "  reduce peak = max(abs(u));\n"
-    "  reduce low = min(u@-1 - u[0,0,-1]);\n"
-    "}\n";
 
 static Plan *plan_of(const IrProgram *p, const char *cfg, Arena *a)
 {
@@ -44,12 +32,7 @@ static Plan *plan_of(const IrProgram *p, const char *cfg, Arena *a)
 
 static void verify_energy(RtContext *rc, Arena *a)
 {
-    static Source src = {"energy3d.st", energy_text, sizeof energy_text - 1};
-    Diag dg;
-    diag_init(&dg, &src, stderr);
-    AstFile file;
-    assert(parse_source(&src, a, &dg, &file) == 0);
-    IrProgram *p = ir_lower(&file.stencils[0], a, &dg);
+    IrProgram *p = load_example("wave3d_energy.st", a);
     assert(p && p->nreduces == 3);
     static const char *const configs[] = {"", "tb=32x4x2,smem=on", "tb=32x4x1,stream=z,sb=16", "tb=64x2x2,bm=1x2x1,uf=1x2x1"};
     for (size_t i = 0; i < sizeof configs / sizeof *configs; i++) {
@@ -79,15 +62,10 @@ static void laplace_start(InterpGrid *g)
         }
 }
 
-static void solve_jacobi(RtContext *rc, Arena *a, const char *root)
+static void solve_jacobi(RtContext *rc, Arena *a)
 {
-    char path[1024], why[1024];
-    snprintf(path, sizeof path, "%s/examples/jacobi_residual.st", root);
-    Diag dg;
-    Source src;
-    AstFile file;
-    assert(ex_parse_file(path, a, &dg, &src, &file) == 0);
-    IrProgram *p = ex_lower(path, &file.stencils[0], ELEM_DOUBLE, a, &dg);
+    char why[1024];
+    IrProgram *p = load_example("jacobi_residual.st", a);
     assert(p && p->nreduces == 3 && strcmp(p->reduces[0].name, "residual") == 0);
     Plan *plan = plan_of(p, "tblock=2", a);
     RtModule *m = rt_compile_plan(rc, plan, why, sizeof why);
@@ -130,16 +108,14 @@ static void solve_jacobi(RtContext *rc, Arena *a, const char *root)
 int main(void)
 {
     char why[512];
-    if (!rt_available(why, (int)sizeof why)) {
+    RtContext *rc = rt_available(why, (int)sizeof why) ? rt_context_new(why, (int)sizeof why) : NULL;
+    if (!rc) {
         printf("skipped: %s\n", why);
         return 77;
     }
-    const char *root = getenv("STC_SOURCE_ROOT") ? getenv("STC_SOURCE_ROOT") : ".";
-    RtContext *rc = rt_context_new(why, (int)sizeof why);
-    assert(rc);
     Arena *a = arena_new();
     verify_energy(rc, a);
-    solve_jacobi(rc, a, root);
+    solve_jacobi(rc, a);
     arena_free(a);
     rt_context_free(rc);
     puts(failures ? "FAIL" : "ok");

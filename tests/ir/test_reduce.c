@@ -1,7 +1,8 @@
 /* Reductions (`reduce name = kind(expr);`) of examples/wave3d_energy.st: lowered from source and
  * computed by the interpreter on a small odd grid against plain loops over its buffers written
  * here (an offset into the periodic halo, the older level, a coef, a param); a NaN anywhere makes
- * sum, max and min NaN. The printed form is in tests/frontend (test_parse's round trip). */
+ * sum, max and min NaN; --dump-ir shows them. The printed form is in tests/frontend (test_parse's
+ * round trip). */
 #include "../driver/load_program.h"
 #include "interp.h"
 
@@ -44,6 +45,13 @@ int main(void)
     CHECK(p->reduces[0].kind == RED_SUM && p->reduces[1].kind == RED_MAX && p->reduces[2].kind == RED_MIN);
     CHECK(strcmp(p->reduces[2].name, "low") == 0);
     CHECK(p->nstages == 1); /* the reductions are not stages of the step */
+
+    char dump[16384] = {0};
+    FILE *mem = fmemopen(dump, sizeof dump - 1, "w");
+    ir_dump(mem, p);
+    fclose(mem);
+    CHECK(strstr(dump, "reduce peak (after the step):\n") && strstr(dump, "    max of %"));
+    CHECK(strstr(dump, "read u@-1[0,0,0]") && strstr(dump, "read u[0,0,-1]"));
 
     const int n[3] = {9, 7, 5};
     InterpGrid *g = interp_grid_new(p, n);

@@ -95,6 +95,15 @@ static KKernel *reduce_kernel(CgCtx *ctx, const char *name, const CgArgs *a)
     return k;
 }
 
+/* Whether some node of st is an op. */
+static int has_op(const IrStage *st, IrOp op)
+{
+    for (int i = 0; i < st->nnodes; i++)
+        if (st->nodes[i].op == op)
+            return 1;
+    return 0;
+}
+
 /* for (int c = start; c < n; c += step): the loop's body block. */
 static KBlock *loop(Kb *b, KBlock *out, const char *c, KExpr *start, KExpr *n, int step)
 {
@@ -126,6 +135,8 @@ static void build_partial(CgCtx *ctx, const IrReduce *r, const char *name, const
         at[d] = k_var(b, axis[d]);
     }
     ctx->kidx = k_let(b, body, "long long", "idx", cg_linear_index(ctx, at, s));
+    if (!has_op(&r->stage, N_READ)) /* sum(1), max(a): no load uses the index */
+        k_push(b, body, k_eval(b, k_cast(b, "void", ctx->kidx)));
     KExpr *v = cg_build_value(ctx, &r->stage, ir_reduce_node(r), body);
     ctx->kidx = NULL;
     KExpr *x = k_let(b, body, "double", "x", k_cast(b, "double", v));

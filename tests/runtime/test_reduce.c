@@ -92,7 +92,7 @@ static void solve_jacobi(RtContext *rc, Arena *a)
     printf("jacobi: residual %.3g after %d steps (interpreter %.3g), sum %.10g, min %.3g\n", got[0], 250 * rounds,
            ref[0], got[1], got[2]);
     CHECK(got[0] < 1e-8);
-    CHECK(fabs(got[1] - 15.0 * 31 * 25) < 1e-4); /* u = i: the sum of i over 31 x 25 points */
+    CHECK(fabs(got[1] - 15.0 * 31 * 25) < 1e-3); /* u = i (up to residual / smallest eigenvalue, 4e-7 a point) */
     CHECK(rt_reduce(m, g, again, why, sizeof why) == 0 && memcmp(got, again, sizeof got) == 0);
 
     CHECK(rt_grid_download(g, want, why, sizeof why) == 0);

@@ -83,6 +83,9 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
 void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
+/* The reductions' kernels (emit_reduce.c) into the plan's module and source, and their launches
+ * into plan->reduce. Nothing without reductions. */
+void cg_build_reductions(CgCtx *ctx, Plan *plan);
 /* Threads per block of the whole-buffer and fill kernels. */
 enum { CG_UTIL_BLOCK = 128 };
 
@@ -109,6 +112,9 @@ const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
 /* The point computation of ctx->stage: shared nodes declared onto out, the stored writes'
  * values into stores (in order). */
 void cg_build_point(CgCtx *ctx, KBlock *out, CgPointStores *stores);
+/* The value of node of st (a stage's form: a reduction's) at the point, its shared nodes declared
+ * onto out. */
+KExpr *cg_build_value(CgCtx *ctx, const IrStage *st, int node, KBlock *out);
 /* The same with its stores pushed too (ctx->kstore's, or array[point index] = value). */
 void cg_point(CgCtx *ctx, KBlock *out);
 /* The load of read node n at the point (ctx->kread's, or the global load at the point). */

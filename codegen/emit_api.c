@@ -188,6 +188,7 @@ static void emit_header(const Api *api, const char *base, int dist, StrBuf *h)
     api_put(api, h, HEADER_RULES, vars);
     header_field_members(api, h);
     api_put(api, h, HEADER_DECLS, vars);
+    api_emit_reduce_header(api, h);
     if (dist)
         api_emit_dist_header(api, h);
     api_put(api, h, "#ifdef __cplusplus\n}\n#endif\n#endif /* ^_STENCIL_H */\n", NULL);
@@ -220,6 +221,9 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
             sb_puts(o, "step0");
         else
             sb_printf(o, "%s[%d]", a->index >= COORD_EXTENT ? "cn_" : "co_", a->index % 3);
+        return;
+    case ARG_SCRATCH:
+        sb_printf(o, "scratch + %d", a->index);
         return;
     case ARG_SIDE: { /* a periodic field's faces are all exchanged, never filled */
         int axis = a->index / 2;
@@ -586,6 +590,7 @@ static int emit_files(const Plan *plan, const char *base, int distributed, const
     sb_printf(cu, "#include <string.h>\n#include <cuda_runtime.h>\n#include \"%s.h\"\n\n", b);
     sb_puts(cu, plan->source);
     emit_host(&api, cu);
+    api_emit_reduce_source(&api, cu);
     if (distributed)
         api_emit_dist_source(&api, cu);
     arena_free(arena);

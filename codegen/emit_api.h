@@ -48,6 +48,10 @@ void api_emit_unbind(const Api *api, StrBuf *o);
  * the .cu (after the one-GPU host code, whose groups it calls). */
 void api_emit_dist_header(const Api *api, StrBuf *h);
 void api_emit_dist_source(const Api *api, StrBuf *cu);
+/* The reductions' API (emit_reduce_api.c): NAME_reductions and NAME_reduce's declaration into
+ * the header, its host code into the .cu; nothing for a stencil without reductions. */
+void api_emit_reduce_header(const Api *api, StrBuf *h);
+void api_emit_reduce_source(const Api *api, StrBuf *cu);
 /* Name of the sided fill kernel of a fill launch. */
 const char *api_sided_fill_name(const Api *api, const PlanLaunch *l);
 

@@ -111,6 +111,9 @@ void cg_arg_name(const IrProgram *prog, const PlanArg *arg, char *buf, int len)
     case ARG_SIDE:
         snprintf(buf, (size_t)len, "side_%s", arg->index % 2 ? "hi" : "lo");
         return;
+    case ARG_SCRATCH:
+        snprintf(buf, (size_t)len, "scratch");
+        return;
     }
 }
 

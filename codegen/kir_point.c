@@ -14,6 +14,7 @@ typedef struct {
     char *named;   /* per node: declared as a variable vN */
     int *alias;    /* per node: node whose value it is (same-stage temp reads), or -1 */
     char *live;
+    int root;      /* the one value wanted (a reduction's), or -1: the stage's stored writes */
 } Point;
 
 /* A temp read at zero offset in the stage that writes it is the written value itself (the
@@ -185,7 +186,9 @@ static void count_uses(Point *pt)
     const IrStage *st = pt->st;
     const IrProgram *p = pt->ctx->prog;
     int nn = st->nnodes;
-    for (int w = 0; w < st->nwrites; w++)
+    if (pt->root >= 0 && pt->root < nn)
+        pt->live[resolve(pt, pt->root)] = 1;
+    for (int w = 0; pt->root < 0 && w < st->nwrites; w++)
         if (cg_field_stored(p, st->writes[w].field) && st->writes[w].node >= 0 && st->writes[w].node < nn)
             pt->live[resolve(pt, st->writes[w].node)] = 1;
     for (int i = nn - 1; i >= 0; i--) {
@@ -199,36 +202,51 @@ static void count_uses(Point *pt)
         for (int k = 0; pt->live[i] && k < ir_op_arity(st->nodes[i].op); k++)
             count_use(pt, ops[k]);
     }
-    for (int w = 0; w < st->nwrites; w++)
+    if (pt->root >= 0)
+        count_use(pt, pt->root);
+    for (int w = 0; pt->root < 0 && w < st->nwrites; w++)
         if (cg_field_stored(p, st->writes[w].field))
             count_use(pt, st->writes[w].node);
 }
 
-static Point point_of(CgCtx *ctx)
+static Point point_of(CgCtx *ctx, const IrStage *st, int root)
 {
-    const IrStage *st = &ctx->prog->stages[ctx->stage];
     size_t nn = (size_t)st->nnodes + 1;
     Point pt = {ctx, st, arena_alloc(ctx->arena, sizeof(int) * nn), arena_alloc(ctx->arena, nn),
-                arena_alloc(ctx->arena, sizeof(int) * nn), arena_alloc(ctx->arena, nn)};
+                arena_alloc(ctx->arena, sizeof(int) * nn), arena_alloc(ctx->arena, nn), root};
     for (int i = 0; i < st->nnodes; i++)
         pt.alias[i] = st->nodes[i].op == N_READ ? cg_same_stage_value(ctx->prog, st, &st->nodes[i]) : -1;
     count_uses(&pt);
     return pt;
 }
 
-void cg_build_point(CgCtx *ctx, KBlock *out, CgPointStores *stores)
+/* The nodes used more than once, declared onto out as `const T vN = ...;`. */
+static void declare_shared(Point *pt, KBlock *out)
 {
-    Point pt = point_of(ctx);
-    const IrStage *st = pt.st;
-    Kb *b = &ctx->kb;
+    CgCtx *ctx = pt->ctx;
+    const IrStage *st = pt->st;
     for (int i = 0; i < st->nnodes; i++) {
         const IrNode *n = &st->nodes[i];
-        if (!pt.live[i] || pt.alias[i] >= 0 || pt.uses[i] < 2 || n->op == N_CONST || n->op == N_PARAM)
+        if (!pt->live[i] || pt->alias[i] >= 0 || pt->uses[i] < 2 || n->op == N_CONST || n->op == N_PARAM)
             continue;
-        KExpr *e = expr(&pt, i);
-        k_push(b, out, k_decl(b, KQ_CONST, ctx->T, arena_printf(ctx->arena, "v%d", i), e));
-        pt.named[i] = 1;
+        KExpr *e = expr(pt, i);
+        k_push(&ctx->kb, out, k_decl(&ctx->kb, KQ_CONST, ctx->T, arena_printf(ctx->arena, "v%d", i), e));
+        pt->named[i] = 1;
     }
+}
+
+KExpr *cg_build_value(CgCtx *ctx, const IrStage *st, int node, KBlock *out)
+{
+    Point pt = point_of(ctx, st, node);
+    declare_shared(&pt, out);
+    return value(&pt, node);
+}
+
+void cg_build_point(CgCtx *ctx, KBlock *out, CgPointStores *stores)
+{
+    Point pt = point_of(ctx, &ctx->prog->stages[ctx->stage], -1);
+    const IrStage *st = pt.st;
+    declare_shared(&pt, out);
     for (int w = 0; w < st->nwrites; w++) {
         const IrWrite *wr = &st->writes[w];
         if (!cg_field_stored(ctx->prog, wr->field))

@@ -315,6 +315,7 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
         sb_free(&src);
         return NULL;
     }
+    cg_build_reductions(&b.ctx, plan);
     for (int f = 0; f < prog->nfields; f++)
         plan->needs_temp |= is_materialized_temp(prog, f);
     plan->source = arena_strdup(arena, src.data ? src.data : "");

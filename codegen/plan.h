@@ -17,6 +17,8 @@ typedef enum {
                    COORD_STEP the number, in the run, of the first step the launch computes */
     ARG_SIDE,   /* distributed code only (codegen/emit_dist.c): whether a halo fill writes the
                    low (index 2*axis) or high (2*axis + 1) side, as int; never in a Plan */
+    ARG_SCRATCH, /* reductions only: the device doubles of the reductions' scratch from element
+                    `index` (codegen/emit_reduce.c) */
 } ArgKind;
 
 enum { COORD_ORIGIN = 0, COORD_EXTENT = 3, COORD_STEP = 6 };
@@ -60,7 +62,17 @@ typedef struct {
                               along each axis (fused steps that reflect a mirror halo); else
                               every step is a single one */
     int needs_temp;        /* temp fields need device buffers (the host API allocates them) */
+    PlanLaunch *reduce;    /* the reductions on the current state (emit_reduce.c): per reduction
+                              the kernel of its partials, then the one that combines them; grids
+                              fixed (tile 1, axis_of -1, extra = blocks - 1) */
+    int nreduce, cap_reduce;
 } Plan;
+
+/* The reductions' device scratch (ARG_SCRATCH): per reduction r, PLAN_REDUCE_PARTIALS partials
+ * from double PLAN_REDUCE_SLOT(r), then its value. */
+#define PLAN_REDUCE_PARTIALS 256
+#define PLAN_REDUCE_SLOT(r) ((r) * (PLAN_REDUCE_PARTIALS + 1))
+#define PLAN_REDUCE_VALUE(r) (PLAN_REDUCE_SLOT(r) + PLAN_REDUCE_PARTIALS)
 
 /* Builds the plan of prog under config c (codegen/plan.c). Returns NULL, with a reason a person
  * can read in why, when c is not valid for prog (the constraints of codegen/space.c). */

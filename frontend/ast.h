@@ -59,7 +59,8 @@ typedef struct {
     Loc bc_loc;
 } AstDecl;
 
-typedef enum { STMT_LET, STMT_ASSIGN } StmtKind;
+/* STMT_REDUCE: `reduce name = kind(expr);`, value the call (the lowering reads the kind). */
+typedef enum { STMT_LET, STMT_ASSIGN, STMT_REDUCE } StmtKind;
 
 typedef struct {
     StmtKind kind;

@@ -174,7 +174,7 @@ static void print_decl(FILE *out, const AstDecl *d)
 
 static void print_stmt(FILE *out, const AstStmt *s)
 {
-    fprintf(out, "  %s%s = ", s->kind == STMT_LET ? "let " : "", s->name);
+    fprintf(out, "  %s%s = ", s->kind == STMT_LET ? "let " : s->kind == STMT_REDUCE ? "reduce " : "", s->name);
     print_expr(out, s->value, PREC_COND);
     fputs(";\n", out);
 }

@@ -152,6 +152,7 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
         "clamp"    { TOKEN(TOK_CLAMP); }
         "mirror"   { TOKEN(TOK_MIRROR); }
         "let"      { TOKEN(TOK_LET); }
+        "reduce"   { TOKEN(TOK_REDUCE); }
         "float"    { TOKEN(TOK_FLOAT); }
         "double"   { TOKEN(TOK_DOUBLE); }
 

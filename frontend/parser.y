@@ -249,7 +249,7 @@ static void add_stmt(ParseState *ps, StmtKind kind, const char *name, Loc loc, A
 %token STENCIL "stencil" GRID "grid" TYPE "type" SIZE "size" STEPS "steps" PARAM "param"
 %token CONST "const" STATE "state" COEF "coef" TEMP "temp" LEVELS "levels" BOUNDARY "boundary"
 %token FIXED "fixed" CONSTANT "constant" PERIODIC "periodic" CLAMP "clamp" MIRROR "mirror"
-%token LET "let" FLOAT "float" DOUBLE "double"
+%token LET "let" REDUCE "reduce" FLOAT "float" DOUBLE "double"
 %token EQ "==" NE "!=" LE "<=" GE ">=" AND "&&" OR "||"
 %token <str> IDENT "identifier" STRING "string"
 %token <ival> INT "integer" DIMS "dimension"
@@ -454,6 +454,7 @@ bc
 stmt
     : "let" IDENT '=' expr ';' { add_stmt(ps, STMT_LET, $2, @2, $4.e); }
     | IDENT '=' expr ';'       { add_stmt(ps, STMT_ASSIGN, $1, @1, $3.e); }
+    | "reduce" IDENT '=' expr ';' { add_stmt(ps, STMT_REDUCE, $2, @2, $4.e); }
     ;
 
 expr
@@ -534,6 +535,7 @@ static const char *item_phrase(int token)
     case TOK_CONST: return "the constant declaration";
     case TOK_STATE: case TOK_COEF: case TOK_TEMP: return "the field declaration";
     case TOK_LET: return "the let statement";
+    case TOK_REDUCE: return "the reduction";
     case TOK_IDENT: return "the assignment";
     default: return "the statement";
     }
@@ -576,7 +578,7 @@ static const char *describe_found(ParseState *ps, yysymbol_kind_t k)
 /* `stat u;`: a statement that starts with two names is a declaration whose keyword is misspelt. */
 static int misspelt_declaration(ParseState *ps, Loc at)
 {
-    static const char *const words[] = {"state", "coef", "temp", "param", "const", "let", "grid", "type", "size", "steps"};
+    static const char *const words[] = {"state", "coef", "temp", "param", "const", "let", "grid", "type", "size", "steps", "reduce"};
     char word[33];
     int len = ps->lx.before_len;
     if (!ps->lx.before_text || len <= 0 || len >= (int)sizeof word)
@@ -663,7 +665,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (take(set, &n, YYSYMBOL_GRID)) {
         phrases[np++] = "a declaration or statement";
         yysymbol_kind_t starts[] = {YYSYMBOL_TYPE, YYSYMBOL_SIZE, YYSYMBOL_STEPS, YYSYMBOL_PARAM, YYSYMBOL_CONST,
-                                    YYSYMBOL_STATE, YYSYMBOL_COEF, YYSYMBOL_TEMP, YYSYMBOL_LET, YYSYMBOL_IDENT};
+                                    YYSYMBOL_STATE, YYSYMBOL_COEF, YYSYMBOL_TEMP, YYSYMBOL_LET, YYSYMBOL_REDUCE,
+                                    YYSYMBOL_IDENT};
         for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
             take(set, &n, starts[i]);
     }

@@ -3,6 +3,7 @@
 #include "interp.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps, InterpTick tick, void *ctx)
 {
@@ -70,6 +71,13 @@ int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps, Int
                     nonfinite == 1 ? "" : "s");
             bad = 1;
         }
+    }
+    if (p->nreduces) {
+        double *r = calloc((size_t)p->nreduces, sizeof *r);
+        interp_reduce(g, r, NULL);
+        for (int i = 0; i < p->nreduces; i++)
+            fprintf(out, "  %-12s %-5s %.10e\n", p->reduces[i].name, ir_reduce_kind_name(p->reduces[i].kind), r[i]);
+        free(r);
     }
     interp_grid_free(g);
     return bad;

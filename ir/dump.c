@@ -125,6 +125,14 @@ void ir_dump(FILE *out, const IrProgram *p)
             fprintf(out, "    %s <- %%%d\n", p->fields[st->writes[w].field].name,
                     st->writes[w].node);
     }
+    for (int r = 0; r < p->nreduces; r++) {
+        const IrStage *st = &p->reduces[r].stage;
+        fprintf(out, "reduce %s (after the step):\n", p->reduces[r].name);
+        for (int i = 0; i < st->nnodes; i++)
+            if (st->nodes[i].uses > 0)
+                dump_node(out, p, i, &st->nodes[i]);
+        fprintf(out, "    %s of %%%d\n", ir_reduce_kind_name(p->reduces[r].kind), ir_reduce_node(&p->reduces[r]));
+    }
     const IrAnalysis *an = &p->an;
     fprintf(out, "analysis:\n");
     fprintf(out, "  radius %d, shape %s, points %d\n", an->radius, ir_shape_name(an->shape),

@@ -3,6 +3,7 @@
  * so the per-node dispatch is paid once per row rather than once per point. */
 #include "interp.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +167,13 @@ static double builtin_value(const InterpGrid *g, const IrNode *n, int x, int j, 
     return n->param == 0 ? x : n->param == 1 ? j : k;
 }
 
-/* Evaluates one stage of step t on the whole interior, writing state fields into target[f]. */
-static void run_stage(InterpGrid *g, const IrStage *st, double *const *target, int t)
+/* Receives the node values of one row of x (node i's at v + i * nx) whose first point is
+ * element base of a buffer. */
+typedef void (*RowFn)(void *ctx, const IrStage *st, const double *v, int nx, long base);
+
+/* Evaluates one stage's nodes of step t on the whole interior, a row at a time, handing each row
+ * to row. */
+static void eval_rows(InterpGrid *g, const IrStage *st, int t, RowFn row, void *ctx)
 {
     const IrProgram *p = g->prog;
     int nx = g->n[0], nn = st->nnodes;
@@ -222,15 +228,61 @@ static void run_stage(InterpGrid *g, const IrStage *st, double *const *target, i
                     break;
                 }
             }
-            for (int w = 0; w < st->nwrites; w++) {
-                const IrWrite *wr = &st->writes[w];
-                memcpy(target[wr->field] + base, v + (size_t)wr->node * (size_t)nx,
-                       sizeof(double) * (size_t)nx);
-            }
+            row(ctx, st, v, nx, base);
         }
     free(v);
     free(src);
     (void)p;
+}
+
+/* A row's writes into target[field]. */
+static void store_row(void *target, const IrStage *st, const double *v, int nx, long base)
+{
+    for (int w = 0; w < st->nwrites; w++) {
+        const IrWrite *wr = &st->writes[w];
+        memcpy(((double *const *)target)[wr->field] + base, v + (size_t)wr->node * (size_t)nx,
+               sizeof(double) * (size_t)nx);
+    }
+}
+
+/* Evaluates one stage of step t on the whole interior, writing state fields into target[f]. */
+static void run_stage(InterpGrid *g, const IrStage *st, double *const *target, int t)
+{
+    eval_rows(g, st, t, store_row, (void *)target);
+}
+
+typedef struct {
+    IrReduceKind kind;
+    double acc;
+    double mag; /* the sum of |x| */
+} Reducing;
+
+/* A row's values folded into the reduction, in order along x. */
+static void reduce_row(void *ctx, const IrStage *st, const double *v, int nx, long base)
+{
+    Reducing *r = ctx;
+    const double *x = v + (size_t)st->writes[0].node * (size_t)nx;
+    for (int i = 0; i < nx; i++) {
+        r->mag += fabs(x[i]);
+        if (r->kind == RED_SUM)
+            r->acc += x[i];
+        else if (isnan(x[i]) || (r->kind == RED_MIN ? x[i] < r->acc : x[i] > r->acc))
+            r->acc = x[i]; /* a NaN stays: comparisons with it are false */
+    }
+    (void)base;
+}
+
+void interp_reduce(InterpGrid *g, double *out, double *scale)
+{
+    for (int i = 0; i < g->prog->nreduces; i++) {
+        const IrReduce *red = &g->prog->reduces[i];
+        Reducing r = {red->kind, red->kind == RED_SUM ? 0.0 : red->kind == RED_MIN ? INFINITY : -INFINITY, 0.0};
+        if (red->stage.nwrites == 1)
+            eval_rows(g, &red->stage, 0, reduce_row, &r); /* lowering refuses built-ins here */
+        out[i] = r.acc;
+        if (scale)
+            scale[i] = red->kind == RED_SUM ? r.mag : fabs(r.acc);
+    }
 }
 
 /* Start of a run: every buffer's halo made consistent with its boundary condition. */

@@ -44,6 +44,11 @@ void interp_fill_halos(InterpGrid *g);
  * every state field rotates, and the new newest buffer's halo is filled. The built-in step is
  * 0 in the first step of each call (as in the emitted NAME_run). */
 void interp_run(InterpGrid *g, int steps);
+/* The program's reductions (ir.h, IrReduce) on the current state, one value each into out:
+ * over the interior in order x, then y, then z; sums in double; min and max exact, and NaN
+ * when any value is NaN (so that a diverged run never reports a small residual). scale (NULL:
+ * not wanted) gets each value's magnitude for comparisons: a sum's of |x|, a min's or max's |value|. */
+void interp_reduce(InterpGrid *g, double *out, double *scale);
 /* Called before each step with the steps done and the total; nonzero stops the run there. */
 typedef int (*InterpTick)(void *ctx, int done, int total);
 /* interp_run, asking tick (NULL: never) before each step; returns the steps run. */

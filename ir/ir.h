@@ -83,6 +83,17 @@ typedef struct {
     int used;
 } IrParam;
 
+/* A global scalar of the fields after the step (`reduce name = kind(expr);`): the expression
+ * over the interior, in the node form of a stage (reads at level 0 are the newest buffer), its
+ * value the stage's one write, whose field is -1. Sums are accumulated in double. */
+typedef enum { RED_SUM, RED_MIN, RED_MAX } IrReduceKind;
+typedef struct {
+    const char *name;
+    IrReduceKind kind;
+    IrStage stage;
+    Loc loc;           /* of the reduced expression */
+} IrReduce;
+
 typedef enum { SHAPE_STAR, SHAPE_BOX, SHAPE_GENERAL } IrShape;
 
 /* A dependence between two writes of a step: the write of `to_field` (in stage to_stage) uses
@@ -131,6 +142,8 @@ typedef struct {
     int fast_ops;       /* set on the optimized kernels' copy of a fast_math program: the
                            emitter writes the approximate intrinsics (__fdividef, __expf, ...) */
     IrAnalysis an;
+    IrReduce *reduces;  /* evaluated on the state after the step, in source order */
+    int nreduces, cap_reduces;
 } IrProgram;
 
 /* Lowers one stencil of the AST to IR with semantic checks (diagnostics through diag). Returns
@@ -188,6 +201,13 @@ static inline const char *ir_bc_name(BoundaryKind bc)
                                         [BC_CLAMP] = "clamp", [BC_MIRROR] = "mirror"};
     return bc >= 0 && bc < (int)(sizeof names / sizeof names[0]) && names[bc] ? names[bc] : "?";
 }
+/* A reduction's kind as the language spells it. */
+static inline const char *ir_reduce_kind_name(IrReduceKind k)
+{
+    return k == RED_SUM ? "sum" : k == RED_MIN ? "min" : k == RED_MAX ? "max" : "?";
+}
+/* The node holding a reduction's value. */
+static inline int ir_reduce_node(const IrReduce *r) { return r->stage.nwrites ? r->stage.writes[0].node : -1; }
 /* What an operation is (ir/ops.def, the one table of them). */
 typedef struct {
     const char *name;     /* in dumps */

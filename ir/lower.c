@@ -14,7 +14,7 @@
 
 enum { MAX_FIELDS = 64, MAX_OFFSET = 255 };
 
-typedef enum { SYM_PARAM, SYM_CONST, SYM_FIELD, SYM_LET } SymKind;
+typedef enum { SYM_PARAM, SYM_CONST, SYM_FIELD, SYM_LET, SYM_REDUCE } SymKind;
 
 typedef struct {
     const char *name;
@@ -57,6 +57,7 @@ typedef struct {
     const char *builtin_used[8]; /* built-ins used so far, by name (a later declaration is refused) */
     Loc builtin_loc[8];
     int nbuiltin_used;
+    int in_reduce;             /* lowering a reduction's expression (ir/ir.h, IrReduce) */
     long long flops_written;
 } Lower;
 
@@ -138,6 +139,7 @@ static const char *kind_word(const Lower *L, const Sym *s)
     case SYM_PARAM: return "param";
     case SYM_CONST: return "const";
     case SYM_LET: return "let";
+    case SYM_REDUCE: return "reduction";
     case SYM_FIELD:
         if (s->index < 0)
             return "field";
@@ -473,6 +475,11 @@ static int field_read(Lower *L, int f, int level, const int off[3], Loc loc)
             return -1;
         }
     }
+    if (fd->role == ROLE_TEMP && L->in_reduce) {
+        REPORT(L, loc, STC_E_REDUCE_READ,
+               "'%s' is a temp field: it does not outlive the step, so a reduction cannot read it", fd->name);
+        return -1;
+    }
     if (fd->role == ROLE_TEMP) {
         if (fd->write_stage < 0) {
             REPORT(L, loc, STC_E_TEMP_BEFORE_WRITE,
@@ -507,6 +514,11 @@ static int lower_builtin(Lower *L, const AstExpr *e, const IrBuiltin *bi)
     if (e->level != 0) {
         REPORT(L, e->loc, STC_E_NOT_A_FIELD, "'%s' is a built-in value, not a field: it has no time levels",
                e->name);
+        return -1;
+    }
+    if (L->in_reduce) {
+        REPORT(L, e->loc, STC_E_REDUCE_READ, "'%s' is a built-in of the step; a reduction reads fields, "
+               "parameters and constants only", e->name);
         return -1;
     }
     if (ir_builtin_dims(bi) > L->p->dims) {
@@ -544,7 +556,16 @@ static int lower_name(Lower *L, const AstExpr *e)
         return -1;
     }
     static const int zero[3] = {0, 0, 0};
+    if (sym->kind == SYM_LET && L->in_reduce) {
+        REPORT(L, e->loc, STC_E_REDUCE_READ,
+               "'%s' is a let of the step; a reduction reads the fields after the step: write its expression", e->name);
+        return -1;
+    }
     switch (sym->kind) {
+    case SYM_REDUCE:
+        REPORT(L, e->loc, STC_E_REDUCE_IN_STEP,
+               "'%s' is a reduction: its value exists only after the step (NAME_reduce in the C API)", e->name);
+        return -1;
     case SYM_PARAM:
         if (!L->quiet)
             L->p->params[sym->index].used = 1;
@@ -584,9 +605,20 @@ static int lower_read(Lower *L, const AstExpr *e)
     return field_read(L, sym->index, e->level, off, e->loc);
 }
 
+static int reduce_kind(const char *name);
+
 static int lower_call(Lower *L, const AstExpr *e)
 {
     const Func fn = func_find(e->name), *f = fn.arity ? &fn : NULL;
+    if (reduce_kind(e->name) >= 0 && (!f || e->nargs == 1)) { /* sum(x), min(x): meant over the grid */
+        if (f)
+            REPORT(L, e->loc, STC_E_BAD_CALL, "'%s' takes %d arguments, not 1; over the whole grid it is a "
+                   "reduction, its own statement: 'reduce NAME = %s(...);'", e->name, f->arity, e->name);
+        else
+            REPORT(L, e->loc, STC_E_REDUCE_IN_STEP, "'%s' is a reduction over the grid, not a value at a point: "
+                   "write it as its own statement, 'reduce NAME = %s(...);'", e->name, e->name);
+        return -1;
+    }
     int args[3] = {-1, -1, -1}, ok = 1;
     for (int i = 0; i < e->nargs; i++) {
         int v = lower_expr(L, e->args[i]);
@@ -772,8 +804,75 @@ static void lower_assign(Lower *L, const AstStmt *st)
         irb_write(&L->b, f, node, st->loc);
 }
 
+/* ---- reductions ---- */
+
+/* The IrReduceKind a call names, or -1. */
+static int reduce_kind(const char *name)
+{
+    for (int k = RED_SUM; name && k <= RED_MAX; k++)
+        if (strcmp(name, ir_reduce_kind_name((IrReduceKind)k)) == 0)
+            return k;
+    return -1;
+}
+
+/* The kind of `reduce NAME = kind(expr);`, or -1 with the error reported. */
+static int check_reduce_form(Lower *L, const AstExpr *e)
+{
+    int kind = e->kind == AST_CALL ? reduce_kind(e->name) : -1;
+    if (e->kind != AST_CALL)
+        diag_error(L->diag, e->loc, STC_E_BAD_REDUCE, "a reduction is written sum(expr), min(expr) or max(expr)");
+    else if (kind < 0)
+        diag_error(L->diag, e->loc, STC_E_BAD_REDUCE, "unknown reduction '%s'; expected sum, min or max", e->name);
+    else if (e->nargs != 1)
+        diag_error(L->diag, e->loc, STC_E_BAD_REDUCE, "'%s' reduces one expression, not %d", e->name, e->nargs);
+    else
+        return kind;
+    return -1;
+}
+
+/* A reduction's expression in its own stage (ir.h, IrReduce), then its name. */
+static void lower_reduce(Lower *L, const AstStmt *st)
+{
+    int errors = L->diag->errors, kind = check_reduce_form(L, st->value);
+    IrReduce r = {st->name, kind < 0 ? RED_SUM : (IrReduceKind)kind, {0}, st->value->loc};
+    IrBuilder step = L->b;
+    irb_begin(&L->b, &r.stage, L->arena);
+    L->in_reduce = 1;
+    int node = kind >= 0 ? lower_expr(L, st->value->args[0]) : -1;
+    if (node >= 0)
+        irb_write(&L->b, -1, node, r.loc);
+    L->in_reduce = 0;
+    L->b = step;
+    if (sym_add(L, st->name, SYM_REDUCE, L->p->nreduces, st->loc) >= 0 && L->diag->errors == errors)
+        *ARENA_PUSH(L->arena, L->p->reduces, L->p->nreduces, L->p->cap_reduces) = r;
+}
+
+/* A reduction reads only as far as the step's halo (after the analyses): the layout is the step's. */
+static int check_reduce_reach(IrProgram *p, Arena *arena, Diag *diag)
+{
+    static const char axis[] = "xyz";
+    int bad = 0;
+    for (int i = 0; i < p->nreduces; i++) {
+        IrReduce *r = &p->reduces[i];
+        ir_stage_compact(&r->stage, arena);
+        for (int d = 0; d < 3; d++)
+            if (r->stage.radius[d] > p->halo[d]) {
+                diag_error(diag, r->loc, STC_E_REDUCE_READ, "reduction '%s' reads %d point%s away along %c, "
+                           "beyond the halo of %d that the step's reads give", r->name, r->stage.radius[d],
+                           r->stage.radius[d] == 1 ? "" : "s", axis[d], p->halo[d]);
+                bad = 1;
+                break;
+            }
+    }
+    return bad;
+}
+
 static void lower_stmt(Lower *L, const AstStmt *st)
 {
+    if (st->kind == STMT_REDUCE) {
+        lower_reduce(L, st);
+        return;
+    }
     if (nz_reads(L, st->value) & L->temps_here)
         new_stage(L);
     if (st->kind == STMT_LET)
@@ -904,6 +1003,8 @@ IrProgram *ir_lower(const AstStencil *st, Arena *arena, Diag *diag)
     finish_stages(p, arena);
     p->an.flops_written = (int)L.flops_written;
     ir_analyse(p);
+    if (check_reduce_reach(p, arena, diag))
+        return NULL;
     warn_unused(&L);
 
     if (p->size[0] > 0) {

@@ -98,6 +98,9 @@ STC_SHIM_MATH2(atan2) STC_SHIM_MATH2(hypot) STC_SHIM_MATH2(copysign)
 #undef STC_SHIM_MATH2
 extern "C" __device__ double __nv_fma(double, double, double);
 extern "C" __device__ float __nv_fmaf(float, float, float);
+/* The reductions' infinities (codegen/emit_reduce.c). */
+extern "C" __device__ double __nv_longlong_as_double(long long);
+static __device__ __inline__ double __longlong_as_double(long long x) { return __nv_longlong_as_double(x); }
 static __device__ __inline__ double fma(double x, double y, double z) { return __nv_fma(x, y, z); }
 static __device__ __inline__ float fmaf(float x, float y, float z) { return __nv_fmaf(x, y, z); }
 static __device__ __inline__ float fma(float x, float y, float z) { return __nv_fmaf(x, y, z); }

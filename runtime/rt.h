@@ -96,6 +96,9 @@ int rt_grid_read(RtGrid *g, int f, long long at, int count, double *out, char *w
 /* Launches the prologue, then `steps` steps: groups of plan->step while step_count fits, then
  * single steps; the state fields' buffers rotate after each launch with rotate_after. */
 int rt_run(RtModule *m, RtGrid *g, long steps, char *why, int whylen);
+/* The program's reductions on g's current state into out (one per reduction, as interp_reduce
+ * gives them), through the plan's reduce launches (rt_reduce.c). Returns 0, or -1 with why. */
+int rt_reduce(RtModule *m, RtGrid *g, double *out, char *why, int whylen);
 /* The pieces of rt_run: the prologue, and the step launches alone (used by the timer). */
 int rt_run_prologue(RtModule *m, RtGrid *g, char *why, int whylen);
 int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen);
@@ -108,6 +111,7 @@ typedef struct {
     double tolerance;
     double max_rel_err;     /* largest over the compared fields */
     int worst_field;        /* -1 when none was compared */
+    int worst_reduce;       /* the reduction whose error is max_rel_err, or -1 (rt_verify_plan) */
     int n[3];
     long steps;
 } RtVerifyResult;

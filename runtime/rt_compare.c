@@ -94,6 +94,7 @@ int rt_compare_plans(RtContext *rc, RtModule *a, RtModule *b, const int n[3], lo
     int status = -1;
     res->ok = 0;
     res->worst_field = -1;
+    res->worst_reduce = -1;
     res->max_rel_err = 0;
     res->steps = steps;
     res->tolerance = rt_tolerance(prog, steps);

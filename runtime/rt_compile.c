@@ -122,7 +122,8 @@ RtModule *rt_module_load(RtContext *rc, const Plan *plan, const void *cubin, cha
     }
     if (!(m->prologue = resolve_list(m, plan->prologue, plan->nprologue, why, whylen))
         || !(m->step = resolve_list(m, plan->step, plan->nstep, why, whylen))
-        || !(m->single = resolve_list(m, plan->single, plan->nsingle, why, whylen))) {
+        || !(m->single = resolve_list(m, plan->single, plan->nsingle, why, whylen))
+        || !(m->reduce = resolve_list(m, plan->reduce, plan->nreduce, why, whylen))) {
         rt_module_free(m);
         return NULL;
     }
@@ -152,5 +153,6 @@ void rt_module_free(RtModule *m)
     free(m->prologue);
     free(m->step);
     free(m->single);
+    free(m->reduce);
     free(m);
 }

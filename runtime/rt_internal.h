@@ -86,7 +86,7 @@ struct RtModule {
     RtContext *rc;
     const Plan *plan;
     CUmodule mod;
-    CUfunction *prologue, *step, *single;
+    CUfunction *prologue, *step, *single, *reduce;
 };
 
 struct RtGrid {
@@ -99,7 +99,16 @@ struct RtGrid {
     int newest[RT_MAX_FIELDS];  /* which buffer of a state field holds step t */
     double *params;             /* one per program parameter */
     long step;                  /* the run's next step (the built-in step): 0 after the prologue */
+    CUdeviceptr scratch;        /* the reductions' (ARG_SCRATCH) while rt_reduce runs, else 0 */
 };
+
+/* The GPU's reductions on g against the interpreter's on state (g's own state downloaded):
+ * their largest relative error raises res->max_rel_err, and sets res->worst_reduce
+ * (rt_reduce.c). Returns 0, or -1 with why when they could not run. */
+int rt_verify_reductions(RtModule *m, RtGrid *g, InterpGrid *state, RtVerifyResult *res, char *why, int whylen);
+/* Launches ls[0..n) with their functions fns on g, in order (rt_run.c). */
+int rt_launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunction *fns, int n, char *why,
+                   int whylen);
 
 /* Writes "what: CUDA_ERROR_X (description)" into why when r is an error; returns 0 or -1. */
 int rt_cu_check(const RtContext *rc, CUresult r, const char *what, char *why, int whylen);

@@ -278,6 +278,10 @@ static int launch(RtModule *m, RtGrid *g, const PlanLaunch *l, CUfunction fn, ch
             if (a->index < 0 || a->index > COORD_STEP) goto bad_arg;
             vals[i].i = a->index == COORD_STEP ? (int)g->step : a->index >= COORD_EXTENT ? g->n[a->index % 3] : 0;
             break;
+        case ARG_SCRATCH:
+            if (!g->scratch || a->index < 0) goto bad_arg;
+            vals[i].ptr = g->scratch + (CUdeviceptr)a->index * sizeof(double);
+            break;
         default:
             goto bad_arg;
         }
@@ -303,8 +307,8 @@ bad_arg:
     return -1;
 }
 
-static int launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunction *fns,
-                       int n, char *why, int whylen)
+int rt_launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunction *fns, int n, char *why,
+                   int whylen)
 {
     for (int i = 0; i < n; i++)
         if (launch(m, g, &ls[i], fns[i], why, whylen) != 0)
@@ -317,7 +321,7 @@ int rt_run_prologue(RtModule *m, RtGrid *g, char *why, int whylen)
     if (RT_CU(m->rc, CtxSetCurrent(m->rc->ctx), "cuCtxSetCurrent", why, whylen))
         return -1;
     g->step = 0;
-    return launch_list(m, g, m->plan->prologue, m->prologue, m->plan->nprologue, why, whylen);
+    return rt_launch_list(m, g, m->plan->prologue, m->prologue, m->plan->nprologue, why, whylen);
 }
 
 int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
@@ -334,10 +338,10 @@ int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
         return -1;
     }
     for (long s = 0; s < groups; s++, g->step += per_group)
-        if (launch_list(m, g, p->step, m->step, p->nstep, why, whylen) != 0)
+        if (rt_launch_list(m, g, p->step, m->step, p->nstep, why, whylen) != 0)
             return -1;
     for (long s = 0; s < rest; s++, g->step++)
-        if (launch_list(m, g, p->single, m->single, p->nsingle, why, whylen) != 0)
+        if (rt_launch_list(m, g, p->single, m->single, p->nsingle, why, whylen) != 0)
             return -1;
     return 0;
 }

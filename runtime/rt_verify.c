@@ -51,6 +51,7 @@ int rt_verify_plan(RtContext *rc, RtModule *m, const int n_in[3], long steps, Rt
     }
     res->ok = 0;
     res->worst_field = -1;
+    res->worst_reduce = -1;
     res->max_rel_err = 0;
     res->steps = steps;
     res->tolerance = rt_tolerance(prog, steps);
@@ -75,6 +76,8 @@ int rt_verify_plan(RtContext *rc, RtModule *m, const int n_in[3], long steps, Rt
         goto done;
     interp_run(want, (int)steps);
     res->max_rel_err = rt_compare_grids(got, want, &res->worst_field);
+    if (rt_verify_reductions(m, g, got, res, why, whylen) != 0)
+        goto done;
     res->ok = res->max_rel_err <= res->tolerance;
     status = 0;
 done:

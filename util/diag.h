@@ -94,6 +94,9 @@ enum {
     STC_E_TEMP_BEFORE_WRITE = 209,
     STC_E_NO_WRITE = 210,     /* a step writes nothing */
     STC_E_DIV_BY_ZERO = 211,  /* a division by a constant zero (Inf or NaN in every kernel) */
+    STC_E_REDUCE_IN_STEP = 212, /* a reduction read by the step, or sum()/min(x) inside an expression */
+    STC_E_BAD_REDUCE = 213,   /* `reduce` of an unknown kind, not kind(expr), or several arguments */
+    STC_E_REDUCE_READ = 214,  /* a reduction reads a let, a temp, or beyond the step's halo */
     /* 300-399: warnings */
     STC_W_UNUSED_PARAM = 300,
     STC_W_UNUSED_FIELD = 301,

@@ -146,7 +146,7 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
 		case '`':
 		case '~':
 		case 0x7F:
-			if (lx->lim <= lx->cur) goto yy159;
+			if (lx->lim <= lx->cur) goto yy166;
 			goto yy1;
 		case '\t':
 		case '\v':
@@ -221,7 +221,6 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
 		case 'n':
 		case 'o':
 		case 'q':
-		case 'r':
 		case 'u':
 		case 'v':
 		case 'w':
@@ -238,10 +237,11 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
 		case 'l': goto yy34;
 		case 'm': goto yy35;
 		case 'p': goto yy36;
-		case 's': goto yy37;
-		case 't': goto yy38;
-		case '|': goto yy39;
-		default: goto yy40;
+		case 'r': goto yy37;
+		case 's': goto yy38;
+		case 't': goto yy39;
+		case '|': goto yy40;
+		default: goto yy41;
 	}
 yy1:
 	++lx->cur;
@@ -265,7 +265,7 @@ yy5:
 yy6:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy42;
+		case '=': goto yy43;
 		default: goto yy7;
 	}
 yy7:
@@ -275,7 +275,7 @@ yy8:
 	switch (yych) {
 		case 0x00:
 		case '\n': goto yy9;
-		case '"': goto yy43;
+		case '"': goto yy44;
 		default: goto yy8;
 	}
 yy9:
@@ -297,7 +297,7 @@ yy11:
 yy12:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '&': goto yy44;
+		case '&': goto yy45;
 		default: goto yy2;
 	}
 yy13:
@@ -321,20 +321,20 @@ yy16:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy45;
+		case '9': goto yy46;
 		default: goto yy2;
 	}
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy47;
+		case '*': goto yy48;
 		case '/': goto yy10;
 		default: goto yy7;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy45;
+		case '.': goto yy46;
 		case '0':
 		case '1':
 		case '2':
@@ -394,10 +394,10 @@ yy18:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy48;
+		case 'z': goto yy49;
 		case 'E':
-		case 'e': goto yy51;
-		case 'd': goto yy52;
+		case 'e': goto yy52;
+		case 'd': goto yy53;
 		default: goto yy19;
 	}
 yy19:
@@ -417,19 +417,19 @@ yy20:
 yy21:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy54;
+		case '=': goto yy55;
 		default: goto yy7;
 	}
 yy22:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy55;
+		case '=': goto yy56;
 		default: goto yy7;
 	}
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy56;
+		case '=': goto yy57;
 		default: goto yy7;
 	}
 yy24:
@@ -516,84 +516,91 @@ yy29:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy57;
+		case 'o': goto yy58;
 		default: goto yy25;
 	}
 yy30:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'l': goto yy58;
-		case 'o': goto yy59;
+		case 'l': goto yy59;
+		case 'o': goto yy60;
 		default: goto yy25;
 	}
 yy31:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy60;
+		case 'o': goto yy61;
 		default: goto yy25;
 	}
 yy32:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy61;
-		case 'l': goto yy62;
+		case 'i': goto yy62;
+		case 'l': goto yy63;
 		default: goto yy25;
 	}
 yy33:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy63;
+		case 'r': goto yy64;
 		default: goto yy25;
 	}
 yy34:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy64;
+		case 'e': goto yy65;
 		default: goto yy25;
 	}
 yy35:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy65;
+		case 'i': goto yy66;
 		default: goto yy25;
 	}
 yy36:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy66;
-		case 'e': goto yy67;
+		case 'a': goto yy67;
+		case 'e': goto yy68;
 		default: goto yy25;
 	}
 yy37:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy68;
-		case 't': goto yy69;
+		case 'e': goto yy69;
 		default: goto yy25;
 	}
 yy38:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy70;
-		case 'y': goto yy71;
+		case 'i': goto yy70;
+		case 't': goto yy71;
 		default: goto yy25;
 	}
 yy39:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '|': goto yy72;
-		default: goto yy2;
+		case 0x00: goto yy26;
+		case 'e': goto yy72;
+		case 'y': goto yy73;
+		default: goto yy25;
 	}
 yy40:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '|': goto yy74;
+		default: goto yy2;
+	}
+yy41:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
@@ -723,24 +730,24 @@ yy40:
 		case '|':
 		case '}':
 		case '~':
-		case 0x7F: goto yy41;
-		default: goto yy40;
+		case 0x7F: goto yy42;
+		default: goto yy41;
 	}
-yy41:
-	{ bad_char(lx, loc_here(lx, lx->tok, lx->cur)); continue; }
 yy42:
+	{ bad_char(lx, loc_here(lx, lx->tok, lx->cur)); continue; }
+yy43:
 	++lx->cur;
 	{ TOKEN(TOK_NE); }
-yy43:
+yy44:
 	++lx->cur;
 	{
             val->str = arena_strndup(lx->arena, lx->tok + 1, (size_t)(lx->cur - lx->tok - 2));
             TOKEN(TOK_STRING);
         }
-yy44:
+yy45:
 	++lx->cur;
 	{ TOKEN(TOK_AND); }
-yy45:
+yy46:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '.':
@@ -794,7 +801,7 @@ yy45:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy48;
+		case 'z': goto yy49;
 		case '0':
 		case '1':
 		case '2':
@@ -804,12 +811,12 @@ yy45:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy45;
+		case '9': goto yy46;
 		case 'E':
-		case 'e': goto yy51;
-		default: goto yy46;
+		case 'e': goto yy52;
+		default: goto yy47;
 	}
-yy46:
+yy47:
 	{
             *loc = loc_here(lx, lx->tok, lx->cur);
             char *text = arena_strndup(lx->arena, lx->tok, (size_t)(lx->cur - lx->tok));
@@ -821,7 +828,7 @@ yy46:
             }
             return TOK_REAL;
         }
-yy47:
+yy48:
 	++lx->cur;
 	{
             Loc start = loc_here(lx, lx->tok, lx->cur);
@@ -833,9 +840,9 @@ yy47:
             }
             continue;
         }
-yy48:
-	yych = *++lx->cur;
 yy49:
+	yych = *++lx->cur;
+yy50:
 	switch (yych) {
 		case '.':
 		case '0':
@@ -900,10 +907,10 @@ yy49:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy48;
-		default: goto yy50;
+		case 'z': goto yy49;
+		default: goto yy51;
 	}
-yy50:
+yy51:
 	{
             *loc = loc_here(lx, lx->tok, lx->cur);
             if (loc->len == 2 && lx->tok[0] >= '1' && lx->tok[0] <= '3' && (lx->tok[1] == 'D'))
@@ -915,12 +922,12 @@ yy50:
             val->rval = 0;
             return TOK_REAL;
         }
-yy51:
+yy52:
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 0x00: goto yy50;
+		case 0x00: goto yy51;
 		case '+':
-		case '-': goto yy73;
+		case '-': goto yy75;
 		case '0':
 		case '1':
 		case '2':
@@ -930,10 +937,10 @@ yy51:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy75;
-		default: goto yy49;
+		case '9': goto yy77;
+		default: goto yy50;
 	}
-yy52:
+yy53:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '.':
@@ -999,135 +1006,142 @@ yy52:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy48;
-		default: goto yy53;
+		case 'z': goto yy49;
+		default: goto yy54;
 	}
-yy53:
+yy54:
 	{
             val->ival = digits_value(lx->tok, lx->cur - 1);
             TOKEN(TOK_DIMS);
         }
-yy54:
-	++lx->cur;
-	{ TOKEN(TOK_LE); }
 yy55:
 	++lx->cur;
-	{ TOKEN(TOK_EQ); }
+	{ TOKEN(TOK_LE); }
 yy56:
 	++lx->cur;
-	{ TOKEN(TOK_GE); }
+	{ TOKEN(TOK_EQ); }
 yy57:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'u': goto yy76;
-		default: goto yy25;
-	}
+	++lx->cur;
+	{ TOKEN(TOK_GE); }
 yy58:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy77;
+		case 'u': goto yy78;
 		default: goto yy25;
 	}
 yy59:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy78;
-		case 'n': goto yy79;
+		case 'a': goto yy79;
 		default: goto yy25;
 	}
 yy60:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'u': goto yy80;
+		case 'e': goto yy80;
+		case 'n': goto yy81;
 		default: goto yy25;
 	}
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'x': goto yy81;
+		case 'u': goto yy82;
 		default: goto yy25;
 	}
 yy62:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy82;
+		case 'x': goto yy83;
 		default: goto yy25;
 	}
 yy63:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy83;
+		case 'o': goto yy84;
 		default: goto yy25;
 	}
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy84;
-		case 'v': goto yy86;
+		case 'i': goto yy85;
 		default: goto yy25;
 	}
 yy65:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy87;
+		case 't': goto yy86;
+		case 'v': goto yy88;
 		default: goto yy25;
 	}
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy88;
+		case 'r': goto yy89;
 		default: goto yy25;
 	}
 yy67:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy89;
+		case 'r': goto yy90;
 		default: goto yy25;
 	}
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'z': goto yy90;
+		case 'r': goto yy91;
 		default: goto yy25;
 	}
 yy69:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy91;
-		case 'e': goto yy92;
+		case 'd': goto yy92;
 		default: goto yy25;
 	}
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'm': goto yy93;
+		case 'z': goto yy93;
 		default: goto yy25;
 	}
 yy71:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'p': goto yy94;
+		case 'a': goto yy94;
+		case 'e': goto yy95;
 		default: goto yy25;
 	}
 yy72:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'm': goto yy96;
+		default: goto yy25;
+	}
+yy73:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'p': goto yy97;
+		default: goto yy25;
+	}
+yy74:
 	++lx->cur;
 	{ TOKEN(TOK_OR); }
-yy73:
+yy75:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1139,13 +1153,13 @@ yy73:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy75;
-		default: goto yy74;
+		case '9': goto yy77;
+		default: goto yy76;
 	}
-yy74:
+yy76:
 	lx->cur = lx->marker;
-	goto yy50;
-yy75:
+	goto yy51;
+yy77:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '.':
@@ -1201,7 +1215,7 @@ yy75:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy48;
+		case 'z': goto yy49;
 		case '0':
 		case '1':
 		case '2':
@@ -1211,66 +1225,66 @@ yy75:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy75;
-		default: goto yy46;
-	}
-yy76:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'n': goto yy95;
-		default: goto yy25;
-	}
-yy77:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'm': goto yy96;
-		default: goto yy25;
+		case '9': goto yy77;
+		default: goto yy47;
 	}
 yy78:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'f': goto yy97;
+		case 'n': goto yy98;
 		default: goto yy25;
 	}
 yy79:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 's': goto yy99;
+		case 'm': goto yy99;
 		default: goto yy25;
 	}
 yy80:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'b': goto yy100;
+		case 'f': goto yy100;
 		default: goto yy25;
 	}
 yy81:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy101;
+		case 's': goto yy102;
 		default: goto yy25;
 	}
 yy82:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy102;
+		case 'b': goto yy103;
 		default: goto yy25;
 	}
 yy83:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'd': goto yy103;
+		case 'e': goto yy104;
 		default: goto yy25;
 	}
 yy84:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'a': goto yy105;
+		default: goto yy25;
+	}
+yy85:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'd': goto yy106;
+		default: goto yy25;
+	}
+yy86:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1336,287 +1350,196 @@ yy84:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy85;
-	}
-yy85:
-	{ TOKEN(TOK_LET); }
-yy86:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'e': goto yy105;
-		default: goto yy25;
+		default: goto yy87;
 	}
 yy87:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'r': goto yy106;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_LET); }
 yy88:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy107;
+		case 'e': goto yy108;
 		default: goto yy25;
 	}
 yy89:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy108;
+		case 'r': goto yy109;
 		default: goto yy25;
 	}
 yy90:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy109;
+		case 'a': goto yy110;
 		default: goto yy25;
 	}
 yy91:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy111;
+		case 'i': goto yy111;
 		default: goto yy25;
 	}
 yy92:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'n': goto yy112;
-		case 'p': goto yy113;
+		case 'u': goto yy112;
 		default: goto yy25;
 	}
 yy93:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'p': goto yy114;
+		case 'e': goto yy113;
 		default: goto yy25;
 	}
 yy94:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy116;
+		case 't': goto yy115;
 		default: goto yy25;
 	}
 yy95:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'd': goto yy118;
+		case 'n': goto yy116;
+		case 'p': goto yy117;
 		default: goto yy25;
 	}
 yy96:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'p': goto yy119;
+		case 'p': goto yy118;
 		default: goto yy25;
 	}
 yy97:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy98;
+		case 0x00: goto yy26;
+		case 'e': goto yy120;
+		default: goto yy25;
 	}
 yy98:
-	{ TOKEN(TOK_COEF); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'd': goto yy122;
+		default: goto yy25;
+	}
 yy99:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy121;
+		case 'p': goto yy123;
 		default: goto yy25;
 	}
 yy100:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 'l': goto yy123;
-		default: goto yy25;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy101;
 	}
 yy101:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'd': goto yy124;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_COEF); }
 yy102:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy126;
+		case 't': goto yy125;
 		default: goto yy25;
 	}
 yy103:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy104;
+		case 0x00: goto yy26;
+		case 'l': goto yy127;
+		default: goto yy25;
 	}
 yy104:
-	{ TOKEN(TOK_GRID); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'd': goto yy128;
+		default: goto yy25;
+	}
 yy105:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'l': goto yy128;
+		case 't': goto yy130;
 		default: goto yy25;
 	}
 yy106:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 'o': goto yy129;
-		default: goto yy25;
-	}
-yy107:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'm': goto yy130;
-		default: goto yy25;
-	}
-yy108:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'o': goto yy132;
-		default: goto yy25;
-	}
-yy109:
-	yych = *++lx->cur;
-	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -1680,34 +1603,48 @@ yy109:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy110;
+		default: goto yy107;
+	}
+yy107:
+	{ TOKEN(TOK_GRID); }
+yy108:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'l': goto yy132;
+		default: goto yy25;
+	}
+yy109:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'o': goto yy133;
+		default: goto yy25;
 	}
 yy110:
-	{ TOKEN(TOK_SIZE); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'm': goto yy134;
+		default: goto yy25;
+	}
 yy111:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy133;
+		case 'o': goto yy136;
 		default: goto yy25;
 	}
 yy112:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'c': goto yy135;
+		case 'c': goto yy137;
 		default: goto yy25;
 	}
 yy113:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 's': goto yy136;
-		default: goto yy25;
-	}
-yy114:
-	yych = *++lx->cur;
-	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -1771,88 +1708,102 @@ yy114:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy115;
+		default: goto yy114;
 	}
+yy114:
+	{ TOKEN(TOK_SIZE); }
 yy115:
-	{ TOKEN(TOK_TEMP); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'e': goto yy138;
+		default: goto yy25;
+	}
 yy116:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy117;
+		case 0x00: goto yy26;
+		case 'c': goto yy140;
+		default: goto yy25;
 	}
 yy117:
-	{ TOKEN(TOK_TYPE); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 's': goto yy141;
+		default: goto yy25;
+	}
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 'a': goto yy138;
-		default: goto yy25;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy119;
 	}
 yy119:
+	{ TOKEN(TOK_TEMP); }
+yy120:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1918,158 +1869,88 @@ yy119:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy120;
+		default: goto yy121;
 	}
-yy120:
-	{ TOKEN(TOK_CLAMP); }
 yy121:
+	{ TOKEN(TOK_TYPE); }
+yy122:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		case 'a': goto yy139;
-		default: goto yy122;
+		case 0x00: goto yy26;
+		case 'a': goto yy143;
+		default: goto yy25;
 	}
-yy122:
-	{ TOKEN(TOK_CONST); }
 yy123:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 'e': goto yy140;
-		default: goto yy25;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy124;
 	}
 yy124:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy125;
-	}
+	{ TOKEN(TOK_CLAMP); }
 yy125:
-	{ TOKEN(TOK_FIXED); }
-yy126:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -2109,7 +1990,6 @@ yy126:
 		case 'Y':
 		case 'Z':
 		case '_':
-		case 'a':
 		case 'b':
 		case 'c':
 		case 'd':
@@ -2135,24 +2015,88 @@ yy126:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy127;
+		case 'a': goto yy144;
+		default: goto yy126;
 	}
+yy126:
+	{ TOKEN(TOK_CONST); }
 yy127:
-	{ TOKEN(TOK_FLOAT); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'e': goto yy145;
+		default: goto yy25;
+	}
 yy128:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 's': goto yy142;
-		default: goto yy25;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy129;
 	}
 yy129:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'r': goto yy144;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_FIXED); }
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2222,17 +2166,24 @@ yy130:
 		default: goto yy131;
 	}
 yy131:
-	{ TOKEN(TOK_PARAM); }
+	{ TOKEN(TOK_FLOAT); }
 yy132:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'd': goto yy146;
+		case 's': goto yy147;
 		default: goto yy25;
 	}
 yy133:
 	yych = *++lx->cur;
 	switch (yych) {
+		case 0x00: goto yy26;
+		case 'r': goto yy149;
+		default: goto yy25;
+	}
+yy134:
+	yych = *++lx->cur;
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -2296,172 +2247,102 @@ yy133:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy134;
+		default: goto yy135;
 	}
-yy134:
-	{ TOKEN(TOK_STATE); }
 yy135:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'i': goto yy147;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_PARAM); }
 yy136:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy137;
+		case 0x00: goto yy26;
+		case 'd': goto yy151;
+		default: goto yy25;
 	}
 yy137:
-	{ TOKEN(TOK_STEPS); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'e': goto yy152;
+		default: goto yy25;
+	}
 yy138:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 'r': goto yy148;
-		default: goto yy25;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy139;
 	}
 yy139:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'n': goto yy149;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_STATE); }
 yy140:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy141;
+		case 0x00: goto yy26;
+		case 'i': goto yy154;
+		default: goto yy25;
 	}
 yy141:
-	{ TOKEN(TOK_DOUBLE); }
-yy142:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -2527,13 +2408,27 @@ yy142:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy143;
+		default: goto yy142;
 	}
+yy142:
+	{ TOKEN(TOK_STEPS); }
 yy143:
-	{ TOKEN(TOK_LEVELS); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'r': goto yy155;
+		default: goto yy25;
+	}
 yy144:
 	yych = *++lx->cur;
 	switch (yych) {
+		case 0x00: goto yy26;
+		case 'n': goto yy156;
+		default: goto yy25;
+	}
+yy145:
+	yych = *++lx->cur;
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -2597,116 +2492,158 @@ yy144:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy145;
+		default: goto yy146;
 	}
-yy145:
-	{ TOKEN(TOK_MIRROR); }
 yy146:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'i': goto yy150;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_DOUBLE); }
 yy147:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 'l': goto yy151;
-		default: goto yy25;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy148;
 	}
 yy148:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'y': goto yy153;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_LEVELS); }
 yy149:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy26;
-		case 't': goto yy155;
-		default: goto yy25;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy150;
 	}
 yy150:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'c': goto yy157;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_MIRROR); }
 yy151:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy152;
+		case 0x00: goto yy26;
+		case 'i': goto yy157;
+		default: goto yy25;
 	}
 yy152:
-	{ TOKEN(TOK_STENCIL); }
-yy153:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -2772,81 +2709,39 @@ yy153:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy154;
+		default: goto yy153;
 	}
+yy153:
+	{ TOKEN(TOK_REDUCE); }
 yy154:
-	{ TOKEN(TOK_BOUNDARY); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'l': goto yy158;
+		default: goto yy25;
+	}
 yy155:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy156;
+		case 0x00: goto yy26;
+		case 'y': goto yy160;
+		default: goto yy25;
 	}
 yy156:
-	{ TOKEN(TOK_CONSTANT); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 't': goto yy162;
+		default: goto yy25;
+	}
 yy157:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'c': goto yy164;
+		default: goto yy25;
+	}
+yy158:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -2912,11 +2807,221 @@ yy157:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy158;
+		default: goto yy159;
 	}
-yy158:
-	{ TOKEN(TOK_PERIODIC); }
 yy159:
+	{ TOKEN(TOK_STENCIL); }
+yy160:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy161;
+	}
+yy161:
+	{ TOKEN(TOK_BOUNDARY); }
+yy162:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy163;
+	}
+yy163:
+	{ TOKEN(TOK_CONSTANT); }
+yy164:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy165;
+	}
+yy165:
+	{ TOKEN(TOK_PERIODIC); }
+yy166:
 	{ *loc = loc_here(lx, lx->tok, lx->tok); return TOK_YYEOF; }
 }
 

@@ -121,56 +121,57 @@ enum yysymbol_kind_t
   YYSYMBOL_CLAMP = 18,                     /* "clamp"  */
   YYSYMBOL_MIRROR = 19,                    /* "mirror"  */
   YYSYMBOL_LET = 20,                       /* "let"  */
-  YYSYMBOL_FLOAT = 21,                     /* "float"  */
-  YYSYMBOL_DOUBLE = 22,                    /* "double"  */
-  YYSYMBOL_EQ = 23,                        /* "=="  */
-  YYSYMBOL_NE = 24,                        /* "!="  */
-  YYSYMBOL_LE = 25,                        /* "<="  */
-  YYSYMBOL_GE = 26,                        /* ">="  */
-  YYSYMBOL_AND = 27,                       /* "&&"  */
-  YYSYMBOL_OR = 28,                        /* "||"  */
-  YYSYMBOL_IDENT = 29,                     /* "identifier"  */
-  YYSYMBOL_STRING = 30,                    /* "string"  */
-  YYSYMBOL_INT = 31,                       /* "integer"  */
-  YYSYMBOL_DIMS = 32,                      /* "dimension"  */
-  YYSYMBOL_REAL = 33,                      /* "number"  */
-  YYSYMBOL_34_ = 34,                       /* '?'  */
-  YYSYMBOL_35_ = 35,                       /* ':'  */
-  YYSYMBOL_36_ = 36,                       /* '<'  */
-  YYSYMBOL_37_ = 37,                       /* '>'  */
-  YYSYMBOL_38_ = 38,                       /* '+'  */
-  YYSYMBOL_39_ = 39,                       /* '-'  */
-  YYSYMBOL_40_ = 40,                       /* '*'  */
-  YYSYMBOL_41_ = 41,                       /* '/'  */
-  YYSYMBOL_UNARY = 42,                     /* UNARY  */
-  YYSYMBOL_43_ = 43,                       /* '}'  */
-  YYSYMBOL_44_ = 44,                       /* '{'  */
-  YYSYMBOL_45_ = 45,                       /* ';'  */
-  YYSYMBOL_46_ = 46,                       /* '='  */
-  YYSYMBOL_47_ = 47,                       /* ','  */
-  YYSYMBOL_48_ = 48,                       /* '('  */
-  YYSYMBOL_49_ = 49,                       /* ')'  */
-  YYSYMBOL_50_ = 50,                       /* '!'  */
-  YYSYMBOL_51_ = 51,                       /* '@'  */
-  YYSYMBOL_52_ = 52,                       /* '['  */
-  YYSYMBOL_53_ = 53,                       /* ']'  */
-  YYSYMBOL_YYACCEPT = 54,                  /* $accept  */
-  YYSYMBOL_file = 55,                      /* file  */
-  YYSYMBOL_stencil = 56,                   /* stencil  */
-  YYSYMBOL_stencil_head = 57,              /* stencil_head  */
-  YYSYMBOL_stencil_name = 58,              /* stencil_name  */
-  YYSYMBOL_items = 59,                     /* items  */
-  YYSYMBOL_item = 60,                      /* item  */
-  YYSYMBOL_decl = 61,                      /* decl  */
-  YYSYMBOL_role = 62,                      /* role  */
-  YYSYMBOL_sizes = 63,                     /* sizes  */
-  YYSYMBOL_field_opts = 64,                /* field_opts  */
-  YYSYMBOL_bc = 65,                        /* bc  */
-  YYSYMBOL_stmt = 66,                      /* stmt  */
-  YYSYMBOL_expr = 67,                      /* expr  */
-  YYSYMBOL_primary = 68,                   /* primary  */
-  YYSYMBOL_offsets = 69,                   /* offsets  */
-  YYSYMBOL_args = 70                       /* args  */
+  YYSYMBOL_REDUCE = 21,                    /* "reduce"  */
+  YYSYMBOL_FLOAT = 22,                     /* "float"  */
+  YYSYMBOL_DOUBLE = 23,                    /* "double"  */
+  YYSYMBOL_EQ = 24,                        /* "=="  */
+  YYSYMBOL_NE = 25,                        /* "!="  */
+  YYSYMBOL_LE = 26,                        /* "<="  */
+  YYSYMBOL_GE = 27,                        /* ">="  */
+  YYSYMBOL_AND = 28,                       /* "&&"  */
+  YYSYMBOL_OR = 29,                        /* "||"  */
+  YYSYMBOL_IDENT = 30,                     /* "identifier"  */
+  YYSYMBOL_STRING = 31,                    /* "string"  */
+  YYSYMBOL_INT = 32,                       /* "integer"  */
+  YYSYMBOL_DIMS = 33,                      /* "dimension"  */
+  YYSYMBOL_REAL = 34,                      /* "number"  */
+  YYSYMBOL_35_ = 35,                       /* '?'  */
+  YYSYMBOL_36_ = 36,                       /* ':'  */
+  YYSYMBOL_37_ = 37,                       /* '<'  */
+  YYSYMBOL_38_ = 38,                       /* '>'  */
+  YYSYMBOL_39_ = 39,                       /* '+'  */
+  YYSYMBOL_40_ = 40,                       /* '-'  */
+  YYSYMBOL_41_ = 41,                       /* '*'  */
+  YYSYMBOL_42_ = 42,                       /* '/'  */
+  YYSYMBOL_UNARY = 43,                     /* UNARY  */
+  YYSYMBOL_44_ = 44,                       /* '}'  */
+  YYSYMBOL_45_ = 45,                       /* '{'  */
+  YYSYMBOL_46_ = 46,                       /* ';'  */
+  YYSYMBOL_47_ = 47,                       /* '='  */
+  YYSYMBOL_48_ = 48,                       /* ','  */
+  YYSYMBOL_49_ = 49,                       /* '('  */
+  YYSYMBOL_50_ = 50,                       /* ')'  */
+  YYSYMBOL_51_ = 51,                       /* '!'  */
+  YYSYMBOL_52_ = 52,                       /* '@'  */
+  YYSYMBOL_53_ = 53,                       /* '['  */
+  YYSYMBOL_54_ = 54,                       /* ']'  */
+  YYSYMBOL_YYACCEPT = 55,                  /* $accept  */
+  YYSYMBOL_file = 56,                      /* file  */
+  YYSYMBOL_stencil = 57,                   /* stencil  */
+  YYSYMBOL_stencil_head = 58,              /* stencil_head  */
+  YYSYMBOL_stencil_name = 59,              /* stencil_name  */
+  YYSYMBOL_items = 60,                     /* items  */
+  YYSYMBOL_item = 61,                      /* item  */
+  YYSYMBOL_decl = 62,                      /* decl  */
+  YYSYMBOL_role = 63,                      /* role  */
+  YYSYMBOL_sizes = 64,                     /* sizes  */
+  YYSYMBOL_field_opts = 65,                /* field_opts  */
+  YYSYMBOL_bc = 66,                        /* bc  */
+  YYSYMBOL_stmt = 67,                      /* stmt  */
+  YYSYMBOL_expr = 68,                      /* expr  */
+  YYSYMBOL_primary = 69,                   /* primary  */
+  YYSYMBOL_offsets = 70,                   /* offsets  */
+  YYSYMBOL_args = 71                       /* args  */
 };
 typedef enum yysymbol_kind_t yysymbol_kind_t;
 
@@ -688,19 +689,19 @@ union yyalloc
 /* YYFINAL -- State number of the termination state.  */
 #define YYFINAL  2
 /* YYLAST -- Last index in YYTABLE.  */
-#define YYLAST   322
+#define YYLAST   330
 
 /* YYNTOKENS -- Number of terminals.  */
-#define YYNTOKENS  54
+#define YYNTOKENS  55
 /* YYNNTS -- Number of nonterminals.  */
 #define YYNNTS  17
 /* YYNRULES -- Number of rules.  */
-#define YYNRULES  74
+#define YYNRULES  75
 /* YYNSTATES -- Number of states.  */
-#define YYNSTATES  147
+#define YYNSTATES  152
 
 /* YYMAXUTOK -- Last valid token kind.  */
-#define YYMAXUTOK   289
+#define YYMAXUTOK   290
 
 
 /* YYTRANSLATE(TOKEN-NUM) -- Symbol number corresponding to TOKEN-NUM
@@ -717,16 +718,16 @@ static const yytype_int8 yytranslate[] =
        0,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
-       2,     2,     2,    50,     2,     2,     2,     2,     2,     2,
-      48,    49,    40,    38,    47,    39,     2,    41,     2,     2,
-       2,     2,     2,     2,     2,     2,     2,     2,    35,    45,
-      36,    46,    37,    34,    51,     2,     2,     2,     2,     2,
+       2,     2,     2,    51,     2,     2,     2,     2,     2,     2,
+      49,    50,    41,    39,    48,    40,     2,    42,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,    36,    46,
+      37,    47,    38,    35,    52,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
-       2,    52,     2,    53,     2,     2,     2,     2,     2,     2,
+       2,    53,     2,    54,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
-       2,     2,     2,    44,     2,    43,     2,     2,     2,     2,
+       2,     2,     2,    45,     2,    44,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
@@ -742,7 +743,8 @@ static const yytype_int8 yytranslate[] =
        2,     2,     2,     2,     2,     2,     1,     2,     3,     4,
        5,     6,     7,     8,     9,    10,    11,    12,    13,    14,
       15,    16,    17,    18,    19,    20,    21,    22,    23,    24,
-      25,    26,    27,    28,    29,    30,    31,    32,    33,    42
+      25,    26,    27,    28,    29,    30,    31,    32,    33,    34,
+      43
 };
 
 #if PARSE_DEBUG
@@ -753,10 +755,10 @@ static const yytype_int16 yyrline[] =
      298,   302,   303,   307,   308,   309,   313,   324,   327,   335,
      343,   346,   356,   366,   369,   372,   375,   384,   385,   386,
      390,   397,   408,   409,   422,   437,   438,   439,   440,   441,
-     442,   447,   455,   456,   460,   461,   462,   463,   464,   465,
+     442,   447,   455,   456,   457,   461,   462,   463,   464,   465,
      466,   467,   468,   469,   470,   471,   472,   473,   474,   475,
-     476,   480,   481,   482,   483,   484,   485,   486,   487,   488,
-     489,   493,   494,   498,   499
+     476,   477,   481,   482,   483,   484,   485,   486,   487,   488,
+     489,   490,   494,   495,   499,   500
 };
 #endif
 
@@ -776,18 +778,19 @@ yysymbol_name (yysymbol_kind_t yysymbol)
   "end of file", "error", "invalid token", "stencil", "grid", "type",
   "size", "steps", "param", "const", "state", "coef", "temp", "levels",
   "boundary", "fixed", "constant", "periodic", "clamp", "mirror", "let",
-  "float", "double", "==", "!=", "<=", ">=", "&&", "||", "identifier",
-  "string", "integer", "dimension", "number", "'?'", "':'", "'<'", "'>'",
-  "'+'", "'-'", "'*'", "'/'", "UNARY", "'}'", "'{'", "';'", "'='", "','",
-  "'('", "')'", "'!'", "'@'", "'['", "']'", "$accept", "file", "stencil",
-  "stencil_head", "stencil_name", "items", "item", "decl", "role", "sizes",
-  "field_opts", "bc", "stmt", "expr", "primary", "offsets", "args", YY_NULLPTR
+  "reduce", "float", "double", "==", "!=", "<=", ">=", "&&", "||",
+  "identifier", "string", "integer", "dimension", "number", "'?'", "':'",
+  "'<'", "'>'", "'+'", "'-'", "'*'", "'/'", "UNARY", "'}'", "'{'", "';'",
+  "'='", "','", "'('", "')'", "'!'", "'@'", "'['", "']'", "$accept",
+  "file", "stencil", "stencil_head", "stencil_name", "items", "item",
+  "decl", "role", "sizes", "field_opts", "bc", "stmt", "expr", "primary",
+  "offsets", "args", YY_NULLPTR
   };
   return yy_sname[yysymbol];
 }
 #endif
 
-#define YYPACT_NINF (-45)
+#define YYPACT_NINF (-48)
 
 #define yypact_value_is_default(Yyn) \
   ((Yyn) == YYPACT_NINF)
@@ -801,21 +804,22 @@ yysymbol_name (yysymbol_kind_t yysymbol)
    STATE-NUM.  */
 static const yytype_int16 yypact[] =
 {
-     -45,    73,   -45,   -45,    -1,   -45,   -45,   -45,   -45,   -39,
-      52,   -45,   -28,     3,   -15,   -23,    23,   -13,    46,   -45,
-     -45,   -45,    55,    45,   -45,   -45,   -45,    76,   -45,   -45,
-     -45,    61,    62,    63,    72,    75,   -45,    32,    78,     5,
-      90,    92,    71,   -45,   -45,   -45,   -45,   -45,   -45,   -45,
-      87,   -45,   -45,    71,    71,    71,    91,   -21,   -45,   -45,
-      71,    71,    71,    71,   145,   -45,   -12,   -45,   168,   191,
-     214,    71,    49,   101,    71,   -45,   -45,    88,   -45,    71,
-      71,    71,    71,    71,    71,    71,    71,    71,    71,    71,
-      71,    71,   -45,   111,     7,   -45,   -45,   -45,   -45,   256,
-      36,   -45,    54,   124,   256,   -44,   -45,    30,    30,    30,
-      30,   281,   262,   237,    30,    30,    25,    25,   -45,   -45,
-     -45,   -45,   109,   -45,   -45,   -45,   110,   -45,    71,   -45,
-     -45,   122,    71,   -45,    71,    71,    71,   256,    71,   256,
-     256,   107,   126,   -43,   -45,   -45,   -45
+     -48,    76,   -48,   -48,   -26,   -48,   -48,   -48,   -48,   -37,
+      54,   -48,    36,     4,    48,    24,    62,    38,    42,   -48,
+     -48,   -48,    57,    77,    96,   -48,   -48,   -48,    94,   -48,
+     -48,   -48,    81,    98,   100,   113,   115,   -48,    40,   116,
+       6,   118,   131,   133,    74,   -48,   -48,   -48,   -48,   -48,
+     -48,   -48,   149,   -48,   -48,    74,    74,    74,    74,   114,
+     -43,   -48,   -48,    74,    74,    74,    74,   148,   -48,   -11,
+     -48,   171,   194,   217,   240,    74,    51,   142,    74,   -48,
+     -48,    91,   -48,    74,    74,    74,    74,    74,    74,    74,
+      74,    74,    74,    74,    74,    74,   -48,   152,     8,   -48,
+     -48,   -48,   -48,   -48,   282,    55,   -48,    92,   159,   282,
+     -47,   -48,    70,    70,    70,    70,    -9,   288,   263,    70,
+      70,    80,    80,   -48,   -48,   -48,   -48,   143,   -48,   -48,
+     -48,   144,   -48,    74,   -48,   -48,   150,    74,   -48,    74,
+      74,    74,   282,    74,   282,   282,   110,   129,    19,   -48,
+     -48,   -48
 };
 
 /* YYDEFACT[STATE-NUM] -- Default reduction number in state STATE-NUM.
@@ -825,33 +829,34 @@ static const yytype_int8 yydefact[] =
 {
        2,     0,     1,     4,     0,     3,    11,     9,    10,     0,
        0,     8,     0,     0,     0,     0,     0,     0,     0,    27,
-      28,    29,     0,     0,     5,    12,    13,     0,    14,     6,
-      15,     0,     0,     0,     0,     0,    30,     0,     0,     0,
-       0,     0,     0,    32,    17,    16,    18,    19,    20,    21,
-       0,    22,    23,     0,     0,     0,     0,    64,    61,    62,
-       0,     0,     0,     0,     0,    44,     0,    31,     0,     0,
-       0,     0,     0,     0,     0,    59,    58,     0,    60,     0,
-       0,     0,     0,     0,     0,     0,     0,     0,     0,     0,
-       0,     0,    43,     0,     0,    26,    24,    25,    42,    73,
-       0,    68,     0,     0,    71,     0,    63,    48,    49,    51,
-      53,    47,    46,     0,    50,    52,    54,    55,    56,    57,
-      33,    35,     0,    37,    38,    39,    40,    34,     0,    70,
-      69,    65,     0,    66,     0,     0,     0,    74,     0,    72,
-      45,     0,     0,     0,    36,    41,    67
+      28,    29,     0,     0,     0,     5,    12,    13,     0,    14,
+       6,    15,     0,     0,     0,     0,     0,    30,     0,     0,
+       0,     0,     0,     0,     0,    32,    17,    16,    18,    19,
+      20,    21,     0,    22,    23,     0,     0,     0,     0,     0,
+      65,    62,    63,     0,     0,     0,     0,     0,    45,     0,
+      31,     0,     0,     0,     0,     0,     0,     0,     0,    60,
+      59,     0,    61,     0,     0,     0,     0,     0,     0,     0,
+       0,     0,     0,     0,     0,     0,    43,     0,     0,    26,
+      24,    25,    42,    44,    74,     0,    69,     0,     0,    72,
+       0,    64,    49,    50,    52,    54,    48,    47,     0,    51,
+      53,    55,    56,    57,    58,    33,    35,     0,    37,    38,
+      39,    40,    34,     0,    71,    70,    66,     0,    67,     0,
+       0,     0,    75,     0,    73,    46,     0,     0,     0,    36,
+      41,    68
 };
 
 /* YYPGOTO[NTERM-NUM].  */
 static const yytype_int8 yypgoto[] =
 {
-     -45,   -45,   -45,   -45,   -45,   -45,   -45,   -45,   -45,   -45,
-     -45,   -45,   -45,   -42,   -45,    21,    89
+     -48,   -48,   -48,   -48,   -48,   -48,   -48,   -48,   -48,   -48,
+     -48,   -48,   -48,   -44,   -48,    58,   126
 };
 
 /* YYDEFGOTO[NTERM-NUM].  */
-static const yytype_int8 yydefgoto[] =
+static const yytype_uint8 yydefgoto[] =
 {
-       0,     1,     5,     6,     9,    10,    25,    26,    27,    37,
-      66,   127,    28,    99,    65,   105,   100
+       0,     1,     5,     6,     9,    10,    26,    27,    28,    38,
+      69,   132,    29,   104,    68,   110,   105
 };
 
 /* YYTABLE[YYPACT[STATE-NUM]] -- What to do in state STATE-NUM.  If
@@ -859,110 +864,113 @@ static const yytype_int8 yydefgoto[] =
    number is the opposite.  If YYTABLE_NINF, syntax error.  */
 static const yytype_int16 yytable[] =
 {
-      64,    93,    94,   132,   132,    11,    33,    34,    36,   133,
-     146,    68,    69,    70,    35,    29,    39,    30,    75,    76,
-      77,    78,   121,   122,   123,   124,   125,    72,     7,     8,
-      73,    74,   104,    95,    31,    32,   126,   107,   108,   109,
-     110,   111,   112,   113,   114,   115,   116,   117,   118,   119,
-      52,    53,    -7,    12,    38,    -7,    13,    14,    15,    16,
-      17,    18,    19,    20,    21,    90,    91,    56,    88,    89,
-      90,    91,    22,     2,     3,    40,     4,    49,    57,    50,
-      58,    23,    59,   128,    41,   129,   137,    60,    61,    56,
-     139,    42,   140,   141,   142,    24,   104,    62,   101,    63,
-      57,   128,    58,   130,    59,    43,    44,    45,    46,    60,
-      61,    79,    80,    81,    82,    83,    84,    47,    67,    62,
-      48,    63,    85,    51,    86,    87,    88,    89,    90,    91,
-      79,    80,    81,    82,    83,    84,    54,   106,    55,    71,
-     103,    85,   120,    86,    87,    88,    89,    90,    91,    79,
-      80,    81,    82,    83,    84,   131,   144,   135,   136,   143,
-      85,   102,    86,    87,    88,    89,    90,    91,    79,    80,
-      81,    82,    83,    84,   138,   145,     0,     0,     0,    85,
-       0,    86,    87,    88,    89,    90,    91,     0,     0,     0,
-      92,    79,    80,    81,    82,    83,    84,     0,     0,     0,
-       0,     0,    85,     0,    86,    87,    88,    89,    90,    91,
-       0,     0,     0,    96,    79,    80,    81,    82,    83,    84,
-       0,     0,     0,     0,     0,    85,     0,    86,    87,    88,
-      89,    90,    91,     0,     0,     0,    97,    79,    80,    81,
-      82,    83,    84,     0,     0,     0,     0,     0,    85,     0,
-      86,    87,    88,    89,    90,    91,     0,     0,     0,    98,
-      79,    80,    81,    82,    83,    84,     0,     0,     0,     0,
-       0,    85,   134,    86,    87,    88,    89,    90,    91,    79,
-      80,    81,    82,    83,    84,    79,    80,    81,    82,    83,
-      85,     0,    86,    87,    88,    89,    90,    91,    86,    87,
-      88,    89,    90,    91,    79,    80,    81,    82,     0,     0,
-       0,     0,     0,     0,     0,     0,     0,    86,    87,    88,
-      89,    90,    91
+      67,   137,    97,    98,     7,     8,    76,   138,    11,    77,
+      78,    71,    72,    73,    74,    83,    84,    85,    86,    79,
+      80,    81,    82,   126,   127,   128,   129,   130,    90,    91,
+      92,    93,    94,    95,   109,    99,    32,    33,   131,   112,
+     113,   114,   115,   116,   117,   118,   119,   120,   121,   122,
+     123,   124,    54,    55,    -7,    12,    37,    -7,    13,    14,
+      15,    16,    17,    18,    19,    20,    21,   137,    40,    59,
+      34,    35,    41,   151,    22,    23,     2,     3,    36,     4,
+      30,    60,    31,    61,    24,    62,    51,    42,    52,   142,
+      63,    64,    59,   144,    39,   145,   146,   147,    25,   109,
+      65,   106,    66,   133,    60,   134,    61,    43,    62,    92,
+      93,    94,    95,    63,    64,    83,    84,    85,    86,    87,
+      88,    94,    95,    65,    45,    66,    89,    46,    90,    91,
+      92,    93,    94,    95,    83,    84,    85,    86,    87,    88,
+     133,   111,   135,    44,    47,    89,    48,    90,    91,    92,
+      93,    94,    95,    83,    84,    85,    86,    87,    88,    49,
+     149,    50,    53,    75,    89,    56,    90,    91,    92,    93,
+      94,    95,    83,    84,    85,    86,    87,    88,    57,   150,
+      58,    70,   108,    89,   125,    90,    91,    92,    93,    94,
+      95,   136,   140,   141,    96,    83,    84,    85,    86,    87,
+      88,   148,   107,   143,     0,     0,    89,     0,    90,    91,
+      92,    93,    94,    95,     0,     0,     0,   100,    83,    84,
+      85,    86,    87,    88,     0,     0,     0,     0,     0,    89,
+       0,    90,    91,    92,    93,    94,    95,     0,     0,     0,
+     101,    83,    84,    85,    86,    87,    88,     0,     0,     0,
+       0,     0,    89,     0,    90,    91,    92,    93,    94,    95,
+       0,     0,     0,   102,    83,    84,    85,    86,    87,    88,
+       0,     0,     0,     0,     0,    89,     0,    90,    91,    92,
+      93,    94,    95,     0,     0,     0,   103,    83,    84,    85,
+      86,    87,    88,     0,     0,     0,     0,     0,    89,   139,
+      90,    91,    92,    93,    94,    95,    83,    84,    85,    86,
+      87,    88,    83,    84,    85,    86,    87,    89,     0,    90,
+      91,    92,    93,    94,    95,    90,    91,    92,    93,    94,
+      95
 };
 
 static const yytype_int16 yycheck[] =
 {
-      42,    13,    14,    47,    47,    44,    21,    22,    31,    53,
-      53,    53,    54,    55,    29,    43,    29,    45,    60,    61,
-      62,    63,    15,    16,    17,    18,    19,    48,    29,    30,
-      51,    52,    74,    45,    31,    32,    29,    79,    80,    81,
-      82,    83,    84,    85,    86,    87,    88,    89,    90,    91,
-      45,    46,     0,     1,    31,     3,     4,     5,     6,     7,
-       8,     9,    10,    11,    12,    40,    41,    18,    38,    39,
-      40,    41,    20,     0,     1,    29,     3,    45,    29,    47,
-      31,    29,    33,    47,    29,    49,   128,    38,    39,    18,
-     132,    46,   134,   135,   136,    43,   138,    48,    49,    50,
-      29,    47,    31,    49,    33,    29,    45,    45,    45,    38,
-      39,    23,    24,    25,    26,    27,    28,    45,    31,    48,
-      45,    50,    34,    45,    36,    37,    38,    39,    40,    41,
-      23,    24,    25,    26,    27,    28,    46,    49,    46,    48,
-      39,    34,    31,    36,    37,    38,    39,    40,    41,    23,
-      24,    25,    26,    27,    28,    31,    49,    48,    48,   138,
-      34,    72,    36,    37,    38,    39,    40,    41,    23,    24,
-      25,    26,    27,    28,    52,    49,    -1,    -1,    -1,    34,
-      -1,    36,    37,    38,    39,    40,    41,    -1,    -1,    -1,
-      45,    23,    24,    25,    26,    27,    28,    -1,    -1,    -1,
-      -1,    -1,    34,    -1,    36,    37,    38,    39,    40,    41,
-      -1,    -1,    -1,    45,    23,    24,    25,    26,    27,    28,
-      -1,    -1,    -1,    -1,    -1,    34,    -1,    36,    37,    38,
-      39,    40,    41,    -1,    -1,    -1,    45,    23,    24,    25,
-      26,    27,    28,    -1,    -1,    -1,    -1,    -1,    34,    -1,
-      36,    37,    38,    39,    40,    41,    -1,    -1,    -1,    45,
-      23,    24,    25,    26,    27,    28,    -1,    -1,    -1,    -1,
-      -1,    34,    35,    36,    37,    38,    39,    40,    41,    23,
-      24,    25,    26,    27,    28,    23,    24,    25,    26,    27,
-      34,    -1,    36,    37,    38,    39,    40,    41,    36,    37,
-      38,    39,    40,    41,    23,    24,    25,    26,    -1,    -1,
-      -1,    -1,    -1,    -1,    -1,    -1,    -1,    36,    37,    38,
-      39,    40,    41
+      44,    48,    13,    14,    30,    31,    49,    54,    45,    52,
+      53,    55,    56,    57,    58,    24,    25,    26,    27,    63,
+      64,    65,    66,    15,    16,    17,    18,    19,    37,    38,
+      39,    40,    41,    42,    78,    46,    32,    33,    30,    83,
+      84,    85,    86,    87,    88,    89,    90,    91,    92,    93,
+      94,    95,    46,    47,     0,     1,    32,     3,     4,     5,
+       6,     7,     8,     9,    10,    11,    12,    48,    30,    18,
+      22,    23,    30,    54,    20,    21,     0,     1,    30,     3,
+      44,    30,    46,    32,    30,    34,    46,    30,    48,   133,
+      39,    40,    18,   137,    32,   139,   140,   141,    44,   143,
+      49,    50,    51,    48,    30,    50,    32,    30,    34,    39,
+      40,    41,    42,    39,    40,    24,    25,    26,    27,    28,
+      29,    41,    42,    49,    30,    51,    35,    46,    37,    38,
+      39,    40,    41,    42,    24,    25,    26,    27,    28,    29,
+      48,    50,    50,    47,    46,    35,    46,    37,    38,    39,
+      40,    41,    42,    24,    25,    26,    27,    28,    29,    46,
+      50,    46,    46,    49,    35,    47,    37,    38,    39,    40,
+      41,    42,    24,    25,    26,    27,    28,    29,    47,    50,
+      47,    32,    40,    35,    32,    37,    38,    39,    40,    41,
+      42,    32,    49,    49,    46,    24,    25,    26,    27,    28,
+      29,   143,    76,    53,    -1,    -1,    35,    -1,    37,    38,
+      39,    40,    41,    42,    -1,    -1,    -1,    46,    24,    25,
+      26,    27,    28,    29,    -1,    -1,    -1,    -1,    -1,    35,
+      -1,    37,    38,    39,    40,    41,    42,    -1,    -1,    -1,
+      46,    24,    25,    26,    27,    28,    29,    -1,    -1,    -1,
+      -1,    -1,    35,    -1,    37,    38,    39,    40,    41,    42,
+      -1,    -1,    -1,    46,    24,    25,    26,    27,    28,    29,
+      -1,    -1,    -1,    -1,    -1,    35,    -1,    37,    38,    39,
+      40,    41,    42,    -1,    -1,    -1,    46,    24,    25,    26,
+      27,    28,    29,    -1,    -1,    -1,    -1,    -1,    35,    36,
+      37,    38,    39,    40,    41,    42,    24,    25,    26,    27,
+      28,    29,    24,    25,    26,    27,    28,    35,    -1,    37,
+      38,    39,    40,    41,    42,    37,    38,    39,    40,    41,
+      42
 };
 
 /* YYSTOS[STATE-NUM] -- The symbol kind of the accessing symbol of
    state STATE-NUM.  */
 static const yytype_int8 yystos[] =
 {
-       0,    55,     0,     1,     3,    56,    57,    29,    30,    58,
-      59,    44,     1,     4,     5,     6,     7,     8,     9,    10,
-      11,    12,    20,    29,    43,    60,    61,    62,    66,    43,
-      45,    31,    32,    21,    22,    29,    31,    63,    31,    29,
-      29,    29,    46,    29,    45,    45,    45,    45,    45,    45,
-      47,    45,    45,    46,    46,    46,    18,    29,    31,    33,
-      38,    39,    48,    50,    67,    68,    64,    31,    67,    67,
-      67,    48,    48,    51,    52,    67,    67,    67,    67,    23,
-      24,    25,    26,    27,    28,    34,    36,    37,    38,    39,
-      40,    41,    45,    13,    14,    45,    45,    45,    45,    67,
-      70,    49,    70,    39,    67,    69,    49,    67,    67,    67,
-      67,    67,    67,    67,    67,    67,    67,    67,    67,    67,
-      31,    15,    16,    17,    18,    19,    29,    65,    47,    49,
-      49,    31,    47,    53,    35,    48,    48,    67,    52,    67,
-      67,    67,    67,    69,    49,    49,    53
+       0,    56,     0,     1,     3,    57,    58,    30,    31,    59,
+      60,    45,     1,     4,     5,     6,     7,     8,     9,    10,
+      11,    12,    20,    21,    30,    44,    61,    62,    63,    67,
+      44,    46,    32,    33,    22,    23,    30,    32,    64,    32,
+      30,    30,    30,    30,    47,    30,    46,    46,    46,    46,
+      46,    46,    48,    46,    46,    47,    47,    47,    47,    18,
+      30,    32,    34,    39,    40,    49,    51,    68,    69,    65,
+      32,    68,    68,    68,    68,    49,    49,    52,    53,    68,
+      68,    68,    68,    24,    25,    26,    27,    28,    29,    35,
+      37,    38,    39,    40,    41,    42,    46,    13,    14,    46,
+      46,    46,    46,    46,    68,    71,    50,    71,    40,    68,
+      70,    50,    68,    68,    68,    68,    68,    68,    68,    68,
+      68,    68,    68,    68,    68,    32,    15,    16,    17,    18,
+      19,    30,    66,    48,    50,    50,    32,    48,    54,    36,
+      49,    49,    68,    53,    68,    68,    68,    68,    70,    50,
+      50,    54
 };
 
 /* YYR1[RULE-NUM] -- Symbol kind of the left-hand side of rule RULE-NUM.  */
 static const yytype_int8 yyr1[] =
 {
-       0,    54,    55,    55,    55,    56,    56,    56,    57,    58,
-      58,    59,    59,    60,    60,    60,    61,    61,    61,    61,
-      61,    61,    61,    61,    61,    61,    61,    62,    62,    62,
-      63,    63,    64,    64,    64,    65,    65,    65,    65,    65,
-      65,    65,    66,    66,    67,    67,    67,    67,    67,    67,
-      67,    67,    67,    67,    67,    67,    67,    67,    67,    67,
-      67,    68,    68,    68,    68,    68,    68,    68,    68,    68,
-      68,    69,    69,    70,    70
+       0,    55,    56,    56,    56,    57,    57,    57,    58,    59,
+      59,    60,    60,    61,    61,    61,    62,    62,    62,    62,
+      62,    62,    62,    62,    62,    62,    62,    63,    63,    63,
+      64,    64,    65,    65,    65,    66,    66,    66,    66,    66,
+      66,    66,    67,    67,    67,    68,    68,    68,    68,    68,
+      68,    68,    68,    68,    68,    68,    68,    68,    68,    68,
+      68,    68,    69,    69,    69,    69,    69,    69,    69,    69,
+      69,    69,    70,    70,    71,    71
 };
 
 /* YYR2[RULE-NUM] -- Number of symbols on the right-hand side of rule RULE-NUM.  */
@@ -972,10 +980,10 @@ static const yytype_int8 yyr2[] =
        1,     0,     2,     1,     1,     2,     3,     3,     3,     3,
        3,     3,     3,     3,     5,     5,     4,     1,     1,     1,
        1,     3,     0,     3,     3,     1,     4,     1,     1,     1,
-       1,     4,     5,     4,     1,     5,     3,     3,     3,     3,
-       3,     3,     3,     3,     3,     3,     3,     3,     2,     2,
-       2,     1,     1,     3,     1,     4,     4,     7,     3,     4,
-       4,     1,     3,     1,     3
+       1,     4,     5,     4,     5,     1,     5,     3,     3,     3,
+       3,     3,     3,     3,     3,     3,     3,     3,     3,     2,
+       2,     2,     1,     1,     3,     1,     4,     4,     7,     3,
+       4,     4,     1,     3,     1,     3
 };
 
 
@@ -2123,123 +2131,127 @@ yyreduce:
                                { add_stmt(ps, STMT_ASSIGN, (yyvsp[-3].str), (yylsp[-3]), (yyvsp[-1].ex).e); }
     break;
 
-  case 45: /* expr: expr '?' expr ':' expr  */
+  case 44: /* stmt: "reduce" "identifier" '=' expr ';'  */
+                                  { add_stmt(ps, STMT_REDUCE, (yyvsp[-3].str), (yylsp[-3]), (yyvsp[-1].ex).e); }
+    break;
+
+  case 46: /* expr: expr '?' expr ':' expr  */
                              { (yyval.ex) = expr_cond(ps, (yyloc), (yyvsp[-4].ex), (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 46: /* expr: expr "||" expr  */
+  case 47: /* expr: expr "||" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_OR, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 47: /* expr: expr "&&" expr  */
+  case 48: /* expr: expr "&&" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_AND, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 48: /* expr: expr "==" expr  */
+  case 49: /* expr: expr "==" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_EQ, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 49: /* expr: expr "!=" expr  */
+  case 50: /* expr: expr "!=" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_NE, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 50: /* expr: expr '<' expr  */
+  case 51: /* expr: expr '<' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_LT, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 51: /* expr: expr "<=" expr  */
+  case 52: /* expr: expr "<=" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_LE, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 52: /* expr: expr '>' expr  */
+  case 53: /* expr: expr '>' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_GT, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 53: /* expr: expr ">=" expr  */
+  case 54: /* expr: expr ">=" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_GE, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 54: /* expr: expr '+' expr  */
+  case 55: /* expr: expr '+' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_ADD, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 55: /* expr: expr '-' expr  */
+  case 56: /* expr: expr '-' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_SUB, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 56: /* expr: expr '*' expr  */
+  case 57: /* expr: expr '*' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_MUL, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 57: /* expr: expr '/' expr  */
+  case 58: /* expr: expr '/' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_DIV, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 58: /* expr: '-' expr  */
+  case 59: /* expr: '-' expr  */
                              { (yyval.ex) = expr_unary(ps, (yyloc), OP_NEG, (yyvsp[0].ex)); }
     break;
 
-  case 59: /* expr: '+' expr  */
+  case 60: /* expr: '+' expr  */
                              { (yyval.ex) = expr_unary(ps, (yyloc), OP_PLUS, (yyvsp[0].ex)); }
     break;
 
-  case 60: /* expr: '!' expr  */
+  case 61: /* expr: '!' expr  */
                              { (yyval.ex) = expr_unary(ps, (yyloc), OP_NOT, (yyvsp[0].ex)); }
     break;
 
-  case 61: /* primary: "integer"  */
+  case 62: /* primary: "integer"  */
                                    { (yyval.ex) = expr_num(ps, (yyloc), (double)(yyvsp[0].ival), 1); }
     break;
 
-  case 62: /* primary: "number"  */
+  case 63: /* primary: "number"  */
                                    { (yyval.ex) = expr_num(ps, (yyloc), (yyvsp[0].rval), 0); }
     break;
 
-  case 63: /* primary: '(' expr ')'  */
+  case 64: /* primary: '(' expr ')'  */
                                    { (yyval.ex) = (yyvsp[-1].ex); (yyval.ex).nest++; check_limits(ps, (yyloc), (yyval.ex).nest, (yyvsp[-1].ex).nest, 0); }
     break;
 
-  case 64: /* primary: "identifier"  */
+  case 65: /* primary: "identifier"  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_NAME, (yyvsp[0].str), 0, NULL); }
     break;
 
-  case 65: /* primary: "identifier" '@' '-' "integer"  */
+  case 66: /* primary: "identifier" '@' '-' "integer"  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_NAME, (yyvsp[-3].str), -(int)(yyvsp[0].ival), NULL); }
     break;
 
-  case 66: /* primary: "identifier" '[' offsets ']'  */
+  case 67: /* primary: "identifier" '[' offsets ']'  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_READ, (yyvsp[-3].str), 0, &(yyvsp[-1].list)); }
     break;
 
-  case 67: /* primary: "identifier" '@' '-' "integer" '[' offsets ']'  */
+  case 68: /* primary: "identifier" '@' '-' "integer" '[' offsets ']'  */
                                         { (yyval.ex) = expr_name(ps, (yyloc), AST_READ, (yyvsp[-6].str), -(int)(yyvsp[-3].ival), &(yyvsp[-1].list)); }
     break;
 
-  case 68: /* primary: "identifier" '(' ')'  */
+  case 69: /* primary: "identifier" '(' ')'  */
                                    { ExprList none = {0}; (yyval.ex) = expr_name(ps, (yyloc), AST_CALL, (yyvsp[-2].str), 0, &none); }
     break;
 
-  case 69: /* primary: "identifier" '(' args ')'  */
+  case 70: /* primary: "identifier" '(' args ')'  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_CALL, (yyvsp[-3].str), 0, &(yyvsp[-1].list)); }
     break;
 
-  case 70: /* primary: "clamp" '(' args ')'  */
+  case 71: /* primary: "clamp" '(' args ')'  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_CALL, "clamp", 0, &(yyvsp[-1].list)); }
     break;
 
-  case 71: /* offsets: expr  */
+  case 72: /* offsets: expr  */
                         { (yyval.list) = list_add(ps, (ExprList){0}, (yyvsp[0].ex)); }
     break;
 
-  case 72: /* offsets: offsets ',' expr  */
+  case 73: /* offsets: offsets ',' expr  */
                         { (yyval.list) = list_add(ps, (yyvsp[-2].list), (yyvsp[0].ex)); }
     break;
 
-  case 73: /* args: expr  */
+  case 74: /* args: expr  */
                         { (yyval.list) = list_add(ps, (ExprList){0}, (yyvsp[0].ex)); }
     break;
 
-  case 74: /* args: args ',' expr  */
+  case 75: /* args: args ',' expr  */
                         { (yyval.list) = list_add(ps, (yyvsp[-2].list), (yyvsp[0].ex)); }
     break;
 
@@ -2492,6 +2504,7 @@ static const char *item_phrase(int token)
     case TOK_CONST: return "the constant declaration";
     case TOK_STATE: case TOK_COEF: case TOK_TEMP: return "the field declaration";
     case TOK_LET: return "the let statement";
+    case TOK_REDUCE: return "the reduction";
     case TOK_IDENT: return "the assignment";
     default: return "the statement";
     }
@@ -2534,7 +2547,7 @@ static const char *describe_found(ParseState *ps, yysymbol_kind_t k)
 /* `stat u;`: a statement that starts with two names is a declaration whose keyword is misspelt. */
 static int misspelt_declaration(ParseState *ps, Loc at)
 {
-    static const char *const words[] = {"state", "coef", "temp", "param", "const", "let", "grid", "type", "size", "steps"};
+    static const char *const words[] = {"state", "coef", "temp", "param", "const", "let", "grid", "type", "size", "steps", "reduce"};
     char word[33];
     int len = ps->lx.before_len;
     if (!ps->lx.before_text || len <= 0 || len >= (int)sizeof word)
@@ -2621,7 +2634,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (take(set, &n, YYSYMBOL_GRID)) {
         phrases[np++] = "a declaration or statement";
         yysymbol_kind_t starts[] = {YYSYMBOL_TYPE, YYSYMBOL_SIZE, YYSYMBOL_STEPS, YYSYMBOL_PARAM, YYSYMBOL_CONST,
-                                    YYSYMBOL_STATE, YYSYMBOL_COEF, YYSYMBOL_TEMP, YYSYMBOL_LET, YYSYMBOL_IDENT};
+                                    YYSYMBOL_STATE, YYSYMBOL_COEF, YYSYMBOL_TEMP, YYSYMBOL_LET, YYSYMBOL_REDUCE,
+                                    YYSYMBOL_IDENT};
         for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
             take(set, &n, starts[i]);
     }

@@ -92,20 +92,21 @@ typedef struct { long v[3]; int n; } SizeList;
     TOK_CLAMP = 273,               /* "clamp"  */
     TOK_MIRROR = 274,              /* "mirror"  */
     TOK_LET = 275,                 /* "let"  */
-    TOK_FLOAT = 276,               /* "float"  */
-    TOK_DOUBLE = 277,              /* "double"  */
-    TOK_EQ = 278,                  /* "=="  */
-    TOK_NE = 279,                  /* "!="  */
-    TOK_LE = 280,                  /* "<="  */
-    TOK_GE = 281,                  /* ">="  */
-    TOK_AND = 282,                 /* "&&"  */
-    TOK_OR = 283,                  /* "||"  */
-    TOK_IDENT = 284,               /* "identifier"  */
-    TOK_STRING = 285,              /* "string"  */
-    TOK_INT = 286,                 /* "integer"  */
-    TOK_DIMS = 287,                /* "dimension"  */
-    TOK_REAL = 288,                /* "number"  */
-    TOK_UNARY = 289                /* UNARY  */
+    TOK_REDUCE = 276,              /* "reduce"  */
+    TOK_FLOAT = 277,               /* "float"  */
+    TOK_DOUBLE = 278,              /* "double"  */
+    TOK_EQ = 279,                  /* "=="  */
+    TOK_NE = 280,                  /* "!="  */
+    TOK_LE = 281,                  /* "<="  */
+    TOK_GE = 282,                  /* ">="  */
+    TOK_AND = 283,                 /* "&&"  */
+    TOK_OR = 284,                  /* "||"  */
+    TOK_IDENT = 285,               /* "identifier"  */
+    TOK_STRING = 286,              /* "string"  */
+    TOK_INT = 287,                 /* "integer"  */
+    TOK_DIMS = 288,                /* "dimension"  */
+    TOK_REAL = 289,                /* "number"  */
+    TOK_UNARY = 290                /* UNARY  */
   };
   typedef enum parse_tokentype parse_token_kind_t;
 #endif

@@ -174,6 +174,7 @@ static void test_round_trips(void)
         "stencil a { grid 2d; state u; u = !!a + !(a < b) + (a < b) < c + (a == (b == c)); }",
         "stencil a { grid 3d; state u; u = x + -1 * -(2) + u[-(1), +2, R * 2]; }",
         "stencil \"with space\" { grid 1d; } stencil \"grid\" { grid 1d; } stencil _x9 { grid 1d; }",
+        "stencil a { grid 2d; state u levels 3; reduce r = max(abs(u@-1[1, 0] - u)); u = u; reduce s = sum(u); }",
     };
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         check_round_trip(texts[i]);

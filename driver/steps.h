@@ -1,11 +1,14 @@
 /* The steps of the pipeline that main.c strings together. Each reports its own errors and
- * returns 0 on success. */
+ * returns 0 on success, STEP_USAGE where the command line asked for something impossible (an
+ * unknown stencil, a --config that does not parse: exit status 2), else -1. */
 #ifndef STC_STEPS_H
 #define STC_STEPS_H
 #include "../codegen/plan.h"
 #include "../codegen/space.h"
 #include "../frontend/ast.h"
 #include "options.h"
+
+#define STEP_USAGE 2
 
 typedef struct {
     const Options *opt;

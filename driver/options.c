@@ -19,15 +19,27 @@ static const char usage_text[] =
     "       stencilc bench [options] FILE.st      time the kernel it would emit (needs a GPU)\n"
     "       stencilc replay [options] RECORD.tsv  compare tuning strategies on recorded timings\n"
     "\n"
-    "options:\n"
-    "  -o FILE             output file (default: the stencil's name + .cu); the header goes\n"
-    "                      next to it with the extension .h\n"
+    "options (an option's value follows it, or is joined by '=': --grid=64x64):\n"
+    "  -o, --output FILE   output file (default: the C prefix + .cu)\n"
+    "  --header FILE       the header (default: the output's path with the extension .h:\n"
+    "                      k.cu and k.cpp give k.h); the .cu includes it by its relative path\n"
+    "  --name PREFIX       the C prefix of every emitted symbol, type, macro and the header\n"
+    "                      guard (default: the stencil's name), so variants link together\n"
     "  --stencil NAME      which stencil of the file (needed when it holds several)\n"
     "  --type float|double element type (overrides the file)\n"
-    "  --grid NXxNYxNZ     interior grid size for tuning and bench (default: the file's `size`)\n"
-    "  --steps N           time steps for tuning and bench (default: the file's `steps`)\n"
+    "  --grid NXxNYxNZ     interior grid size for tuning, bench and check (default: the file's\n"
+    "                      `size`; check: a small odd grid such as 37x29x23)\n"
+    "  --steps N           time steps for tuning, bench and check (default: the file's `steps`;\n"
+    "                      check: 3)\n"
     "  --config SPEC       emit exactly this variant, e.g. 'tb=32x8x1,stream=z,sb=64'\n"
     "                      (docs/config.md)\n"
+    "  --init FIELD=FILE   check: start FIELD from a .npy file (the grid's shape, z y x; float32\n"
+    "                      or float64); other fields start from random values\n"
+    "  --save DIR|FIELD=FILE  check: write the fields' final values as .npy (DIR/FIELD.npy for\n"
+    "                      every state and coef field, or one field to FILE)\n"
+    ;
+/* in two, as C99 promises strings of 4095 characters and no more */
+static const char usage_text_rest[] =
     "  --list-space        print the tuning space of the program and grid, then exit\n"
     "  --dump-ast          print the parsed program back as source\n"
     "  --dump-ir           print the IR and its analyses\n"
@@ -327,6 +339,7 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
+            fputs(usage_text_rest, stdout);
             return 1;
         } else if (!strcmp(a, "--version")) {
             puts(options_generator_name());

@@ -16,13 +16,15 @@ static const struct {
     const char *mode, *excludes, *why;
 } conflicts[] = {
     {"check", "--autotune --tune-record -o --config --list-space --validate --replay --dump-ast --dump-ir "
-              "--distributed",
+              "--distributed --name --header",
      "check runs the interpreter on a small grid and writes nothing"},
-    {"bench", "-o --list-space --validate --dump-ast --dump-ir", "bench times the kernel and writes nothing"},
+    {"bench", "-o --list-space --validate --dump-ast --dump-ir --name --header --init --save", "bench times the kernel and writes nothing"},
     {"replay", "-o --config --autotune --tune-record --replay --stencil --grid --type --steps --list-space "
-               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed",
+               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed --name --header "
+               "--init --save",
      "replay compares strategies on the recording alone"},
-    {"--list-space", "-o --autotune --tune-record --config --validate --dump-ast --dump-ir --distributed",
+    {"--list-space", "-o --autotune --tune-record --config --validate --dump-ast --dump-ir --distributed --name "
+                     "--header",
      "--list-space prints the space and stops"},
     {"--dump-ast", "--dump-ir -o --autotune --tune-record --config --validate", "--dump-ast prints the program and stops"},
     {"--dump-ir", "-o --autotune --tune-record --config --validate", "--dump-ir prints the IR and stops"},
@@ -46,6 +48,8 @@ static const struct {
     {"--target", "--autotune"},
     {"--guide", "--autotune"},
     {"--model", "--target --guide"},
+    {"--init", "check"},
+    {"--save", "check"},
 };
 
 static int is_on(const Given *g, int n, const char *name)
@@ -82,6 +86,8 @@ int options_check_conflicts(const Options *o, Diag *d)
         {"--gest", o->gest != NULL}, {"--tune-log", o->tune_log != NULL}, {"--tune-db", o->tune_db != NULL},
         {"--distributed", o->distributed}, {"--procs", o->nprocs > 0}, {"--depth", o->depth > 0},
         {"--target", o->target != NULL}, {"--model", o->model != NULL}, {"--guide", o->guide},
+        {"--name", o->name != NULL}, {"--header", o->header != NULL}, {"--init", o->ninit > 0},
+        {"--save", o->nsave > 0},
     };
     int n = (int)(sizeof g / sizeof g[0]);
     char other[32];

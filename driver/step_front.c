@@ -136,6 +136,7 @@ int step_lower(Job *job)
         return -1;
     if (job->opt->type >= 0)
         ir_set_type(job->prog, (ElemType)job->opt->type);
+    job->prog->c_prefix = job->opt->name;
     job->prog->fast_math = job->opt->fast_math && job->prog->type == ELEM_FLOAT;
     if (job->opt->fast_math && !job->prog->fast_math)
         diag_run_warning(&job->diag, "--fast-math changes nothing in a double program");

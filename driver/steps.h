@@ -26,6 +26,7 @@ typedef struct {
     char config_text[512];   /* config_format of config */
     Plan *plan;
     const char *cu_path, *h_path; /* the outputs, once step_check_outputs has named them */
+    const char *h_include;        /* the header's name in the .cu's #include (out_paths.c) */
 } Job;
 
 int step_read_and_parse(Job *job);

@@ -15,9 +15,9 @@ typedef struct {
 static const struct {
     const char *mode, *excludes, *why;
 } conflicts[] = {
-    {"check", "--autotune --tune-record -o --config --list-space --validate --replay --dump-ast --dump-ir "
+    {"check", "--autotune --tune-record -o --list-space --validate --replay --dump-ast --dump-ir "
               "--distributed --name --header",
-     "check runs the interpreter on a small grid and writes nothing"},
+     "check runs the interpreter (and, with a GPU, the kernel) and writes only what --save names"},
     {"bench", "-o --list-space --validate --dump-ast --dump-ir --name --header --init --save", "bench times the kernel and writes nothing"},
     {"replay", "-o --config --autotune --tune-record --replay --stencil --grid --type --steps --list-space "
                "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed --name --header "

@@ -15,11 +15,11 @@
 
 static const char usage_text[] =
     "usage: stencilc [options] FILE.st            compile a stencil to CUDA (FILE.cu + FILE.h)\n"
-    "       stencilc check [options] FILE.st      run the reference interpreter on a small grid\n"
+    "       stencilc check [options] FILE.st      run the interpreter (with a GPU, the kernel too)\n"
     "       stencilc bench [options] FILE.st      time the kernel it would emit (needs a GPU)\n"
     "       stencilc replay [options] RECORD.tsv  compare tuning strategies on recorded timings\n"
     "\n"
-    "options (an option's value follows it, or is joined by '=': --grid=64x64):\n"
+    "options:\n"
     "  -o, --output FILE   output file (default: the C prefix + .cu)\n"
     "  --header FILE       the header (default: the output's path with the extension .h:\n"
     "                      k.cu and k.cpp give k.h); the .cu includes it by its relative path\n"
@@ -73,8 +73,11 @@ static const char usage_text_rest[] =
     "  -h, --help          this text\n"
     "  --version           print the version\n"
     "\n"
-    "exit status: 0 success, 1 errors in the input or the run, 2 usage errors (also options\n"
-    "that conflict or are given twice), 130 check stopped by Ctrl-C\n";
+    "option values: after the option (--grid 64x64) or joined to it by '=' (--grid=64x64)\n"
+    "exit status: 0 success, 1 errors in the input or the run (check: also NaN, Inf or values\n"
+    "that grow without bound), 2 usage errors (an unknown option or command, a missing or bad\n"
+    "value, a --stencil or --config that names nothing valid, options that conflict or are\n"
+    "given twice), 130 check stopped by Ctrl-C\n";
 
 /* An error on the command line, with a pointer to --help: returns 2, the exit status. */
 __attribute__((format(printf, 2, 3))) static int usage_error(Diag *d, const char *fmt, ...)

@@ -1,6 +1,7 @@
 /* .npy reading and writing (npy.h). The header is parsed as the small grammar numpy writes,
  * strictly, so that a damaged or foreign file is refused with a reason instead of misread. */
 #include "npy.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -228,6 +229,11 @@ int npy_decode(const unsigned char *buf, size_t len, NpyHeader *h, double **out,
 int npy_read(const char *path, NpyHeader *h, double **out, char *why, size_t whylen)
 {
     *out = NULL;
+    char kind[256];
+    if (in_check_regular(path, kind, sizeof kind) != 0) { /* a FIFO would block the read */
+        snprintf(why, whylen, "%s", kind);
+        return -1;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(why, whylen, "cannot read '%s': %s", path, strerror(errno));

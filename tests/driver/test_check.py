@@ -114,6 +114,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(npy((ny, nx), u0)[:-5])
     with open(os.path.join(tmp, "text.npy"), "w") as f:
         f.write("1 2 3\n")
+    os.mkfifo(os.path.join(tmp, "fifo.npy"))
     for args, want_code, words in [
             (["--init", "u=wrong.npy"], 1, "has shape (5, 5); the grid needs (3, 4) (C order, z y x), or (5, 6) with the halo"),
             (["--init", "u=ints.npy"], 1, "not float32"),
@@ -121,6 +122,7 @@ with tempfile.TemporaryDirectory() as tmp:
             (["--init", "u=short.npy"], 1, "cut short"),
             (["--init", "u=text.npy"], 1, "not a .npy file"),
             (["--init", "u=missing.npy"], 1, "cannot read"),
+            (["--init", "u=fifo.npy"], 1, "a FIFO"),
             (["--init", "v=u0.npy"], 2, "has no field 'v'"),
             (["--init", "uu=u0.npy"], 2, "did you mean 'u'"),
             (["--init", "u0.npy"], 2, "--init takes FIELD=FILE.npy"),

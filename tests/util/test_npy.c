@@ -7,14 +7,7 @@
 #include <string.h>
 
 #include "../../util/npy.h"
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
+#include "check.h"
 
 /* numpy.save of numpy.arange(6.0).reshape(2, 3) + 0.5: its first 128 bytes */
 static const char f8_head[] = "\x93NUMPY\x01\x00\x76\x00"

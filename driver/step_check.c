@@ -177,6 +177,13 @@ int step_check(Job *job)
         return rc == STEP_USAGE ? rc : 1;
     InterpGrid *grids[2] = {interp_grid_new(job->prog, n), variant ? interp_grid_new(job->prog, n) : NULL};
     int ngrids = variant ? 2 : 1;
+    if (!grids[0] || (variant && !grids[1])) { /* past ir.h's index range: check_grid's sizes say not */
+        diag_run_error(&job->diag, "check %s: the grid is too large for the interpreter", job->prog->name);
+        for (int i = 0; i < ngrids; i++)
+            if (grids[i])
+                interp_grid_free(grids[i]);
+        return 1;
+    }
     for (int i = 0; i < ngrids; i++)
         interp_fill_random(grids[i], o->seed);
     rc = check_init(job, grids, ngrids);

@@ -13,6 +13,11 @@ const char *cg_version(void) { return STC_VERSION " (generator " STC_GENERATOR_I
 
 /* ---- names ---- */
 
+const char *cg_prefix(Arena *arena, const IrProgram *prog)
+{
+    return prog->c_prefix ? prog->c_prefix : cg_c_identifier(arena, prog->name);
+}
+
 const char *cg_c_identifier(Arena *arena, const char *name)
 {
     if (!name || !*name)

@@ -229,7 +229,7 @@ static void builder_init(Builder *b, Plan *plan, Arena *arena, StrBuf *src)
     b->ctx.prog = prog;
     b->ctx.cfg = &plan->config;
     b->ctx.arena = arena;
-    b->ctx.prefix = cg_c_identifier(arena, prog->name);
+    b->ctx.prefix = cg_prefix(arena, prog);
     b->ctx.T = ir_elem_name(prog->type);
     b->ctx.kb = (Kb){arena, prog->type};
     b->ctx.module = &plan->module;

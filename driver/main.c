@@ -14,6 +14,12 @@
 #include "options.h"
 #include "steps.h"
 
+/* A step's result as the exit status: 2 (STEP_USAGE) for a usage error, 1 for any other. */
+static int exit_status(int step_rc)
+{
+    return step_rc == STEP_USAGE ? 2 : step_rc != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "model")) /* the learned model's commands */
@@ -29,19 +35,18 @@ int main(int argc, char **argv)
 
     Arena *arena = arena_new();
     job.arena = arena;
-    rc = 1;
     if (opt.cmd == CMD_REPLAY) {
         rc = step_replay(&job);
         goto done;
     }
-    if (step_read_and_parse(&job) != 0) /* frontend/ */
+    if ((rc = exit_status(step_read_and_parse(&job))) != 0) /* frontend/ */
         goto done;
     if (opt.dump_ast) {
         step_dump_ast(&job);
         rc = 0;
         goto done;
     }
-    if (step_lower(&job) != 0) /* ir/: checks, stages, analyses */
+    if ((rc = exit_status(step_lower(&job))) != 0) /* ir/: checks, stages, analyses */
         goto done;
     if (opt.dump_ir) {
         ir_dump(stdout, job.prog);
@@ -57,11 +62,11 @@ int main(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (opt.cmd == CMD_COMPILE && step_check_outputs(&job) != 0) /* never the input, nor a FIFO */
+    if (opt.cmd == CMD_COMPILE && (rc = exit_status(step_check_outputs(&job))) != 0) /* never the input, nor a FIFO */
         goto done;
-    if (step_choose_config(&job) != 0) /* --config, --autotune (tuner/), or the default */
+    if ((rc = exit_status(step_choose_config(&job))) != 0) /* --config, --autotune (tuner/), or the default */
         goto done;
-    if (step_build_plan(&job) != 0) /* codegen/ */
+    if ((rc = exit_status(step_build_plan(&job))) != 0) /* codegen/ */
         goto done;
     if (opt.cmd == CMD_COMPILE && opt.distributed && opt.nprocs && step_dist_choose(&job) != 0) /* the model */
         goto done;
@@ -69,7 +74,7 @@ int main(int argc, char **argv)
         rc = step_bench(&job);
         goto done;
     }
-    if (step_emit(&job) != 0) /* FILE.cu + FILE.h, validated, written atomically */
+    if ((rc = exit_status(step_emit(&job))) != 0) /* FILE.cu + FILE.h, validated, written atomically */
         goto done;
     rc = 0;
 done:

@@ -15,19 +15,31 @@
 
 static const char usage_text[] =
     "usage: stencilc [options] FILE.st            compile a stencil to CUDA (FILE.cu + FILE.h)\n"
-    "       stencilc check [options] FILE.st      run the reference interpreter on a small grid\n"
+    "       stencilc check [options] FILE.st      run the interpreter (with a GPU, the kernel too)\n"
     "       stencilc bench [options] FILE.st      time the kernel it would emit (needs a GPU)\n"
     "       stencilc replay [options] RECORD.tsv  compare tuning strategies on recorded timings\n"
     "\n"
     "options:\n"
-    "  -o FILE             output file (default: the stencil's name + .cu); the header goes\n"
-    "                      next to it with the extension .h\n"
+    "  -o, --output FILE   output file (default: the C prefix + .cu)\n"
+    "  --header FILE       the header (default: the output's path with the extension .h:\n"
+    "                      k.cu and k.cpp give k.h); the .cu includes it by its relative path\n"
+    "  --name PREFIX       the C prefix of every emitted symbol, type, macro and the header\n"
+    "                      guard (default: the stencil's name), so variants link together\n"
     "  --stencil NAME      which stencil of the file (needed when it holds several)\n"
     "  --type float|double element type (overrides the file)\n"
-    "  --grid NXxNYxNZ     interior grid size for tuning and bench (default: the file's `size`)\n"
-    "  --steps N           time steps for tuning and bench (default: the file's `steps`)\n"
+    "  --grid NXxNYxNZ     interior grid size for tuning, bench and check (default: the file's\n"
+    "                      `size`; check: a small odd grid such as 37x29x23)\n"
+    "  --steps N           time steps for tuning, bench and check (default: the file's `steps`;\n"
+    "                      check: 3)\n"
     "  --config SPEC       emit exactly this variant, e.g. 'tb=32x8x1,stream=z,sb=64'\n"
     "                      (docs/config.md)\n"
+    "  --init FIELD=FILE   check: start FIELD from a .npy file (the grid's shape, z y x; float32\n"
+    "                      or float64); other fields start from random values\n"
+    "  --save DIR|FIELD=FILE  check: write the fields' final values as .npy (DIR/FIELD.npy for\n"
+    "                      every state and coef field, or one field to FILE)\n"
+    ;
+/* in two, as C99 promises strings of 4095 characters and no more */
+static const char usage_text_rest[] =
     "  --list-space        print the tuning space of the program and grid, then exit\n"
     "  --dump-ast          print the parsed program back as source\n"
     "  --dump-ir           print the IR and its analyses\n"
@@ -64,8 +76,11 @@ static const char usage_text[] =
     "  -h, --help          this text\n"
     "  --version           print the version\n"
     "\n"
-    "exit status: 0 success, 1 errors in the input or the run, 2 usage errors (also options\n"
-    "that conflict or are given twice), 130 check stopped by Ctrl-C\n";
+    "option values: after the option (--grid 64x64) or joined to it by '=' (--grid=64x64)\n"
+    "exit status: 0 success, 1 errors in the input or the run (check: also NaN, Inf or values\n"
+    "that grow without bound), 2 usage errors (an unknown option or command, a missing or bad\n"
+    "value, a --stencil or --config that names nothing valid, options that conflict or are\n"
+    "given twice), 130 check stopped by Ctrl-C\n";
 
 /* An error on the command line, with a pointer to --help: returns 2, the exit status. */
 __attribute__((format(printf, 2, 3))) static int usage_error(Diag *d, const char *fmt, ...)
@@ -167,31 +182,135 @@ static int given_before(const char **given, int *n, const char *name)
     return 0;
 }
 
-/* Edit distance of two short words (longer ones are simply far apart). */
-/* `stencilc comp x.st`: a first word that is no file and reads as a misspelt command (it is
- * followed by another argument that is no option, or it is close to a command) says so instead
- * of "more than one input file". Reports and returns 1 when it is one. */
-static int unknown_command(int argc, char **argv, Diag *d)
+static int known_strategy(const char *s)
 {
-    static const char *const commands[] = {"check", "bench", "replay"};
-    const char *w = argv[1];
+    for (int k = 0; tune_strategy_names[k]; k++)
+        if (!strcmp(s, tune_strategy_names[k]))
+            return 1;
+    return 0;
+}
+
+/* --name: a C identifier that the emitted symbols start with. */
+static int c_prefix_ok(const char *s)
+{
+    if (!*s || strlen(s) > 64 || (*s >= '0' && *s <= '9'))
+        return 0;
+    for (; *s; s++)
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
+/* --init FIELD=FILE.npy (repeatable) and --save DIR or --save FIELD=FILE.npy (repeatable). */
+static int check_file_option(Options *o, const char *opt, const char *v, Diag *d)
+{
+    int init = !strcmp(opt, "--init");
+    const char **list = init ? o->init : o->save;
+    int *n = init ? &o->ninit : &o->nsave;
+    const char *eq = strchr(v, '=');
+    if ((init && (!eq || eq == v || !eq[1])) || (!init && eq && (eq == v || !eq[1])) || !*v)
+        return usage_error(d, "%s takes %s, not '%s'", opt, init ? "FIELD=FILE.npy" : "a folder or FIELD=FILE.npy",
+                           diag_name(v));
+    for (int k = 0; k < *n; k++) {
+        const char *e = strchr(list[k], '=');
+        if (eq && e && (size_t)(e - list[k]) == (size_t)(eq - v) && !strncmp(list[k], v, (size_t)(eq - v)))
+            return usage_error(d, "%s names field '%.*s' twice", opt, (int)(eq - v), v);
+        if (!eq && !e)
+            return usage_error(d, "%s names a folder twice ('%s' and '%s')", opt, diag_name(list[k]), diag_name(v));
+    }
+    if (*n == OPT_MAX_FILES)
+        return usage_error(d, "%s given more than %d times", opt, OPT_MAX_FILES);
+    list[(*n)++] = v;
+    return 0;
+}
+
+/* `stencilc comp x.st` or `stencilc frobnicate`: a first word that names no file and has neither
+ * a '.' nor a '/' (as a stencil file's name has) is a command, misspelt or unknown, and is named
+ * as such instead of "cannot read". Reports and returns 1 when it is one. */
+static int unknown_command(const char *w, Diag *d)
+{
+    static const char *const commands[] = {"check", "bench", "replay", "model"};
     if (w[0] == '-' || strchr(w, '.') || strchr(w, '/') || access(w, F_OK) == 0)
         return 0;
-    const char *near = NULL;
-    for (int k = 0; k < 3; k++)
-        if (text_distance(w, commands[k]) <= 2)
-            near = commands[k];
-    int another = 0;
-    for (int k = 2; k < argc; k++)
-        another |= argv[k][0] != '-';
-    if (!near && !another)
-        return 0;
+    const char *near = text_nearest(w, commands, 4, 2);
     if (near)
         usage_error(d, "unknown command '%s'; did you mean '%s'?", diag_name(w), near);
     else
-        usage_error(d, "unknown command '%s' (the commands are check, bench and replay; to compile, "
+        usage_error(d, "unknown command '%s' (the commands are check, bench, replay and model; to compile, "
                     "give the file alone: stencilc FILE.st)", diag_name(w));
     return 1;
+}
+
+/* Every option, and whether it takes a value (`--opt value` or `--opt=value`). */
+static const struct {
+    const char *name;
+    int takes_value;
+} option_table[] = {
+    {"-o", 1}, {"--output", 1}, {"--stencil", 1}, {"--type", 1}, {"--grid", 1}, {"--steps", 1},
+    {"--config", 1}, {"--name", 1}, {"--header", 1}, {"--init", 1}, {"--save", 1}, {"--list-space", 0},
+    {"--dump-ast", 0}, {"--dump-ir", 0}, {"--validate", 0}, {"--fast-math", 0}, {"--distributed", 0},
+    {"--procs", 1}, {"--depth", 1}, {"--link", 1}, {"--autotune", 0}, {"--budget", 1}, {"--strategy", 1}, {"--gest", 1},
+    {"--seed", 1}, {"--seeds", 1}, {"--tune-log", 1}, {"--tune-db", 1}, {"--tune-record", 1},
+    {"--target", 1}, {"--model", 1}, {"--guide", 0}, {"--replay", 1}, {"-q", 0}, {"--quiet", 0},
+    {"-h", 0}, {"--help", 0}, {"--version", 0},
+};
+enum { NOPTIONS = sizeof option_table / sizeof option_table[0] };
+
+/* The option's row, or -1. */
+static int option_find(const char *name)
+{
+    for (int k = 0; k < NOPTIONS; k++)
+        if (!strcmp(option_table[k].name, name))
+            return k;
+    return -1;
+}
+
+/* An option nobody has: named, with the nearest real one when it is close. Returns 2. */
+static int unknown_option(Diag *d, const char *name)
+{
+    const char *names[NOPTIONS];
+    for (int k = 0; k < NOPTIONS; k++)
+        names[k] = option_table[k].name;
+    const char *near = strlen(name) > 2 ? text_nearest(name, names, NOPTIONS, 2) : NULL;
+    if (near)
+        return usage_error(d, "unknown option '%s'; did you mean '%s'?", diag_name(name), near);
+    return usage_error(d, "unknown option '%s'", diag_name(name));
+}
+
+/* Splits argv[*i] into the option's name (into buf) and its value: the text after '=' in
+ * `--opt=value`, else the next argument (consumed) for an option that takes one. Returns 0, or
+ * 2 after a usage error; *name is NULL for an argument that is no option (the input file). */
+static int option_split(int argc, char **argv, int *i, char *buf, size_t len, const char **name,
+                        const char **value, const char **given, int *ngiven, Diag *d)
+{
+    const char *a = argv[*i];
+    *name = NULL, *value = NULL;
+    if (a[0] != '-' || !a[1])
+        return 0;
+    const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), a);
+    int k = option_find(buf);
+    if (k < 0)
+        return unknown_option(d, buf);
+    *name = option_table[k].name;
+    if (!option_table[k].takes_value) {
+        if (eq)
+            return usage_error(d, "option '%s' takes no value (given '%s')", *name, diag_name(eq + 1));
+        return 0;
+    }
+    if (eq)
+        *value = eq + 1;
+    else if (*i + 1 < argc)
+        *value = argv[++*i];
+    else
+        return usage_error(d, "option '%s' needs a value", *name);
+    /* -o and --output are one option */
+    const char *same = !strcmp(*name, "--output") ? "-o" : *name;
+    int repeatable = !strcmp(same, "--init") || !strcmp(same, "--save");
+    if (!repeatable && given_before(given, ngiven, same))
+        return usage_error(d, "'%s' given twice; give it once", *name);
+    return 0;
 }
 
 int options_parse(int argc, char **argv, Options *o, Diag *d)
@@ -208,36 +327,34 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
             o->cmd = CMD_BENCH, i = 2;
         else if (!strcmp(argv[1], "replay"))
             o->cmd = CMD_REPLAY, i = 2;
-        else if (unknown_command(argc, argv, d))
+        else if (unknown_command(argv[1], d))
             return 2;
     }
     const char *given[64]; /* the options with a value seen so far */
     int ngiven = 0;
     for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG()                                                      \
-    do {                                                                \
-        if (!next)                                                      \
-            return usage_error(d, "option '%s' needs an argument", a);  \
-        if (given_before(given, &ngiven, a))                            \
-            return usage_error(d, "'%s' given twice; give it once", a); \
-        i++;                                                            \
-    } while (0)
+        char namebuf[64];
+        const char *a, *next;
+        if (option_split(argc, argv, &i, namebuf, sizeof namebuf, &a, &next, given, &ngiven, d) != 0)
+            return 2;
+        if (!a) { /* the input */
+            if (o->input)
+                return usage_error(d, "more than one input file ('%s')", diag_name(argv[i]));
+            o->input = argv[i];
+            continue;
+        }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage_text, stdout);
+            fputs(usage_text_rest, stdout);
             return 1;
         } else if (!strcmp(a, "--version")) {
             puts(options_generator_name());
             return 1;
-        } else if (!strcmp(a, "-o")) {
-            NEED_ARG();
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             o->output = next;
         } else if (!strcmp(a, "--stencil")) {
-            NEED_ARG();
             o->stencil = next;
         } else if (!strcmp(a, "--type")) {
-            NEED_ARG();
             if (!strcmp(next, "float"))
                 o->type = 0;
             else if (!strcmp(next, "double"))
@@ -245,16 +362,23 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
             else
                 return usage_error(d, "--type takes float or double, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--grid")) {
-            NEED_ARG();
             if (parse_grid(next, o) != 0)
                 return usage_error(d, "--grid takes sizes like 512x512x512, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--steps")) {
-            NEED_ARG();
             if (parse_long(next, 1, 1L << 30, &o->steps) != 0)
                 return usage_error(d, "--steps takes a positive count, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--config")) {
-            NEED_ARG();
             o->config = next;
+        } else if (!strcmp(a, "--name")) {
+            if (!c_prefix_ok(next))
+                return usage_error(d, "--name takes a C identifier (letters, digits and '_', not first a "
+                                   "digit, at most 64), not '%s'", diag_name(next));
+            o->name = next;
+        } else if (!strcmp(a, "--header")) {
+            o->header = next;
+        } else if (!strcmp(a, "--init") || !strcmp(a, "--save")) {
+            if (check_file_option(o, a, next, d) != 0)
+                return 2;
         } else if (!strcmp(a, "--list-space")) {
             o->list_space = 1;
         } else if (!strcmp(a, "--dump-ast")) {
@@ -268,15 +392,12 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
         } else if (!strcmp(a, "--distributed")) {
             o->distributed = 1;
         } else if (!strcmp(a, "--procs")) {
-            NEED_ARG();
             if ((o->nprocs = parse_sizes(next, 1L << 20, o->procs)) < 0)
                 return usage_error(d, "--procs takes a process grid like 1x1x4, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--depth")) {
-            NEED_ARG();
             if (parse_long(next, 1, 1024, &o->depth) != 0)
                 return usage_error(d, "--depth takes steps between exchanges, 1 to 1024, not '%s'", diag_name(next));
         } else if (!strcmp(a, "--link")) {
-            NEED_ARG();
             double gbs;
             char name[32];
             if (cg_dist_parse_link(next, &gbs, name, sizeof name) != 0)
@@ -286,14 +407,14 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
         } else if (!strcmp(a, "--autotune")) {
             o->autotune = 1;
         } else if (!strcmp(a, "--budget")) {
-            NEED_ARG();
             if (parse_budget(next, o) != 0)
                 return usage_error(d, "--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", diag_name(next));
         } else if (!strcmp(a, "--strategy")) {
-            NEED_ARG();
+            if (!known_strategy(next))
+                return usage_error(d, "--strategy takes gest, random, genetic or exhaustive, not '%s'",
+                                   diag_name(next));
             o->strategy = next;
         } else if (!strcmp(a, "--gest")) {
-            NEED_ARG();
             TuneKnobs k;
             char err[256];
             tune_knobs_default(&k);
@@ -302,47 +423,32 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
             o->gest = next;
         } else if (!strcmp(a, "--seed")) {
             long v;
-            NEED_ARG();
             if (parse_long(next, 0, 0x7fffffff, &v) != 0)
                 return usage_error(d, "--seed takes a number, not '%s'", diag_name(next));
             o->seed = (unsigned)v;
         } else if (!strcmp(a, "--seeds")) {
             long v;
-            NEED_ARG();
             if (parse_long(next, 1, 1000, &v) != 0)
                 return usage_error(d, "--seeds takes a count from 1 to 1000, not '%s'", diag_name(next));
             o->seeds = (int)v;
         } else if (!strcmp(a, "--tune-log")) {
-            NEED_ARG();
             o->tune_log = next;
         } else if (!strcmp(a, "--tune-db")) {
-            NEED_ARG();
             o->tune_db = next;
         } else if (!strcmp(a, "--tune-record")) { /* hidden: for recording replay data */
-            NEED_ARG();
             o->tune_record = next;
             o->autotune = 1;
         } else if (!strcmp(a, "--target")) {
-            NEED_ARG();
             o->target = next;
         } else if (!strcmp(a, "--model")) {
-            NEED_ARG();
             o->model = next;
         } else if (!strcmp(a, "--guide")) {
             o->guide = 1;
         } else if (!strcmp(a, "--replay")) {
-            NEED_ARG();
             o->replay = next;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error(d, "unknown option '%s'", diag_name(a));
-        } else if (o->input) {
-            return usage_error(d, "more than one input file ('%s')", diag_name(a));
-        } else {
-            o->input = a;
         }
-#undef NEED_ARG
     }
     if (!o->input)
         return usage_error(d, "%s", "no input file");

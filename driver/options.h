@@ -11,6 +11,8 @@ typedef enum {
     CMD_REPLAY,  /* stencilc replay RECORD.tsv: compare strategies on recorded measurements */
 } Command;
 
+#define OPT_MAX_FILES 64 /* --init and --save given at most this often */
+
 typedef struct {
     Command cmd;
     const char *input;
@@ -21,6 +23,12 @@ typedef struct {
     int ngrid;
     long steps;               /* --steps; 0 = from the file */
     const char *config;       /* --config */
+    const char *name;         /* --name: the C prefix of the emitted symbols (default: the stencil's) */
+    const char *header;       /* --header: the header's path (default: the output's, with .h) */
+    const char *init[OPT_MAX_FILES]; /* check --init FIELD=FILE.npy */
+    int ninit;
+    const char *save[OPT_MAX_FILES]; /* check --save DIR or --save FIELD=FILE.npy */
+    int nsave;
     int list_space, dump_ast, dump_ir, validate;
     int distributed;          /* --distributed: also the NCCL multi-GPU API (codegen/emit_dist.c) */
     long procs[3];            /* --procs: the process grid a distributed tuning is for */

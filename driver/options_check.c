@@ -15,14 +15,17 @@ typedef struct {
 static const struct {
     const char *mode, *excludes, *why;
 } conflicts[] = {
-    {"check", "--autotune --tune-record -o --config --list-space --validate --replay --dump-ast --dump-ir "
-              "--distributed",
-     "check runs the interpreter on a small grid and writes nothing"},
-    {"bench", "-o --list-space --validate --dump-ast --dump-ir --link", "bench times the kernel and writes nothing"},
+    {"check", "--autotune --tune-record -o --list-space --validate --replay --dump-ast --dump-ir "
+              "--distributed --name --header --link",
+     "check runs the interpreter (and, with a GPU, the kernel) and writes only what --save names"},
+    {"bench", "-o --list-space --validate --dump-ast --dump-ir --name --header --init --save --link",
+     "bench times the kernel and writes nothing"},
     {"replay", "-o --config --autotune --tune-record --replay --stencil --grid --type --steps --list-space "
-               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed",
+               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed --name --header "
+               "--init --save",
      "replay compares strategies on the recording alone"},
-    {"--list-space", "-o --autotune --tune-record --config --validate --dump-ast --dump-ir --distributed",
+    {"--list-space", "-o --autotune --tune-record --config --validate --dump-ast --dump-ir --distributed --name "
+                     "--header",
      "--list-space prints the space and stops"},
     {"--dump-ast", "--dump-ir -o --autotune --tune-record --config --validate", "--dump-ast prints the program and stops"},
     {"--dump-ir", "-o --autotune --tune-record --config --validate", "--dump-ir prints the IR and stops"},
@@ -47,6 +50,8 @@ static const struct {
     {"--target", "--autotune"},
     {"--guide", "--autotune"},
     {"--model", "--target --guide"},
+    {"--init", "check"},
+    {"--save", "check"},
 };
 
 static int is_on(const Given *g, int n, const char *name)
@@ -84,6 +89,8 @@ int options_check_conflicts(const Options *o, Diag *d)
         {"--distributed", o->distributed}, {"--procs", o->nprocs > 0}, {"--depth", o->depth > 0},
         {"--link", o->link != NULL},
         {"--target", o->target != NULL}, {"--model", o->model != NULL}, {"--guide", o->guide},
+        {"--name", o->name != NULL}, {"--header", o->header != NULL}, {"--init", o->ninit > 0},
+        {"--save", o->nsave > 0},
     };
     int n = (int)(sizeof g / sizeof g[0]);
     char other[32];

@@ -14,7 +14,7 @@ int step_choose_config(Job *job)
     if (o->config) {
         if (config_parse(o->config, p->dims, &job->config, err, sizeof err) != 0) {
             diag_run_error(&job->diag, "--config: %s", err);
-            return -1;
+            return STEP_USAGE;
         }
         snprintf(job->config_origin, sizeof job->config_origin, "configuration given by --config '%s'",
                  o->config);
@@ -28,7 +28,7 @@ int step_choose_config(Job *job)
     char why[256];
     if (!space_check(&job->space, &job->config, why, sizeof why)) {
         diag_run_error(&job->diag, "the configuration is not valid for '%s' on this grid: %s", p->name, why);
-        return -1;
+        return o->config ? STEP_USAGE : -1;
     }
     return 0;
 }

@@ -11,17 +11,9 @@
 #include "../runtime/rt.h"
 #include "../util/outfile.h"
 #include "../util/strbuf.h"
+#include "out_paths.h"
 #include "seal_pair.h"
 #include "steps.h"
-
-/* heat.cu -> heat; out -> out (the header is BASE.h next to the .cu) */
-static char *strip_cu(Arena *a, const char *cu)
-{
-    size_t n = strlen(cu);
-    if (n > 3 && !strcmp(cu + n - 3, ".cu"))
-        return arena_strndup(a, cu, n - 3);
-    return arena_strdup(a, cu);
-}
 
 /* Puts the note (how the configuration was chosen, where it was not the default) at the top of a
  * generated file, above codegen's line naming the generator (version and digest of ir/ and
@@ -43,9 +35,26 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* --validate: libclang parses the emitted .cu, with its header beside it, in a scratch folder. */
-static int validate(Job *job, const StrBuf *cu, const char *cu_path, const StrBuf *h, const char *h_path)
+/* The .cu's text with its #include of the header by the name inc_from rewritten to inc_to. */
+static void rename_include(StrBuf *out, const StrBuf *cu, const char *inc_from, const char *inc_to)
 {
+    StrBuf from = {0};
+    sb_printf(&from, "#include \"%s\"\n", inc_from);
+    const char *at = strstr(cu->data, from.data);
+    size_t pos = at ? (size_t)(at - cu->data) : cu->len, skip = at ? from.len : 0;
+    sb_putn(out, cu->data, pos);
+    if (at)
+        sb_printf(out, "#include \"%s\"\n", inc_to);
+    sb_putn(out, cu->data + pos + skip, cu->len - pos - skip);
+    sb_free(&from);
+}
+
+/* --validate: libclang parses the emitted .cu, with its header beside it, in a scratch folder. */
+static int validate(Job *job, const StrBuf *cu_text, const char *cu_path, const StrBuf *h, const char *h_path)
+{
+    StrBuf cu_beside = {0}; /* including the header beside it, as it is in the scratch folder */
+    rename_include(&cu_beside, cu_text, job->h_include, base_name(h_path));
+    const StrBuf *cu = &cu_beside;
     char dir[] = "/tmp/stencilc-validate-XXXXXX";
     if (!mkdtemp(dir)) {
         diag_run_error(&job->diag, "--validate: cannot make a scratch folder");
@@ -70,15 +79,31 @@ static int validate(Job *job, const StrBuf *cu, const char *cu_path, const StrBu
     }
     remove(hp);
     rmdir(dir);
+    sb_free(&cu_beside);
     return rc;
+}
+
+/* The same path, or two names of one existing file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, b))
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int step_check_outputs(Job *job)
 {
     if (!job->cu_path) {
-        const char *cname = cg_c_identifier(job->arena, job->prog->name);
+        const char *cname = cg_prefix(job->arena, job->prog);
         job->cu_path = job->opt->output ? job->opt->output : arena_printf(job->arena, "%s.cu", cname);
-        job->h_path = arena_printf(job->arena, "%s.h", strip_cu(job->arena, job->cu_path));
+        job->h_path = job->opt->header ? job->opt->header
+                                       : arena_printf(job->arena, "%s.h", out_strip_extension(job->arena, job->cu_path));
+    }
+    if (same_file(job->cu_path, job->h_path)) {
+        diag_run_error(&job->diag, "the header and the .cu would both be '%s'; name the header with --header "
+                       "PATH\n(see stencilc --help)", diag_name(job->h_path));
+        return STEP_USAGE;
     }
     struct stat in, *keep = NULL;
     if (strcmp(job->opt->input, "-") != 0 && stat(job->opt->input, &in) == 0)
@@ -89,26 +114,33 @@ int step_check_outputs(Job *job)
         diag_run_error(&job->diag, "%s", why);
         return -1;
     }
+    job->h_include = out_include_name(job->arena, job->cu_path, job->h_path);
+    if (!job->h_include) {
+        diag_run_error(&job->diag, "the folder of '%s' or of '%s' does not exist", diag_name(job->cu_path),
+                       diag_name(job->h_path));
+        return -1;
+    }
     return 0;
 }
 
 int step_emit(Job *job)
 {
-    if (step_check_outputs(job) != 0) /* again: tuning took a while */
-        return -1;
+    int checked = step_check_outputs(job); /* again: tuning took a while */
+    if (checked != 0)
+        return checked;
     const char *cu_path = job->cu_path, *h_path = job->h_path;
-    const char *base = strip_cu(job->arena, cu_path);
+    const char *base = out_strip_extension(job->arena, cu_path);
     StrBuf cu = {0}, h = {0};
     int rc = -1;
-    int emitted = job->opt->distributed ? cg_emit_dist(job->plan, base, job->dist, &cu, &h)
-                                        : cg_emit(job->plan, base, &cu, &h);
+    int emitted = job->opt->distributed ? cg_emit_dist(job->plan, base, job->h_include, job->dist, &cu, &h)
+                                        : cg_emit_opts(job->plan, base, job->h_include, 0, &cu, &h);
     if (emitted != 0) {
         diag_run_error(&job->diag, "code generation failed for '%s'", job->prog->name);
         goto out;
     }
     prepend_note(&cu, job->config_origin);
     prepend_note(&h, job->config_origin);
-    seal_pair(&cu, &h, cg_c_identifier(job->arena, job->prog->name), base_name(h_path));
+    seal_pair(&cu, &h, cg_prefix(job->arena, job->prog), job->h_include);
     if (job->opt->validate && validate(job, &cu, cu_path, &h, h_path) != 0)
         goto out;
     const char *targets[2] = {cu_path, h_path};

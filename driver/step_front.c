@@ -4,6 +4,8 @@
 
 #include "../ir/interp.h"
 #include "../codegen/codegen.h"
+#include "../util/nearest.h"
+#include "../util/strbuf.h"
 #include "steps.h"
 
 int step_read_and_parse(Job *job)
@@ -18,8 +20,24 @@ int step_read_and_parse(Job *job)
 
 void step_dump_ast(Job *job) { ast_print(stdout, &job->ast); }
 
-/* The stencil named by --stencil, or the only one in the file. */
-static const AstStencil *select_stencil(Job *job)
+/* "a, b and c": the file's stencils, for messages. */
+static const char *stencil_names(Job *job)
+{
+    const AstFile *f = &job->ast;
+    StrBuf sb = {0};
+    int i = 0;
+    for (; i < f->nstencils && sb.len < 400; i++)
+        sb_printf(&sb, "%s'%s'", i == 0 ? "" : i + 1 == f->nstencils ? " and " : ", ", f->stencils[i].name);
+    if (i < f->nstencils)
+        sb_printf(&sb, " and %d more", f->nstencils - i);
+    const char *names = arena_strdup(job->arena, sb.data);
+    sb_free(&sb);
+    return names;
+}
+
+/* The stencil named by --stencil, or the only one in the file; NULL with *usage set where
+ * --stencil names none of them. */
+static const AstStencil *select_stencil(Job *job, int *usage)
 {
     const AstFile *f = &job->ast;
     const char *want = job->opt->stencil;
@@ -31,19 +49,24 @@ static const AstStencil *select_stencil(Job *job)
     if (!want) {
         if (f->nstencils == 1)
             return &f->stencils[0];
-        char names[512] = "";
-        for (int i = 0; i < f->nstencils && strlen(names) < 400; i++) {
-            strcat(names, i ? ", " : "");
-            strncat(names, f->stencils[i].name, 64);
-        }
         diag_error(&job->diag, none, STC_E_NO_STENCIL,
-                   "the file defines %d stencils (%s); choose one with --stencil NAME", f->nstencils, names);
+                   "the file defines %d stencils (%s); choose one with --stencil NAME", f->nstencils,
+                   stencil_names(job));
         return NULL;
     }
-    for (int i = 0; i < f->nstencils; i++)
+    const char *names[64];
+    int n = 0;
+    for (int i = 0; i < f->nstencils; i++) {
         if (!strcmp(f->stencils[i].name, want))
             return &f->stencils[i];
-    diag_error(&job->diag, none, STC_E_NO_STENCIL, "the file defines no stencil named '%s'", want);
+        if (n < 64)
+            names[n++] = f->stencils[i].name;
+    }
+    const char *near = text_nearest(want, names, n, 2);
+    *usage = 1;
+    diag_error(&job->diag, none, STC_E_NO_STENCIL, "the file defines no stencil named '%s'%s%s%s; it defines %s",
+               diag_name(want), near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+               stencil_names(job));
     return NULL;
 }
 
@@ -55,7 +78,7 @@ static int distributed_part(Job *job)
     const IrProgram *p = job->prog;
     if (o->nprocs != p->dims) {
         diag_run_error(&job->diag, "--procs gives %d counts but '%s' is %dD", o->nprocs, p->name, p->dims);
-        return -1;
+        return STEP_USAGE;
     }
     long procs[3] = {1, 1, 1}, local[3];
     for (int d = 0; d < o->nprocs; d++)
@@ -87,13 +110,14 @@ static int settle_grid(Job *job)
     if (o->ngrid) {
         if (o->ngrid != p->dims) {
             diag_run_error(&job->diag, "--grid gives %d sizes but '%s' is %dD", o->ngrid, p->name, p->dims);
-            return -1;
+            return STEP_USAGE;
         }
         for (int d = 0; d < p->dims; d++)
             job->grid[d] = o->grid[d];
     }
-    if (o->nprocs && distributed_part(job) != 0)
-        return -1;
+    int rc = o->nprocs ? distributed_part(job) : 0;
+    if (rc != 0)
+        return rc;
     job->steps = o->steps ? o->steps : (p->steps ? p->steps : 100);
     char why[256];
     if (ir_check_grid(p, job->grid, why, sizeof why) != 0) {
@@ -105,19 +129,22 @@ static int settle_grid(Job *job)
 
 int step_lower(Job *job)
 {
-    job->stencil = select_stencil(job);
+    int usage = 0;
+    job->stencil = select_stencil(job, &usage);
     if (!job->stencil)
-        return -1;
+        return usage ? STEP_USAGE : -1;
     job->prog = ir_lower(job->stencil, job->arena, &job->diag);
     if (!job->prog)
         return -1;
     if (job->opt->type >= 0)
         ir_set_type(job->prog, (ElemType)job->opt->type);
+    job->prog->c_prefix = job->opt->name;
     job->prog->fast_math = job->opt->fast_math && job->prog->type == ELEM_FLOAT;
     if (job->opt->fast_math && !job->prog->fast_math)
         diag_run_warning(&job->diag, "--fast-math changes nothing in a double program");
-    if (settle_grid(job) != 0)
-        return -1;
+    int rc = settle_grid(job);
+    if (rc != 0)
+        return rc;
     space_init(&job->space, job->prog, job->grid);
     space_set_steps(&job->space, job->steps);
     job->space.distributed = job->opt->distributed;

@@ -65,7 +65,7 @@ int step_predict(Job *job)
             snprintf(known + used, sizeof known - used, "%s%s", r == occ_gpus ? "" : ", ", r->name);
         }
         diag_run_error(&job->diag, "--target: '%s' is not a GPU the model knows (%s)", diag_name(o->target), known);
-        return -1;
+        return STEP_USAGE;
     }
     const char *path = o->model ? o->model : model_default_path();
     char err[1200], why[512];

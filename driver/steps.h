@@ -1,5 +1,6 @@
 /* The steps of the pipeline that main.c strings together. Each reports its own errors and
- * returns 0 on success. */
+ * returns 0 on success, STEP_USAGE where the command line asked for something impossible (an
+ * unknown stencil, a --config that does not parse: exit status 2), else -1. */
 #ifndef STC_STEPS_H
 #define STC_STEPS_H
 #include "../codegen/dist_model.h"
@@ -7,6 +8,8 @@
 #include "../codegen/space.h"
 #include "../frontend/ast.h"
 #include "options.h"
+
+#define STEP_USAGE 2
 
 typedef struct {
     const Options *opt;
@@ -26,6 +29,7 @@ typedef struct {
     Plan *plan;
     const char *cu_path, *h_path; /* the outputs, once step_check_outputs has named them */
     const CgDistChoice *dist; /* --procs: the recommended exchange depth and overlap */
+    const char *h_include;        /* the header's name in the .cu's #include (out_paths.c) */
 } Job;
 
 int step_read_and_parse(Job *job);

@@ -5,40 +5,39 @@
 #include <math.h>
 #include <stdlib.h>
 
-int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps, InterpTick tick, void *ctx)
+int ir_check_size(const IrProgram *p, int n[3])
 {
     static const int base[3] = {37, 29, 23};
-    int n[3] = {1, 1, 1};
-    for (int d = 0; d < p->dims; d++) {
-        n[d] = base[d];
-        if (n[d] < 2 * p->halo[d] + 1)
-            n[d] = 2 * p->halo[d] + 1; /* odd, and wider than the halo */
+    for (int d = 0; d < 3; d++) {
+        n[d] = 1;
+        if (d < p->dims) {
+            n[d] = base[d];
+            if (n[d] < 2 * p->halo[d] + 1)
+                n[d] = 2 * p->halo[d] + 1; /* odd, and wider than the halo */
+        }
     }
     double elems = 1;
     for (int d = 0; d < 3; d++)
         elems *= (double)n[d] + 2.0 * p->halo[d];
-    if (elems * p->nfields > 64.0 * 1024 * 1024) {
-        fprintf(out, "check %s: the halo (%d,%d,%d) makes the test grid too large to run\n",
-                p->name ? p->name : "?", p->halo[0], p->halo[1], p->halo[2]);
-        return 1;
-    }
-    if (steps <= 0)
-        steps = 10;
-    InterpGrid *g = interp_grid_new(p, n);
-    interp_fill_random(g, seed);
-    if (interp_run_ticking(g, steps, tick, ctx) < steps) {
-        interp_grid_free(g);
-        return 2;
-    }
+    return elems * p->nfields > 64.0 * 1024 * 1024 ? -1 : 0;
+}
 
+void ir_check_heading(FILE *out, const InterpGrid *g, int steps, unsigned seed)
+{
+    const IrProgram *p = g->prog;
     fprintf(out, "check %s: grid", p->name ? p->name : "?");
     for (int d = 0; d < p->dims; d++)
-        fprintf(out, "%s%d", d ? " x " : " ", n[d]);
+        fprintf(out, "%s%d", d ? " x " : " ", g->n[d]);
     fprintf(out, ", halo");
     for (int d = 0; d < p->dims; d++)
         fprintf(out, "%s%d", d ? "," : " ", p->halo[d]);
     fprintf(out, ", %d step%s, seed %u, double precision\n", steps, steps == 1 ? "" : "s", seed);
+}
 
+int ir_check_summary(FILE *out, const InterpGrid *g)
+{
+    const IrProgram *p = g->prog;
+    const int *n = g->n;
     int bad = 0;
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fd = &p->fields[f];
@@ -79,6 +78,27 @@ int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps, Int
             fprintf(out, "  %-12s %-5s %.10e\n", p->reduces[i].name, ir_reduce_kind_name(p->reduces[i].kind), r[i]);
         free(r);
     }
+    return bad;
+}
+
+int ir_check_report(FILE *out, const IrProgram *p, unsigned seed, int steps, InterpTick tick, void *ctx)
+{
+    int n[3];
+    if (ir_check_size(p, n) != 0) {
+        fprintf(out, "check %s: the halo (%d,%d,%d) makes the test grid too large to run\n",
+                p->name ? p->name : "?", p->halo[0], p->halo[1], p->halo[2]);
+        return 1;
+    }
+    if (steps <= 0)
+        steps = 10;
+    InterpGrid *g = interp_grid_new(p, n);
+    interp_fill_random(g, seed);
+    if (interp_run_ticking(g, steps, tick, ctx) < steps) {
+        interp_grid_free(g);
+        return 2;
+    }
+    ir_check_heading(out, g, steps, seed);
+    int bad = ir_check_summary(out, g);
     interp_grid_free(g);
     return bad;
 }

@@ -173,7 +173,7 @@ typedef void (*RowFn)(void *ctx, const IrStage *st, const double *v, int nx, lon
 
 /* Evaluates one stage's nodes of step t on the whole interior, a row at a time, handing each row
  * to row. */
-static void eval_rows(InterpGrid *g, const IrStage *st, int t, RowFn row, void *ctx)
+static void eval_rows(const InterpGrid *g, const IrStage *st, int t, RowFn row, void *ctx)
 {
     const IrProgram *p = g->prog;
     int nx = g->n[0], nn = st->nnodes;
@@ -272,7 +272,7 @@ static void reduce_row(void *ctx, const IrStage *st, const double *v, int nx, lo
     (void)base;
 }
 
-void interp_reduce(InterpGrid *g, double *out, double *scale)
+void interp_reduce(const InterpGrid *g, double *out, double *scale)
 {
     for (int i = 0; i < g->prog->nreduces; i++) {
         const IrReduce *red = &g->prog->reduces[i];

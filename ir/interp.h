@@ -3,6 +3,8 @@
  * (ir.h) and the same boundary semantics (docs/language.md). */
 #ifndef STC_INTERP_H
 #define STC_INTERP_H
+#include <stdio.h>
+
 #include "ir.h"
 
 typedef struct {
@@ -48,10 +50,20 @@ void interp_run(InterpGrid *g, int steps);
  * over the interior in order x, then y, then z; sums in double; min and max exact, and NaN
  * when any value is NaN (so that a diverged run never reports a small residual). scale (NULL:
  * not wanted) gets each value's magnitude for comparisons: a sum's of |x|, a min's or max's |value|. */
-void interp_reduce(InterpGrid *g, double *out, double *scale);
+void interp_reduce(const InterpGrid *g, double *out, double *scale);
 /* Called before each step with the steps done and the total; nonzero stops the run there. */
 typedef int (*InterpTick)(void *ctx, int done, int total);
 /* interp_run, asking tick (NULL: never) before each step; returns the steps run. */
 int interp_run_ticking(InterpGrid *g, int steps, InterpTick tick, void *ctx);
+
+/* The pieces of ir_check_report (check.c), for `stencilc check` on a grid of its choosing: */
+/* The small odd grid check runs on by default (37 x 29 x 23, each axis at least 2*halo+1); -1
+ * when the halo makes it too large to run. */
+int ir_check_size(const IrProgram *p, int n[3]);
+/* "check NAME: grid 37 x 29, halo 1,1, 3 steps, seed 1, double precision" */
+void ir_check_heading(FILE *out, const InterpGrid *g, int steps, unsigned seed);
+/* Per field: min, max, mean and a position-weighted checksum of the interior of its newest
+ * buffer, and a warning where it holds NaN or Inf; returns 1 when one does, else 0. */
+int ir_check_summary(FILE *out, const InterpGrid *g);
 
 #endif

@@ -139,6 +139,8 @@ typedef struct {
     int fast_math;      /* --fast-math: the optimized float kernels may use approximate
                            arithmetic (codegen/fast_arith.c), verified at a looser tolerance
                            (rt_tolerance); the plain kernel stays IEEE */
+    const char *c_prefix; /* --name: the prefix of every emitted C symbol, type and macro; NULL:
+                             the name made an identifier (cg_prefix) */
     int fast_ops;       /* set on the optimized kernels' copy of a fast_math program: the
                            emitter writes the approximate intrinsics (__fdividef, __expf, ...) */
     IrAnalysis an;

@@ -167,7 +167,7 @@ static void header_constants(Arena *a)
     assert(cg_dist_prepare(plan, global, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
     cg_dist_choose(&c);
     StrBuf cu = {0}, h = {0};
-    assert(cg_emit_dist(plan, "star", &c, &cu, &h) == 0);
+    assert(cg_emit_dist(plan, "star", NULL, &c, &cu, &h) == 0);
     char want[64];
     snprintf(want, sizeof want, "#define STAR2D1R_DIST_DEPTH %d\n", chosen(&c)->depth);
     hb_has(h.data, want);
@@ -177,7 +177,7 @@ static void header_constants(Arena *a)
     hb_has(cu.data, "depth = STAR2D1R_DIST_DEPTH;");
     sb_free(&cu);
     sb_free(&h);
-    assert(cg_emit_opts(plan, "star", 1, &cu, &h) == 0); /* no process grid: depth 1, said so */
+    assert(cg_emit_opts(plan, "star", NULL, 1, &cu, &h) == 0); /* no process grid: depth 1, said so */
     hb_has(h.data, "#define STAR2D1R_DIST_DEPTH 1\n#define STAR2D1R_DIST_OVERLAP 0\n");
     hb_has(h.data, "none was chosen");
     sb_free(&cu);

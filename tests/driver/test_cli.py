@@ -77,11 +77,6 @@ with tempfile.TemporaryDirectory() as tmp:
     for name, args in [
             ("syntax error", [os.path.join(ROOT, "tests", "err", "missing_semicolon.st")]),
             ("missing file", [os.path.join(tmp, "nonexistent.st")]),
-            ("unknown stencil", [HEAT, "--stencil", "nope"]),
-            ("bad --config", [HEAT, "--config", "tb=banana"]),
-            ("invalid --config", [HEAT, "--config", "tb=2048x1x1"]),
-            ("grid of the wrong dimension", [HEAT, "--grid", "64x64"]),
-            ("unknown strategy", [HEAT, "--autotune", "--strategy", "annealing"]),
             ("--replay of a missing file", [HEAT, "--autotune", "--replay", os.path.join(tmp, "no.tsv")]),
             ("--replay of a 2D recording", [HEAT, "--autotune", "--replay",
                                             os.path.join(ROOT, "tests", "data", "replay_tiny.tsv")])]:
@@ -89,6 +84,24 @@ with tempfile.TemporaryDirectory() as tmp:
         check("bad input leaves no file: " + name,
               not os.path.exists(out) and not os.path.exists(os.path.join(tmp, "bad.h")))
         check("bad input says error: " + name, "error" in se, se)
+
+    # usage errors found once the file is read (issue 34): exit 2 as well, and nothing written
+    for name, args in [
+            ("unknown stencil", [HEAT, "--stencil", "nope"]),
+            ("bad --config", [HEAT, "--config", "tb=banana"]),
+            ("invalid --config", [HEAT, "--config", "tb=2048x1x1"]),
+            ("grid of the wrong dimension", [HEAT, "--grid", "64x64"]),
+            ("unknown strategy", [HEAT, "--autotune", "--strategy", "annealing"])]:
+        code, so, se = expect("usage error: " + name, args + ["-o", out], 2)
+        check("usage error leaves no file: " + name,
+              not os.path.exists(out) and not os.path.exists(os.path.join(tmp, "bad.h")))
+
+    # --opt=value as well as --opt value
+    eq_out = os.path.join(tmp, "eq.cu")
+    expect("--output=FILE", [HEAT, f"--output={eq_out}", "--config=tb=32x4x2", "--grid=64x64x64"], 0)
+    check("--output=FILE writes the pair", os.path.exists(eq_out) and os.path.exists(os.path.join(tmp, "eq.h")))
+    expect("--budget=10s", [HEAT, "--autotune", "--budget=10s", "--replay=" + os.path.join(tmp, "no.tsv"),
+                            "-o", out], 1, err="--replay")
 
     # the read-only modes
     expect("check", ["check", HEAT], 0)
@@ -109,7 +122,7 @@ with tempfile.TemporaryDirectory() as tmp:
              "2048 along x is not one of its values (1 2 4 8 16 32 64 128 256 512 1024)"),
             ("an unknown key", [HEAT, "--config", "vect=2"],
              "(known: tb smem cmem stream sb uf cm bm vec hcol retime prefetch tblock regq maxreg)")]:
-        code, so, se = expect("--config: " + name, args + ["-o", os.path.join(tmp, "x.cu")], 1,
+        code, so, se = expect("--config: " + name, args + ["-o", os.path.join(tmp, "x.cu")], 2,
                               err=words)
         check("--config names no internal id: " + name, " sd" not in se and "tbx" not in se, se)
 
@@ -249,7 +262,7 @@ with tempfile.TemporaryDirectory() as tmp:
     tiny = os.path.join(ROOT, "tests", "data", "replay_tiny.tsv")
     expect("replay", ["replay", tiny, "--seeds", "2", "--budget", "5s"], 0, out="gest")
     expect("replay one strategy", ["replay", rec, "--strategy", "genetic", "--seeds", "3"], 0, out="genetic")
-    expect("replay unknown strategy", ["replay", tiny, "--strategy", "bogus"], 1, err="unknown strategy")
+    expect("replay unknown strategy", ["replay", tiny, "--strategy", "bogus"], 2, err="--strategy takes")
     expect("replay missing file", ["replay", os.path.join(tmp, "none.tsv")], 1, err="error")
 
 finish()

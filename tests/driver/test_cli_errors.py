@@ -41,7 +41,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for args, a, b in [
             (["check", HEAT, "--autotune"], "check", "--autotune"),
             (["check", HEAT, "-o", out], "check", "-o"),
-            (["check", HEAT, "--config", "tb=32x4x2"], "check", "--config"),
+            (["check", HEAT, "--name", "x"], "check", "--name"),
             ([HEAT, "--list-space", "-o", out], "--list-space", "-o"),
             ([HEAT, "--list-space", "--autotune"], "--list-space", "--autotune"),
             ([HEAT, "--dump-ast", "--dump-ir"], "--dump-ast", "--dump-ir"),

@@ -91,7 +91,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # mistakes
     code, _, se = run(os.path.join(BENCH, "j2d5pt.st"), "--autotune", "--target", "Voodoo2", "-o", out)
-    check("--target unknown: named, with the known ones", code == 1 and "'Voodoo2' is not a GPU" in se
+    check("--target unknown: named, with the known ones", code == 2 and "'Voodoo2' is not a GPU" in se
           and "H200" in se, se)
     code, _, se = run(os.path.join(BENCH, "j2d5pt.st"), "--target", "H100", "-o", out)
     check("--target without --autotune: usage error", code == 2 and "'--target' needs '--autotune'" in se, se)

@@ -3,6 +3,8 @@
 # Runs CHECKER (parse_check, or stencilc for errors found after parsing) on tests/err/NAME.st
 # (path relative to the source root, as the .err files show it), then ARGS, and compares its
 # stderr with tests/err/NAME.err; the exit status must be 1.
+# Mistakes on the command line are tests/err/NAME.args instead: the expected exit status on its
+# first line, then stencilc's arguments, one a line (lines starting with '#' are comments).
 # Inputs that do not belong in git (binary junk, a directory, 100000 brackets, a 65 MiB file)
 # are made by tests/err/NAME.gen, run in a scratch directory with the path to create.
 set -u
@@ -20,10 +22,21 @@ if [ -f "$root/tests/err/$name.gen" ]; then
 else
     cd "$root"
 fi
-"$check" "tests/err/$name.st" "$@" >/dev/null 2>"$scratch/actual.err"
+want=1
+if [ -f "$root/tests/err/$name.args" ]; then
+    want=
+    set --
+    while IFS= read -r line; do
+        case $line in '#'*) continue ;; esac
+        if [ -z "$want" ]; then want=$line; else set -- "$@" "$line"; fi
+    done <"$root/tests/err/$name.args"
+else
+    set -- "tests/err/$name.st" "$@"
+fi
+"$check" "$@" >/dev/null 2>"$scratch/actual.err"
 rc=$?
-if [ "$rc" -ne 1 ]; then
-    echo "FAIL $name: exit status $rc, expected 1"
+if [ "$rc" -ne "$want" ]; then
+    echo "FAIL $name: exit status $rc, expected $want"
     cat "$scratch/actual.err"
     exit 1
 fi

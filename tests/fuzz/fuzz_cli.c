@@ -5,8 +5,9 @@
  *   @DIR   a directory      @SOCK  a UNIX socket       @LONG  a 250-character name
  *   @MISSING  a path that does not exist
  * What would leave the scratch folder, take the GPU or run long is kept out: the words bench,
- * replay, --autotune, --tune-record and --validate are dropped, every other path is put inside
- * the scratch folder, and --steps is at most 64. A crash, hang, leak or sanitizer report is a
+ * replay, --autotune, --tune-record and --validate are dropped (also as --opt=value), every
+ * other path is put inside the scratch folder, --steps is at most 64 and a --grid at most
+ * 64x64x64 (check allocates what it is given). A crash, hang, leak or sanitizer report is a
  * bug; stdout and stderr are closed by run_fuzz.sh (-close_fd_mask=3). */
 #include <dirent.h>
 #include <stdint.h>
@@ -49,26 +50,48 @@ static void make_scratch(void)
         bind(s, (struct sockaddr *)&a, sizeof a); /* stays open: the socket file stays a socket */
 }
 
-/* Removes what a run wrote (files only: nothing that makes folders runs): all but the fixed ones. */
-static void clean_scratch(void)
+/* Removes what a run wrote in folder (files, and the folders check --save makes, one deep):
+ * all but the fixed ones. */
+static void clean_folder(const char *folder, int depth)
 {
-    DIR *d = opendir(".");
+    DIR *d = opendir(folder);
     struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "fifo") &&
-            strcmp(e->d_name, "dir") && strcmp(e->d_name, "sock"))
-            unlink(e->d_name);
+    char path[512];
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            (depth == 0 && (!strcmp(e->d_name, "fifo") || !strcmp(e->d_name, "dir") || !strcmp(e->d_name, "sock"))))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+        struct stat st;
+        if (depth == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            clean_folder(path, 1);
+            rmdir(path);
+        } else
+            unlink(path);
+    }
     if (d)
         closedir(d);
 }
+
+static void clean_scratch(void) { clean_folder(".", 0); }
 
 /* One argument, mapped to what may run here (NULL: dropped). */
 static const char *map_arg(char *a, const char *prev, char *buf)
 {
     static const char *const drop[] = {"bench", "replay", "--autotune", "--tune-record", "--validate"};
-    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
-        if (!strcmp(a, drop[i]))
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
+        size_t n = strlen(drop[i]);
+        if (!strncmp(a, drop[i], n) && (!a[n] || a[n] == '='))
             return NULL;
+    }
+    if (!strncmp(a, "--steps=", 8) && atol(a + 8) > 64)
+        return "--steps=64";
+    if ((prev && !strcmp(prev, "--grid")) || !strncmp(a, "--grid=", 7)) {
+        const char *v = a + (prev && !strcmp(prev, "--grid") ? 0 : 7);
+        for (const char *p = v; *p; p++)
+            if (*p >= '0' && *p <= '9' && atol(p) > 64)
+                return v == a ? "64x64x64" : "--grid=64x64x64";
+    }
     if (!strcmp(a, "@IN"))
         return "in.st";
     if (!strcmp(a, "@FIFO"))

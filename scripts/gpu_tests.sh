@@ -6,7 +6,8 @@
 #   sh scripts/gpu_tests.sh [BUILD] [--random N --seed S] [--no-fixed]
 #
 # Runs test_codegen_gpu, test_rt_handplan, test_rt_index64 (about 20 GB of GPU memory),
-# test_gpu_eval, test_gpu_faults, then test_rt_examples
+# test_gpu_eval, test_gpu_faults, test_rt_reduce, the C API Jacobi driver (reductions), then
+# test_rt_examples
 # on its fixed list (unless --no-fixed) and, with --random, on N random valid configurations per
 # program. Prints each test's output under a "## name" line and its exit status, and ends with
 # "N passed, N failed, N skipped". A skip (77) on a machine meant to have a GPU is a failure of
@@ -49,6 +50,8 @@ run test_rt_handplan "$build/tests/runtime/test_rt_handplan"
 run test_rt_index64 "$build/tests/runtime/test_rt_index64"
 run test_gpu_eval "$build/tests/driver/test_gpu_eval"
 run test_gpu_faults "$build/tests/driver/test_gpu_faults"
+run test_rt_reduce "$build/tests/runtime/test_rt_reduce"
+run jacobi_capi sh tests/runtime/run_jacobi_capi.sh "$build/driver/stencilc" "$STC_SOURCE_ROOT"
 if [ $fixed = 1 ]; then
     run test_rt_examples "$build/tests/runtime/test_rt_examples" .
 fi

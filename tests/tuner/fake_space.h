@@ -3,18 +3,8 @@
  * interactions, so the optimum is known and local search has something to find. */
 #ifndef STC_TEST_FAKE_SPACE_H
 #define STC_TEST_FAKE_SPACE_H
-#include <stdio.h>
-#include <stdlib.h>
-
+#include "../util/check.h"
 #include "tune.h"
-
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
-            exit(1);                                                                          \
-        }                                                                                     \
-    } while (0)
 
 /* Fills s: tb 8..256 x 1..16 x 1..8, smem, stream (+sd, sb), ufx, cmx, bmy, retime. */
 void fake_space(Space *s);

@@ -1,4 +1,4 @@
-/* The tests of util/: a failed check names its file, line and condition, and ends the test. */
+/* The tests of util/ and tuner/: a failed check names its file, line and condition, and ends the test. */
 #ifndef STC_TEST_UTIL_CHECK_H
 #define STC_TEST_UTIL_CHECK_H
 #include <stdio.h>

@@ -76,6 +76,7 @@ if [ "$ngpu" -ge 4 ] && want deep; then
   mpi 1 "$work/s3t/run" bench 512 512 512 1 1 1 300 3
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 3
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 6
+  mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 9 # what codegen/dist_model.c chose on an H100
 fi
 if [ "$ngpu" -ge 2 ] && want depth; then
   np=$((ngpu >= 4 ? 4 : 2))

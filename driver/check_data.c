@@ -63,32 +63,65 @@ static int shape_kind(const InterpGrid *g, const NpyHeader *h)
     return interior ? 1 : padded ? 2 : 0;
 }
 
-/* Every level of field f of g from v (interior or padded, by kind). */
-static void fill_field(InterpGrid *g, int f, const double *v, int kind)
+/* Buffer b of g from v (interior or padded, by kind). */
+static void fill_buffer(const InterpGrid *g, double *b, const double *v, int kind)
+{
+    if (kind == 2) {
+        memcpy(b, v, (size_t)g->total * sizeof *b);
+        return;
+    }
+    memset(b, 0, (size_t)g->total * sizeof *b);
+    long at = 0;
+    for (int k = 0; k < g->n[2]; k++)
+        for (int j = 0; j < g->n[1]; j++)
+            for (int i = 0; i < g->n[0]; i++)
+                b[interp_index(g, i, j, k)] = v[at++];
+}
+
+/* Field f of g from v: every level (level 0), or only the level before (level -1). */
+static void fill_field(InterpGrid *g, int f, const double *v, int kind, int level)
 {
     const IrField *fd = &g->prog->fields[f];
     int levels = fd->role == ROLE_STATE ? fd->levels : 1;
-    for (int l = 0; l < levels; l++) {
-        double *b = g->buf[f][l];
-        if (kind == 2) {
-            memcpy(b, v, (size_t)g->total * sizeof *b);
-            continue;
-        }
-        memset(b, 0, (size_t)g->total * sizeof *b);
-        long at = 0;
-        for (int k = 0; k < g->n[2]; k++)
-            for (int j = 0; j < g->n[1]; j++)
-                for (int i = 0; i < g->n[0]; i++)
-                    b[interp_index(g, i, j, k)] = v[at++];
+    for (int l = 0; l < levels; l++)
+        if (!level || l == ((g->newest[f] + level) % levels + levels) % levels)
+            fill_buffer(g, g->buf[f][l], v, kind);
+}
+
+/* The level a spec names: FIELD (0, every level) or FIELD@-1 (the level before, of a
+ * three-level field, which a step reads as FIELD@-1); -2 after a usage error. *len: the name's. */
+static int spec_level(Job *job, const char *spec, size_t *len)
+{
+    const char *at = memchr(spec, '@', *len);
+    if (!at)
+        return 0;
+    size_t name = (size_t)(at - spec);
+    int f = field_named(job, "--init", spec, name);
+    if (f < 0)
+        return -2;
+    const IrField *fd = &job->prog->fields[f];
+    if (strncmp(at, "@-1=", 4) != 0 || fd->role != ROLE_STATE || fd->levels != 3) {
+        diag_run_error(&job->diag, "--init %.*s: only a three-level state field takes FIELD@-1 (its level "
+                                   "before); %s has %d level%s\n(see stencilc --help)", (int)*len, spec, fd->name,
+                       fd->role == ROLE_STATE ? fd->levels : 1, fd->role == ROLE_STATE && fd->levels == 1 ? "" : "s");
+        return -2;
     }
+    *len = name;
+    return -1;
 }
 
 int check_init(Job *job, InterpGrid **grids, int n)
 {
     const Options *o = job->opt;
-    for (int i = 0; i < o->ninit; i++) {
-        const char *spec = o->init[i], *eq = strchr(spec, '='), *path = eq + 1;
-        int f = field_named(job, "--init", spec, (size_t)(eq - spec));
+    for (int i = 0; i < 2 * o->ninit; i++) { /* FIELD first, then FIELD@-1 over it */
+        const char *spec = o->init[i % o->ninit], *eq = strchr(spec, '='), *path = eq + 1;
+        size_t len = (size_t)(eq - spec);
+        int level = spec_level(job, spec, &len);
+        if (level == -2)
+            return STEP_USAGE;
+        if ((level == -1) != (i >= o->ninit))
+            continue;
+        int f = field_named(job, "--init", spec, len);
         if (f < 0)
             return STEP_USAGE;
         NpyHeader h;
@@ -114,7 +147,7 @@ int check_init(Job *job, InterpGrid **grids, int n)
             return -1;
         }
         for (int k = 0; k < n; k++)
-            fill_field(grids[k], f, v, kind);
+            fill_field(grids[k], f, v, kind, level);
         free(v);
     }
     return 0;

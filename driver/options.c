@@ -34,7 +34,8 @@ static const char usage_text[] =
     "  --config SPEC       emit exactly this variant, e.g. 'tb=32x8x1,stream=z,sb=64'\n"
     "                      (docs/config.md)\n"
     "  --init FIELD=FILE   check: start FIELD from a .npy file (the grid's shape, z y x; float32\n"
-    "                      or float64); other fields start from random values\n"
+    "                      or float64; FIELD@-1=FILE: a three-level field's level before);\n"
+    "                      other fields start from random values\n"
     "  --save DIR|FIELD=FILE  check: write the fields' final values as .npy (DIR/FIELD.npy for\n"
     "                      every state and coef field, or one field to FILE)\n"
     ;

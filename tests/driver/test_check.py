@@ -27,6 +27,8 @@ PROGRAMS = {
     # grows tenfold a step: after 7 steps a millionfold and more
     "grows.st": "stencil grows { grid 1d; state u boundary periodic; u = 10 * u; }\n",
     "decays.st": "stencil decays { grid 1d; state u boundary periodic; u = 0.5 * u; }\n",
+    # one step gives back the level before: what --init u@-1 set
+    "back.st": "stencil back { grid 1d; type double; state u levels 3 boundary periodic; u = u@-1; }\n",
 }
 
 
@@ -102,6 +104,20 @@ with tempfile.TemporaryDirectory() as tmp:
         check("numpy reads the float32 file", b.dtype == numpy.float32 and b.ravel().tolist() == want, repr(b))
     except ImportError:
         print("no numpy: the files were compared with their expected bytes only")
+
+    # --init FIELD@-1: the level before of a three-level field, over what FIELD= set
+    with open(os.path.join(tmp, "now.npy"), "wb") as f:
+        f.write(npy((5,), [1.0, 2.0, 3.0, 4.0, 5.0]))
+    with open(os.path.join(tmp, "before.npy"), "wb") as f:
+        f.write(npy((5,), [-1.0, -2.0, -3.0, -4.0, -5.0]))
+    code, so, se = run("check", "back.st", "--grid", "5", "--steps", "1", "--init", "u@-1=before.npy",
+                       "--init", "u=now.npy", "--save", "u=after.npy", cwd=tmp)
+    with open(os.path.join(tmp, "after.npy"), "rb") as f:
+        got = f.read()
+    check("check --init u@-1: the level before, whatever the order", code == 0 and
+          got == npy((5,), [-1.0, -2.0, -3.0, -4.0, -5.0]), so + se + repr(got[-40:]))
+    code, so, se = run("check", "decays.st", "--grid", "5", "--init", "u@-1=before.npy", cwd=tmp)
+    check("check --init u@-1 of a two-level field: usage error", code == 2 and "three-level" in se, se)
 
     # what --init refuses
     with open(os.path.join(tmp, "wrong.npy"), "wb") as f:

@@ -155,6 +155,23 @@ static const char *kind_word(const Lower *L, const Sym *s)
 #define REPORT(L, loc, code, ...) \
     do { if (!(L)->quiet) diag_error((L)->diag, (loc), (code), __VA_ARGS__); } while (0)
 
+/* "'x' is not declared" at loc, saying where when x is declared later in the stencil (a
+ * declaration comes before the statements that use it). */
+static void undeclared(Lower *L, Loc loc, const char *name)
+{
+    if (L->quiet)
+        return;
+    for (int i = 0; i < L->st->ndecls; i++) {
+        const AstDecl *d = &L->st->decls[i];
+        if (strcmp(d->name, name) == 0 && d->loc.line) {
+            diag_error(L->diag, loc, STC_E_UNDECLARED, "'%s' is not declared yet: its declaration, at line %d, "
+                       "comes after this use; move it above the statements that use it", name, d->loc.line);
+            return;
+        }
+    }
+    diag_error(L->diag, loc, STC_E_UNDECLARED, "'%s' is not declared", name);
+}
+
 /* ---- functions ---- */
 
 /* A function of the language: its operation and operand count (ir/ops.def). */
@@ -230,7 +247,7 @@ static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
             return 0; /* a coordinate or the step: not a compile-time constant */
         if (s < 0) {
             if (!quiet)
-                diag_error(L->diag, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
+                undeclared(L, e->loc, e->name);
             return -1;
         }
         if (!quiet)
@@ -544,7 +561,7 @@ static int lower_name(Lower *L, const AstExpr *e)
     if (s < 0 && ir_builtin_find(e->name))
         return lower_builtin(L, e, ir_builtin_find(e->name));
     if (s < 0) {
-        REPORT(L, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
+        undeclared(L, e->loc, e->name);
         return -1;
     }
     Sym *sym = &L->syms[s];
@@ -589,7 +606,7 @@ static int lower_read(Lower *L, const AstExpr *e)
         return -1;
     }
     if (s < 0) {
-        REPORT(L, e->loc, STC_E_UNDECLARED, "'%s' is not declared", e->name);
+        undeclared(L, e->loc, e->name);
         return -1;
     }
     Sym *sym = &L->syms[s];
@@ -768,7 +785,7 @@ static void lower_assign(Lower *L, const AstStmt *st)
     IrProgram *p = L->p;
     int s = sym_find(L, st->name), f = -1;
     if (s < 0) {
-        diag_error(L->diag, st->loc, STC_E_UNDECLARED, "'%s' is not declared", st->name);
+        undeclared(L, st->loc, st->name);
     } else if (L->syms[s].kind != SYM_FIELD) {
         diag_error(L->diag, st->loc, STC_E_WRITE_READONLY, "'%s' is a %s: it cannot be written",
                    st->name, kind_word(L, &L->syms[s]));

@@ -2585,6 +2585,14 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
         return 0;
     }
 
+    int field = ps->item_token == TOK_STATE || ps->item_token == TOK_COEF || ps->item_token == TOK_TEMP;
+    int bc = ps->before_token == TOK_FIXED || ps->before_token == TOK_PERIODIC || ps->before_token == TOK_CLAMP ||
+             ps->before_token == TOK_MIRROR || ps->before_token == ')';
+    if (field && bc && found == YYTRANSLATE(',')) { /* `boundary periodic, fixed` */
+        diag_error(ps->diag, at, STC_E_SYNTAX, "a field takes one boundary condition, for every face; a "
+                   "condition per axis or per face is not in the language yet");
+        return 0;
+    }
     if (has(set, n, YYTRANSLATE(';')) && found != YYTRANSLATE(';')) {
         diag_error(ps->diag, after(ps->lx.before), STC_E_SYNTAX, "expected ';' after %s, before %s",
                    item_phrase(ps->item_token), what);

@@ -232,6 +232,15 @@ static void add_stmt(ParseState *ps, StmtKind kind, const char *name, Loc loc, A
     arena_grow(ps->arena, (void **)&st->stmt_after_decls, &st->cap_sad, i, sizeof(int));
     st->stmt_after_decls[i] = st->ndecls;
 }
+
+/* `boundary perodic`: the kinds, and the nearest one. */
+static void unknown_bc(ParseState *ps, Loc at, const char *word)
+{
+    static const char *const kinds[] = {"fixed", "constant", "periodic", "clamp", "mirror"};
+    const char *near = text_nearest(word, kinds, 5, 2);
+    diag_error(ps->diag, at, STC_E_SYNTAX, "unknown boundary condition '%s'%s%s%s; expected fixed, constant(v), "
+               "periodic, clamp or mirror", word, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+}
 }
 
 %union {
@@ -439,16 +448,8 @@ bc
     | "periodic"            { $$ = (BcVal){BC_PERIODIC, NULL, 1}; }
     | "clamp"               { $$ = (BcVal){BC_CLAMP, NULL, 1}; }
     | "mirror"              { $$ = (BcVal){BC_MIRROR, NULL, 1}; }
-    | IDENT {
-          diag_error(ps->diag, @1, STC_E_SYNTAX,
-                     "unknown boundary condition '%s'; expected fixed, constant(v), periodic, clamp or mirror", $1);
-          $$ = (BcVal){BC_FIXED, NULL, 0};
-      }
-    | IDENT '(' expr ')' {
-          diag_error(ps->diag, @1, STC_E_SYNTAX,
-                     "unknown boundary condition '%s'; expected fixed, constant(v), periodic, clamp or mirror", $1);
-          $$ = (BcVal){BC_FIXED, NULL, 0};
-      }
+    | IDENT                 { unknown_bc(ps, @1, $1); $$ = (BcVal){BC_FIXED, NULL, 0}; }
+    | IDENT '(' expr ')'    { unknown_bc(ps, @1, $1); $$ = (BcVal){BC_FIXED, NULL, 0}; }
     ;
 
 stmt
@@ -609,7 +610,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (found == YYSYMBOL_YYEOF) /* at the end of the last token, not on an empty last line */
         at = after(ps->lx.before);
 
-    if (found == YYSYMBOL_IDENT && ps->before_token == TOK_IDENT && ps->item_token == TOK_IDENT && misspelt_declaration(ps, at))
+    if (found != YYTRANSLATE('=') && found != YYTRANSLATE('[') && found != YYTRANSLATE('@') &&
+        ps->before_token == TOK_IDENT && ps->item_token == TOK_IDENT && misspelt_declaration(ps, at))
         return 0;
     if (ps->before_token == '@' && found != YYTRANSLATE('-')) {
         diag_error(ps->diag, at, STC_E_SYNTAX, "expected '-' after '@': an older time level is written as name@-1");

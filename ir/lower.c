@@ -156,7 +156,7 @@ static const char *kind_word(const Lower *L, const Sym *s)
     do { if (!(L)->quiet) diag_error((L)->diag, (loc), (code), __VA_ARGS__); } while (0)
 
 /* "'x' is not declared" at loc, saying where when x is declared later in the stencil (a
- * declaration comes before the statements that use it). */
+ * declaration comes before the statements that use it), or the nearest declared name. */
 static void undeclared(Lower *L, Loc loc, const char *name)
 {
     if (L->quiet)
@@ -169,7 +169,14 @@ static void undeclared(Lower *L, Loc loc, const char *name)
             return;
         }
     }
-    diag_error(L->diag, loc, STC_E_UNDECLARED, "'%s' is not declared", name);
+    const char **names = arena_alloc(L->arena, sizeof *names * (size_t)(L->nsyms + 1));
+    for (int i = 0; i < L->nsyms; i++)
+        names[i] = L->syms[i].name;
+    const char *near = text_nearest(name, names, L->nsyms, strlen(name) > 3 ? 2 : 1);
+    if (near)
+        diag_error(L->diag, loc, STC_E_UNDECLARED, "'%s' is not declared; did you mean '%s'?", name, near);
+    else
+        diag_error(L->diag, loc, STC_E_UNDECLARED, "'%s' is not declared", name);
 }
 
 /* ---- functions ---- */

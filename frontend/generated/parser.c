@@ -387,6 +387,15 @@ static void add_stmt(ParseState *ps, StmtKind kind, const char *name, Loc loc, A
     st->stmt_after_decls[i] = st->ndecls;
 }
 
+/* `boundary perodic`: the kinds, and the nearest one. */
+static void unknown_bc(ParseState *ps, Loc at, const char *word)
+{
+    static const char *const kinds[] = {"fixed", "constant", "periodic", "clamp", "mirror"};
+    const char *near = text_nearest(word, kinds, 5, 2);
+    diag_error(ps->diag, at, STC_E_SYNTAX, "unknown boundary condition '%s'%s%s%s; expected fixed, constant(v), "
+               "periodic, clamp or mirror", word, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+}
+
 
 #ifdef short
 # undef short
@@ -751,14 +760,14 @@ static const yytype_int8 yytranslate[] =
 /* YYRLINE[YYN] -- Source line where rule number YYN was defined.  */
 static const yytype_int16 yyrline[] =
 {
-       0,   277,   277,   278,   279,   283,   284,   285,   293,   297,
-     298,   302,   303,   307,   308,   309,   313,   324,   327,   335,
-     343,   346,   356,   366,   369,   372,   375,   384,   385,   386,
-     390,   397,   408,   409,   422,   437,   438,   439,   440,   441,
-     442,   447,   455,   456,   457,   461,   462,   463,   464,   465,
-     466,   467,   468,   469,   470,   471,   472,   473,   474,   475,
-     476,   477,   481,   482,   483,   484,   485,   486,   487,   488,
-     489,   490,   494,   495,   499,   500
+       0,   286,   286,   287,   288,   292,   293,   294,   302,   306,
+     307,   311,   312,   316,   317,   318,   322,   333,   336,   344,
+     352,   355,   365,   375,   378,   381,   384,   393,   394,   395,
+     399,   406,   417,   418,   431,   446,   447,   448,   449,   450,
+     451,   452,   456,   457,   458,   462,   463,   464,   465,   466,
+     467,   468,   469,   470,   471,   472,   473,   474,   475,   476,
+     477,   478,   482,   483,   484,   485,   486,   487,   488,   489,
+     490,   491,   495,   496,   500,   501
 };
 #endif
 
@@ -2108,19 +2117,11 @@ yyreduce:
     break;
 
   case 40: /* bc: "identifier"  */
-            {
-          diag_error(ps->diag, (yylsp[0]), STC_E_SYNTAX,
-                     "unknown boundary condition '%s'; expected fixed, constant(v), periodic, clamp or mirror", (yyvsp[0].str));
-          (yyval.bc) = (BcVal){BC_FIXED, NULL, 0};
-      }
+                            { unknown_bc(ps, (yylsp[0]), (yyvsp[0].str)); (yyval.bc) = (BcVal){BC_FIXED, NULL, 0}; }
     break;
 
   case 41: /* bc: "identifier" '(' expr ')'  */
-                         {
-          diag_error(ps->diag, (yylsp[-3]), STC_E_SYNTAX,
-                     "unknown boundary condition '%s'; expected fixed, constant(v), periodic, clamp or mirror", (yyvsp[-3].str));
-          (yyval.bc) = (BcVal){BC_FIXED, NULL, 0};
-      }
+                            { unknown_bc(ps, (yylsp[-3]), (yyvsp[-3].str)); (yyval.bc) = (BcVal){BC_FIXED, NULL, 0}; }
     break;
 
   case 42: /* stmt: "let" "identifier" '=' expr ';'  */
@@ -2578,7 +2579,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (found == YYSYMBOL_YYEOF) /* at the end of the last token, not on an empty last line */
         at = after(ps->lx.before);
 
-    if (found == YYSYMBOL_IDENT && ps->before_token == TOK_IDENT && ps->item_token == TOK_IDENT && misspelt_declaration(ps, at))
+    if (found != YYTRANSLATE('=') && found != YYTRANSLATE('[') && found != YYTRANSLATE('@') &&
+        ps->before_token == TOK_IDENT && ps->item_token == TOK_IDENT && misspelt_declaration(ps, at))
         return 0;
     if (ps->before_token == '@' && found != YYTRANSLATE('-')) {
         diag_error(ps->diag, at, STC_E_SYNTAX, "expected '-' after '@': an older time level is written as name@-1");

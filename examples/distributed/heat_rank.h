@@ -16,7 +16,8 @@ static int heat_rank_main(ncclComm_t comm, int rank, const int global[3], const 
     cudaStream_t stream;
     cudaStreamCreate(&stream);
     heat_dist d;
-    int st = heat_dist_init(&d, global, procs, coords, 1, comm, stream);
+    /* depth 0: HEAT_DIST_DEPTH, the exchange depth stencilc chose (with --procs; else 1) */
+    int st = heat_dist_init(&d, global, procs, coords, 0, comm, stream);
     if (st != HEAT_DIST_OK) {
         fprintf(stderr, "rank %d: %s: %s\n", rank, heat_dist_status_string(st), d.message);
         return 1;

@@ -26,7 +26,7 @@ STRATEGY_ARGS = {"gest-nopriors": ["--strategy", "gest", "--gest", "priors=0"],
                  "gest-fill": ["--strategy", "gest", "--gest", "fill=1"],
                  # the two 2D shared-memory priors after the default four (tuner/priors.c)
                  "gest-smem": ["--strategy", "gest", "--gest", "priors=6"],
-                 # balanced groups (knob balance=1, docs/autotune.md), with and without the priors
+                 # balanced groups (knob balance=1, docs/gest.md), with and without the priors
                  "gest-balance": ["--strategy", "gest", "--gest", "balance=1"],
                  "gest-nopriors-balance": ["--strategy", "gest", "--gest", "priors=0,balance=1"],
                  # the learned model ranks GeST's proposals and gives its start (--guide, docs/model.md)

@@ -89,7 +89,7 @@ static void gest_observe(TuneStrategy *st, const TuneSample *r)
 /* A step away from a measured configuration: 1 to 3 free parameters of a valid one (the
  * better of two drawn at random) re-drawn by tune_sample. A long search can use up what the random
  * draws reach, since each draw is repaired toward the padded form and so favours sparse
- * configurations; without this it stops early (docs/autotune.md, "Exhausted"). Returns 1 with
+ * configurations; without this it stops early (docs/gest.md, "Exhausted"). Returns 1 with
  * a fresh valid configuration in out, or 0. */
 static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *out)
 {
@@ -202,7 +202,8 @@ static void form_groups(Gest *g)
 /* Knob `fill`: the room a round leaves in the evaluator's batch takes more samples around the
  * best, one per group in turn from the highest ratio down, credited to the group that drew
  * them; where every group has run out, random draws. The GPU pipeline compiles a batch in
- * parallel, so a full batch costs little more time than a narrow one (docs/autotune.md). */
+ * parallel, so a full batch costs little more time than a narrow one (docs/gest.md, "Narrow
+ * rounds"). */
 static int fill_batch(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int room)
 {
     int order[GEST_MAX_GROUPS], live[GEST_MAX_GROUPS], got = 0;

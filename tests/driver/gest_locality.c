@@ -5,7 +5,7 @@
  * tune log (--tune-log JSON lines, e.g. bench/work/ls/NAME/leg*.jsonl joined). Prints how many
  * proposals they answered, how many after the dataset keep streaming along z with retiming
  * (box3d1r's best family), and the best. No GPU. tests/driver/gest_locality_study.py runs it on
- * every reference (the test tuner_reference_logs); docs/autotune.md ("Balanced groups") has what
+ * every reference (the test tuner_reference_logs); docs/gest.md ("Balanced groups") has what
  * it showed. From the repository root:
  *
  *   ninja -C build-dev tests/driver/gest_locality

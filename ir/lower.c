@@ -172,7 +172,8 @@ static void undeclared(Lower *L, Loc loc, const char *name)
     const char **names = arena_alloc(L->arena, sizeof *names * (size_t)(L->nsyms + 1));
     for (int i = 0; i < L->nsyms; i++)
         names[i] = L->syms[i].name;
-    const char *near = text_nearest(name, names, L->nsyms, strlen(name) > 3 ? 2 : 1);
+    size_t len = strlen(name); /* one or two letters are near every short name: no guess */
+    const char *near = len > 2 ? text_nearest(name, names, L->nsyms, len > 3 ? 2 : 1) : NULL;
     if (near)
         diag_error(L->diag, loc, STC_E_UNDECLARED, "'%s' is not declared; did you mean '%s'?", name, near);
     else

@@ -51,6 +51,9 @@ KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, i
 void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f);
+/* A streaming temporal kernel with what both forms declare first: shared memory, strides, rings,
+ * the column (tbs_rings, tbs_column). */
+KKernel *tbs_kernel(CgCtx *ctx, const char *name, const CgArgs *args, const TbsGeom *g, const char *comment);
 /* tbs<f>_<s>[lcol + offset]: the column's place in a plane of field f's ring of step s. */
 KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset);
 /* Loads input plane `plane` of every state field the step reads into nx<f>. */

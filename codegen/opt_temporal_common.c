@@ -188,6 +188,18 @@ void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
         tb_may_go_unused(ctx, out, "col_buffer"); /* every column loads its source */
 }
 
+KKernel *tbs_kernel(CgCtx *ctx, const char *name, const CgArgs *args, const TbsGeom *g, const char *comment)
+{
+    KKernel *k = cg_kernel(ctx, name, g->B, args);
+    k->comment = comment;
+    KExpr *s[3];
+    tb_shared_memory(ctx, &k->body);
+    cg_strides(ctx, &k->body, s);
+    tbs_rings(ctx, &k->body, g);
+    tbs_column(ctx, &k->body, g);
+    return k;
+}
+
 void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
 {
     Kb *b = &ctx->kb;

@@ -196,14 +196,8 @@ KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
     Retime rt = {ctx, g, NULL, 0, retime_shape(p, why, whylen), 0, 0};
     if (rt.f < 0 || !cg_linear_terms(p, stage, ctx->arena, &rt.t, &rt.nt, why, whylen))
         return NULL;
-    KKernel *k = cg_kernel(ctx, name, g->B, args);
-    k->comment = describe(ctx, stage, g);
+    KKernel *k = tbs_kernel(ctx, name, args, g, describe(ctx, stage, g));
     KBlock *out = &k->body;
-    KExpr *s[3];
-    tb_shared_memory(ctx, out);
-    cg_strides(ctx, out, s);
-    tbs_rings(ctx, out, g);
-    tbs_column(ctx, out, g);
     registers(ctx, out, g, rt.f);
     tbs_load(ctx, out, g, k_var(&ctx->kb, "zload"));
     KStmt *loop = tbs_plane_loop(ctx, out, g);

@@ -305,14 +305,8 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
-    KKernel *k = cg_kernel(ctx, name, g->B, args);
-    k->comment = describe(ctx, stage, g);
+    KKernel *k = tbs_kernel(ctx, name, args, g, describe(ctx, stage, g));
     KBlock *out = &k->body;
-    KExpr *s[3];
-    tb_shared_memory(ctx, out);
-    cg_strides(ctx, out, s);
-    tbs_rings(ctx, out, g);
-    tbs_column(ctx, out, g);
     BoundaryKind bc = BC_FIXED;
     if (cg_temporal_edge(p, &bc) == TB_MAP)
         ring_columns(ctx, out, g, bc);

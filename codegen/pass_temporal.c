@@ -288,8 +288,8 @@ static const SpaceConstraint constraints[] = {
     {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
                                 "temp in memory"},
     {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
-                              "clamp and mirror without retime; fixed or constant in a distributed run; grids deeper than "
-                              "fused steps reach"},
+                              "clamp and mirror without retime; fixed or constant in a distributed "
+                              "run; grids deeper than fused steps reach"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
                             "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},

@@ -20,7 +20,7 @@ int step_autotune(Job *job)
     if (o->nprocs) { /* a distributed tuning: job->grid is one rank's part */
         for (int d = 0; d < 3; d++)
             rq.procs[d] = d < o->nprocs ? o->procs[d] : 1;
-        rq.depth = o->depth ? o->depth : 1;
+        rq.depth = o->depth; /* 0: chosen after tuning (step_dist.c) */
     }
     TuneChoice choice;
     if (tune_choose(&rq, &choice, &job->diag) != 0)

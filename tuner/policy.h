@@ -40,7 +40,8 @@ typedef struct {
     const char *record;     /* --tune-record FILE: record the measurements there; NULL: none */
     const char *generator;  /* what stencilc --version prints: part of the database's key */
     long procs[3];          /* a distributed tuning's process grid ({0}: not one) and its */
-    long depth;             /* steps between exchanges: the grid is one rank's part */
+    long depth;             /* steps between exchanges (0: chosen after tuning; the grid is
+                             * the part of depth 1): the grid is one rank's part */
     int guide;              /* --guide: the learned model ranks the search's proposals (guide.h) */
     const char *model;      /* --model FILE; NULL: model_default_path */
 } TuneRequest;

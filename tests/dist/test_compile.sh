@@ -51,6 +51,16 @@ rc=0; "$stencilc" bench "$root/examples/heat.st" --distributed --procs 1x1x2 --l
 [ $rc -eq 2 ] || { echo "FAIL: bench took --link"; exit 1; }
 echo "--procs: the exchange depth and overlap chosen"
 
+# the tuning database keeps a distributed tuning under its depth, or says the depth is chosen after
+key() { # DB-DIR [--depth K]: the generator line of the tuning stored there
+  "$stencilc" "$root/examples/bench/star3d1r.st" --distributed --procs 1x1x2 --steps 1 --autotune --budget 1s \
+    --replay "$root/tests/data/replay_star3d1r_h100.tsv" --tune-db "$dir/$1" -q -o "$dir/$1.cu" "${@:2}" 2>/dev/null
+  grep -h "^generator=" "$dir/$1"/*.best
+}
+case $(key db0) in *"; distributed 1x1x2 depth chosen") ;; *) echo "FAIL: key without --depth"; exit 1 ;; esac
+case $(key db2 --depth 2) in *"; distributed 1x1x2 depth 2") ;; *) echo "FAIL: key with --depth 2"; exit 1 ;; esac
+echo "--procs: the tuning key names the depth"
+
 [ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
 n=0
 emit() { # FILE STENCIL CONFIG

@@ -30,7 +30,8 @@ build() {
       -I. -I"$mpi_inc" -o run "$OLDPWD/tests/dist/dist_check.cu" "$3.cu" -L"$mpi_lib" -lmpi -lnccl )
 }
 build s3 examples/bench/star3d1r.st star3d1r "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,hcol=on,maxreg=128" &
-build b3 examples/bench/box3d1r.st box3d1r "tb=128x4x1,stream=z,sb=64,uf=1x1x2,retime=on" &
+build b3 examples/bench/box3d1r.st box3d1r "tb=256x4x1,stream=z,sb=512,uf=1x1x2,retime=on,prefetch=on,maxreg=32" &
+build b3t examples/bench/box3d1r.st box3d1r "tb=32x16x1,stream=z,sb=128,retime=on,tblock=2" &
 build s2 examples/bench/star2d1r.st star2d1r "tb=512x1x1,smem=on,stream=y,sb=8,uf=1x8x1,maxreg=32" &
 build s2t examples/bench/star2d1r.st star2d1r "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &
 build s3t examples/bench/star3d1r.st star3d1r "tb=32x32x1,stream=z,sb=128,tblock=3" &
@@ -77,6 +78,11 @@ if [ "$ngpu" -ge 4 ] && want deep; then
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 3
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 6
   mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 9 # what codegen/dist_model.c chose on an H100
+  mpi 1 "$work/b3t/run" bench 512 512 512 1 1 1 300 2
+  mpi 4 "$work/b3t/run" bench 512 512 2048 1 1 4 300 2
+  mpi 4 "$work/b3t/run" bench 512 512 2048 1 1 4 300 4
+  mpi 4 "$work/b3t/run" bench 512 512 2048 1 1 4 300 6
+  mpi 4 "$work/peer" 512 512 512 300 overlap
 fi
 if [ "$ngpu" -ge 2 ] && want depth; then
   np=$((ngpu >= 4 ? 4 : 2))

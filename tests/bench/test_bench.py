@@ -193,7 +193,7 @@ def run(cmd, env):
 def end_to_end():
     tmp = tempfile.mkdtemp(prefix="stc-bench-")
     env = dict(os.environ, FAKE_STENCILC_FAIL="box2d1r:double:plain,sobel",
-               FAKE_STENCILC_HANG="star2d1r:double:tuned", FAKE_STENCILC_KILLHANG="j2d5pt:float:plain",
+               FAKE_STENCILC_HANG="star2d1r:double:tuned:1", FAKE_STENCILC_KILLHANG="j2d5pt:float:plain",
                FAKE_NO_TORCH="1")
     fake = [os.path.join(DATA, "fake_stencilc.py")]
     only = "box2d1r,j2d5pt,star2d1r,star3d1r,heat,sobel,gray_scott"

@@ -217,15 +217,49 @@ def budget_seconds(budget):
 STENCIL_RE = re.compile(r'^\s*stencil\s+(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_]*))', re.M)
 
 
-def stencils_in(path):
-    """Names of the stencils a .st file defines, in order (comments stripped first)."""
+def _source(path):
+    """A .st file's text without its comments ('' when unreadable)."""
     try:
         text = open(path, encoding="utf-8", errors="replace").read()
     except OSError:
-        return []
+        return ""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.sub(r"//[^\n]*", "", text)
-    return [a or b for a, b in STENCIL_RE.findall(text)]
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def stencils_in(path):
+    """Names of the stencils a .st file defines, in order (comments stripped first)."""
+    return [a or b for a, b in STENCIL_RE.findall(_source(path))]
+
+
+DECL_RE = re.compile(r"^\s*(state|coef|temp)\s+([A-Za-z_]\w*)([^;]*);", re.M)
+
+
+def declared(path, stencil=None):
+    """What --dump-ir says of a stencil's grid, type and fields, read from the file instead (for
+    when --dump-ir fails or does not run): {"dims", "type", "fields": [{name, role, levels (states),
+    bc as written}]}."""
+    text = _source(path)
+    heads = list(STENCIL_RE.finditer(text))
+    i = next((k for k, m in enumerate(heads) if stencil in (None, m.group(1) or m.group(2))), None)
+    if i is None:
+        return {}
+    block = text[heads[i].end():heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+    m = re.search(r"\btype\s+(float|double)\s*;", block)
+    res = {"fields": [], "type": m.group(1) if m else "float"}  # float: the language's default
+    m = re.search(r"\bgrid\s+([123])d\b", block)
+    if m:
+        res["dims"] = int(m.group(1))
+    for role, name, opts in DECL_RE.findall(block):
+        f = {"name": name, "role": role, "bc": "fixed"}
+        if role == "state":
+            lv = re.search(r"\blevels\s+(\d+)", opts)
+            f["levels"] = int(lv.group(1)) if lv else 2
+        bc = re.search(r"\bboundary\s+(.+?)\s*(?:\blevels\s+\d+\s*)?$", opts, re.S)
+        if bc:
+            f["bc"] = " ".join(bc.group(1).split())
+        res["fields"].append(f)
+    return res
 
 
 def example_stencils(root=ROOT):
@@ -305,9 +339,15 @@ def parse_bench(out, err=""):
     return res
 
 
+# A field of --dump-ir (ir/dump.c): "  u: state, levels 3, bc mirror, footprint ...", its
+# boundary one condition, or one per axis ("periodic, fixed"), each "kind" or "low | high".
+FIELD_LINE = re.compile(r"^  (\S+): (state|coef|temp)(?:, levels (\d+))?, bc (.+?)"
+                        r"(?=, footprint|, read|, written|, in registers|, in memory|$)", re.M)
+
+
 def parse_dump_ir(out):
-    """flops per point (as written, as the literature counts them for examples/bench) and
-    bytes per point from `stencilc FILE --dump-ir`."""
+    """flops per point (as written, as the literature counts them for examples/bench), bytes
+    per point, and the fields with their levels and boundaries from `stencilc FILE --dump-ir`."""
     res = {}
     m = re.search(r"^stencil \S+: (\d)d", out, re.M)
     if m:
@@ -325,6 +365,10 @@ def parse_dump_ir(out):
     m = re.search(r"radius (\d+)", out)
     if m:
         res["radius"] = int(m.group(1))
+    fields = [{"name": name, "role": role, "bc": bc, **({"levels": int(lv)} if lv else {})}
+              for name, role, lv, bc in FIELD_LINE.findall(out)]
+    if fields:
+        res["fields"] = fields
     return res
 
 

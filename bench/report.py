@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -229,22 +230,27 @@ def peers_section(res):
     return lines
 
 
-def multistep_section(res, charts):
-    """Tuned at 1000 steps (2D) / 100 (3D), where the tuner may fuse steps (tblock), against
-    AN5D's quoted figures and this run's naive CUDA and one-step tuned figures."""
-    table = res.get("multistep", {}).get("float", {})
+def multistep_section(res, charts, typ="float"):
+    """Tuned at 1000 steps (2D) / 100 (3D), where the tuner may fuse steps (tblock), against the
+    naive CUDA and one-step tuned figures of the same type and, in float, AN5D's quoted figures
+    (float only)."""
+    table = res.get("multistep", {}).get(typ, {})
     if not table:
         return []
-    an5d = res.get("an5d", {})
+    an5d = res.get("an5d", {}) if typ == "float" else {}
     quoted = an5d.get("figures", {})
-    rows = {r["name"]: r for r in res.get("rows", []) if r["kind"] == "bench" and r["type"] == "float"}
+    rows = {r["name"]: r for r in res.get("rows", []) if r["kind"] == "bench" and r["type"] == typ}
     budgets = sorted({e.get("budget") for e in table.values() if e.get("budget")})
-    lines = ["## Multi-step (temporal blocking), float", "",
-             f"`stencilc bench FILE --type float --steps S --autotune --budget {'/'.join(budgets) or '?'}` with "
+    lines = [f"## Multi-step (temporal blocking), {typ}", "",
+             f"`stencilc bench FILE --type {typ} --steps S --autotune --budget {'/'.join(budgets) or '?'}` with "
              "S = 1000 in 2D and 100 in 3D: the tuner may fuse up to S steps per launch (configuration item "
              "`tblock=K`); the figure is per step, interior points x steps / seconds. Tuned in this run, "
              "from a tuning database of its own.", ""]
-    if quoted:
+    if typ != "float":
+        lines += [f"No AN5D column: AN5D's figures are quoted for float only. The one-step tuned figure is the "
+                  f"{typ} table's above and the naive CUDA one its peer's, measured by this suite (the runs "
+                  "listed at the top).", ""]
+    elif quoted:
         lines += [f"**AN5D's figures are quoted, not measured in this run**: `{an5d.get('file', '?')}`, "
                   f"{an5d.get('measured', '')}. The ratio column is tuned (this run) / AN5D (quoted): "
                   "the two were measured on different days on machines of the same model, so a few "
@@ -258,52 +264,48 @@ def multistep_section(res, charts):
                   "there (H100, 2026-11-22).", ""]
     else:
         lines += ["AN5D's figures were not available (no `h100-an5d-best-2026-11.txt` in --peers).", ""]
-    head = ["stencil", "steps", "tuned multi-step GStencil/s", "configuration", "AN5D GStencil/s (quoted)",
-            "tuned / AN5D (quoted)", "one-step tuned", "speed-up from temporal blocking",
-            "naive CUDA per step"]
+    with_an5d = typ == "float"
+    head = ["stencil", "steps", "tuned multi-step GStencil/s", "configuration"] + (
+        ["AN5D GStencil/s (quoted)", "tuned / AN5D (quoted)"] if with_an5d else []) + [
+        "one-step tuned", "speed-up from temporal blocking", "naive CUDA per step"]
     lines.append("| " + " | ".join(head) + " |")
-    lines.append("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    lines.append("|---|---:|---:|---|" + ("---:|---:|" if with_an5d else "") + "---:|---:|---:|")
     names = sorted(table)
-    at_least, compared, ratios, speedups = 0, 0, [], []
+    at_least, compared, ratios, speedups, not_slower, other_run = 0, 0, [], [], 0, []
     for n in names:
         e = table[n]
         t = e.get("tuned")
         g = figure(t)
         a = (quoted.get(n) or {}).get("gst")
         one = figure((rows.get(n) or {}).get("tuned"))
-        naive = peers_of(res, n, "float").get("naive CUDA")
+        naive = peers_of(res, n, typ).get("naive CUDA")
         if g and a:
             compared += 1
             ratios.append(g / a)
             at_least += g >= a
         if g and one:
             speedups.append(g / one)
+            not_slower += g >= one
+            if e.get("run") != (rows.get(n) or {}).get("run"):
+                other_run.append(n)
         cell = cell_gst(t) if not e.get("skipped") else "not run"
-        lines.append("| " + " | ".join([
-            n, str(e.get("steps", "?")), cell, f"`{t['config']}`" if g else "-",
-            fmt(a, 0) if a else "-", ratio(g, a), fmt(one), ratio(g, one), fmt(naive)]) + " |")
-    lines += ["", f"Tuned multi-step >= AN5D (quoted) on **{at_least} of {compared}** stencils with both "
-                  f"figures; geometric mean tuned / AN5D {fmt(geomean(ratios), 2)}; geometric mean speed-up "
-                  f"from temporal blocking (multi-step / one-step tuned) {fmt(geomean(speedups), 2)}.", ""]
+        lines.append("| " + " | ".join([n, str(e.get("steps", "?")), cell, f"`{t['config']}`" if g else "-"] + (
+            [fmt(a, 0) if a else "-", ratio(g, a)] if with_an5d else []) + [
+            fmt(one), ratio(g, one), fmt(naive)]) + " |")
+    if with_an5d:
+        lines += ["", f"Tuned multi-step >= AN5D (quoted) on **{at_least} of {compared}** stencils with both "
+                      f"figures; geometric mean tuned / AN5D {fmt(geomean(ratios), 2)}; geometric mean speed-up "
+                      f"from temporal blocking (multi-step / one-step tuned) {fmt(geomean(speedups), 2)}.", ""]
+    else:
+        lines += ["", f"Tuned multi-step >= one-step tuned on **{not_slower} of {len(speedups)}** stencils with "
+                      f"both figures; geometric mean speed-up from temporal blocking (multi-step / one-step "
+                      f"tuned) {fmt(geomean(speedups), 2)}.", ""]
+    if other_run:
+        lines += [f"The one-step figure of {', '.join(other_run)} is another run's than the multi-step one "
+                  "(joined with `--merge`): a same-day ratio, not a same-run one.", ""]
     fast = [n for n in names if table[n].get("fast_math")]
     if fast:
-        lines += ["With `--fast-math` (`bench/suite.py --fast-math NAMES`): the optimized kernels use "
-                  "approximate float arithmetic (rsqrtf, __fdividef, __expf, ...), as AN5D's "
-                  "`nvcc --use_fast_math` build does, and every variant is verified at a relative 1e-3 "
-                  "instead of 1e-5 (docs/config.md). Tuned in the same run as the IEEE row.", "",
-                  "| stencil | IEEE tuned | --fast-math tuned | configuration | fast / IEEE | AN5D (quoted) "
-                  "| fast / AN5D (quoted) |", "|---|---:|---:|---|---:|---:|---:|"]
-        gained = 0  # stencils short of AN5D in IEEE arithmetic that reach it in AN5D's own
-        for n in fast:
-            t, f = table[n].get("tuned"), table[n]["fast_math"]
-            g, gf = figure(t), figure(f)
-            a = (quoted.get(n) or {}).get("gst")
-            lines.append("| " + " | ".join([n, fmt(g), cell_gst(f), f"`{f['config']}`" if gf else "-",
-                                            ratio(gf, g), fmt(a, 0) if a else "-", ratio(gf, a)]) + " |")
-            gained += bool(g and a and gf and g < a <= gf)
-        lines += ["", f"In the arithmetic of AN5D's build (the --fast-math figure where there is one): "
-                      f"tuned multi-step >= AN5D (quoted) on **{at_least + gained} of {compared}**."]
-        lines.append("")
+        lines += fast_math_part(table, fast, quoted, at_least, compared)
     if quoted:
         charts["chart-multistep.svg"] = svg.bar_chart(
             f"Multi-step tuned (this run) vs AN5D (quoted, {an5d.get('file', '')}), float, per step",
@@ -312,7 +314,95 @@ def multistep_section(res, charts):
                     ("stencilc tuned, one step", [figure((rows.get(n) or {}).get("tuned")) for n in names])],
             "GStencil/s per step")
         lines += ["![multi-step tuned vs AN5D (quoted)](chart-multistep.svg)", ""]
+    elif not with_an5d:
+        name = f"chart-multistep-{typ}.svg"
+        charts[name] = svg.bar_chart(
+            f"Multi-step tuned vs one step tuned, {typ}, per step", names,
+            [("stencilc tuned, multi-step", [figure(table[n].get("tuned")) for n in names]),
+             ("stencilc tuned, one step", [figure((rows.get(n) or {}).get("tuned")) for n in names]),
+             ("naive CUDA", [peers_of(res, n, typ).get("naive CUDA") for n in names])], "GStencil/s per step")
+        lines += [f"![multi-step tuned vs one step, {typ}]({name})", ""]
     return lines
+
+
+def fast_math_part(table, fast, quoted, at_least, compared):
+    """The --fast-math rows of the float multi-step table, against IEEE and AN5D (quoted)."""
+    lines = ["With `--fast-math` (`bench/suite.py --fast-math NAMES`): the optimized kernels use "
+             "approximate float arithmetic (rsqrtf, __fdividef, __expf, ...), as AN5D's "
+             "`nvcc --use_fast_math` build does, and every variant is verified at a relative 1e-3 "
+             "instead of 1e-5 (docs/config.md). Tuned in the same run as the IEEE row.", "",
+             "| stencil | IEEE tuned | --fast-math tuned | configuration | fast / IEEE | AN5D (quoted) "
+             "| fast / AN5D (quoted) |", "|---|---:|---:|---|---:|---:|---:|"]
+    gained = 0  # stencils short of AN5D in IEEE arithmetic that reach it in AN5D's own
+    for n in fast:
+        t, f = table[n].get("tuned"), table[n]["fast_math"]
+        g, gf = figure(t), figure(f)
+        a = (quoted.get(n) or {}).get("gst")
+        lines.append("| " + " | ".join([n, fmt(g), cell_gst(f), f"`{f['config']}`" if gf else "-",
+                                        ratio(gf, g), fmt(a, 0) if a else "-", ratio(gf, a)]) + " |")
+        gained += bool(g and a and gf and g < a <= gf)
+    return lines + ["", f"In the arithmetic of AN5D's build (the --fast-math figure where there is one): "
+                        f"tuned multi-step >= AN5D (quoted) on **{at_least + gained} of {compared}**.", ""]
+
+
+def boundaries_cell(fields, dims):
+    """The fields grouped by boundary: "u (3 levels), c (coef): mirror"; a condition per axis
+    as "x periodic, y fixed"."""
+    groups = {}
+    for f in fields:
+        name = f["name"] + (f" ({f['levels']} levels)" if f.get("levels", 2) != 2 else "") + (
+            f" ({f['role']})" if f.get("role", "state") != "state" else "")
+        axes = f["bc"].split(", ")
+        bc = ", ".join(f"{'xyz'[i]} {a}" for i, a in enumerate(axes)) if 1 < len(axes) == (dims or 0) else f["bc"]
+        groups.setdefault(bc, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {bc}" for bc, names in groups.items()).replace("|", "\\|") or "-"
+
+
+def fused_steps(config):
+    """K of `tblock=K` in a configuration (1: no steps fused)."""
+    m = re.search(r"\btblock=(\d+)", config or "")
+    return int(m.group(1)) if m else 1
+
+
+def examples_multistep_section(res):
+    table = res.get("examples_multistep", {})
+    if not table:
+        return []
+    budgets = sorted({e.get("budget") for e in table.values() if e.get("budget")})
+    lines = ["## Other examples: one step against multi-step", "",
+             "Each example at its file's grid and type, tuned twice in the same run, each time from a tuning "
+             f"database of its own: `stencilc bench FILE [--stencil NAME] --steps S --autotune --budget "
+             f"{'/'.join(budgets) or '?'}` with S = 1 (one step: no temporal blocking) and S = 1000 in 1D and 2D, "
+             "100 in 3D (the tuner may fuse up to S steps per launch, `tblock=K`: *fused steps* is K). Figures "
+             "are per step. *Fields: boundary* gives each field's boundary condition (per axis x, y, z where "
+             "they differ) from `--dump-ir`, and the states with three time levels: temporal blocking refused "
+             "every boundary but fixed, and three levels, until issue 33.", "",
+             "| stencil | file | type | grid | fields: boundary | one-step GStencil/s | configuration | steps "
+             "| multi-step GStencil/s | configuration | fused steps | multi-step / one-step |",
+             "|---|---|---|---|---|---:|---|---:|---:|---|---:|---:|"]
+    speedups, not_slower, fused, multi_ok = [], 0, 0, 0
+    for n, e in sorted(table.items()):
+        one, multi = e.get("one_step"), e.get("multi_step")
+        g1, gm = figure(one), figure(multi)
+        if g1 and gm:
+            speedups.append(gm / g1)
+            not_slower += gm >= g1
+        if gm:
+            multi_ok += 1
+            fused += fused_steps(multi["config"]) > 1
+        grid = (one or {}).get("grid") or (multi or {}).get("grid") or "-"
+        lines.append("| " + " | ".join([
+            n, f"`{e['file']}`", e.get("type", "?"), grid, boundaries_cell(e.get("fields", []), e.get("dims")),
+            cell_gst(one), f"`{one['config']}`" if g1 else "-", str(e.get("steps", "?")), cell_gst(multi),
+            f"`{multi['config']}`" if gm else "-", str(fused_steps(multi["config"])) if gm else "-",
+            ratio(gm, g1)]) + " |")
+    dumped = sum(e.get("fields_from") == "--dump-ir" for e in table.values())
+    note = "" if dumped == len(table) else (f" The fields of {len(table) - dumped} are read from the file "
+                                            "(`--dump-ir` failed or was not run).")
+    return lines + ["", f"Multi-step >= one step on **{not_slower} of {len(speedups)}** examples with both "
+                        f"figures; geometric mean multi-step / one step {fmt(geomean(speedups), 2)}; steps fused "
+                        f"on {fused} of the {multi_ok} multi-step figures. A failed or skipped measurement is "
+                        f"listed under Failures with its reason.{note}", ""]
 
 
 def seed_runs(strat_entry):
@@ -543,12 +633,21 @@ def reference_section(q):
 
 def failures_section(res):
     fails = []
-    for name, e in sorted(res.get("multistep", {}).get("float", {}).items()):
-        t = e.get("tuned")
-        if isinstance(t, dict) and "error" in t:
-            fails.append(f"- {name} (float, {e.get('steps')} steps, tuned): {t['error']}")
-        elif e.get("skipped"):
-            fails.append(f"- {name} (float, {e.get('steps')} steps, tuned): not run ({e['skipped']})")
+    for typ in ("float", "double"):
+        for name, e in sorted(res.get("multistep", {}).get(typ, {}).items()):
+            t = e.get("tuned")
+            if isinstance(t, dict) and "error" in t:
+                fails.append(f"- {name} ({typ}, {e.get('steps')} steps, tuned): {t['error']}")
+            elif e.get("skipped"):
+                fails.append(f"- {name} ({typ}, {e.get('steps')} steps, tuned): not run ({e['skipped']})")
+    for name, e in sorted(res.get("examples_multistep", {}).items()):
+        for what, steps in (("one_step", 1), ("multi_step", e.get("steps"))):
+            t = e.get(what)
+            where = f"- {name} ({e.get('type', '?')}, example, {steps} step{'s' if steps != 1 else ''}, tuned)"
+            if isinstance(t, dict) and "error" in t:
+                fails.append(f"{where}: {t['error']}")
+            elif t is None and e.get("skipped"):
+                fails.append(f"{where}: not run ({e['skipped']})")
     for r in res.get("rows", []):
         for what in ("plain", "tuned"):
             e = r.get(what)
@@ -590,7 +689,9 @@ def render(res, out_dir):
         lines += precision_section(res, typ, out_dir, charts)
     lines += examples_section(res)
     lines += peers_section(res)
-    lines += multistep_section(res, charts)
+    for typ in ("float", "double"):
+        lines += multistep_section(res, charts, typ)
+    lines += examples_multistep_section(res)
     lines += convergence_section(res, charts)
     lines += quality_section(res)
     lines += scaling_section(out_dir)

@@ -3,7 +3,8 @@
 
     python3 bench/suite.py --stencilc build/driver/stencilc --peers ../shared/peers \
         [--budget 10s] [--types float,double] [--only star2d1r,heat,...] [--out bench/] \
-        [--max-minutes 9] [--no-multistep] [--multistep-budget B] [--merge bench/results.json] \
+        [--max-minutes 9] [--no-multistep] [--multistep-budget B] [--examples-multistep] \
+        [--merge bench/results.json] \
         [--convergence star3d1r --convergence-seeds N] [--quality NAME,...|all --quality-long 300s] \
         [--fast-math gradient2d,...|all]
 
@@ -12,12 +13,14 @@ for one step (`--steps 1`: no temporal blocking), each with `stencilc bench` of 
 kernel (the default configuration) and of the tuned one (`--autotune --budget B -q`, fresh
 tuning database, --tune-log), then that type's peers from --peers: gen_naive21.py (naive CUDA,
 built with nvcc while the GPU measures), jax21.py (when python3 has jax) and, for float,
-framework_peers.py (cuDNN, torch.compile, JAX valid region; when python3 has torch); in float,
-the multi-step table: the 21 tuned at --steps 1000 (2D) / 100 (3D), where the tuner may fuse
-steps (tblock), next to AN5D's figures quoted from PEERS/h100-an5d-best-2026-11.txt (measured
-earlier, not in this run), and for the stencils of --fast-math also tuned with `--fast-math`
-(approximate float arithmetic, as AN5D's nvcc --use_fast_math build); then every stencil of
-the other examples (examples/*.st, their own size and type, --examples-budget); then --convergence: each strategy tunes the named stencils
+framework_peers.py (cuDNN, torch.compile, JAX valid region; when python3 has torch); then
+that type's multi-step table: the 21 tuned at --steps 1000 (2D) / 100 (3D), where the tuner may
+fuse steps (tblock), against the one-step tuned figure; in float next to AN5D's figures quoted
+from PEERS/h100-an5d-best-2026-11.txt (measured earlier, not in this run), and for the stencils
+of --fast-math also tuned with `--fast-math` (approximate float arithmetic, as AN5D's nvcc
+--use_fast_math build); then every stencil of the other examples (examples/*.st, their own size
+and type, --examples-budget); with --examples-multistep, each of them tuned at --steps 1 and at
+1000 (1D, 2D) / 100 (3D) steps; then --convergence: each strategy tunes the named stencils
 at the same budget once per seed, best-so-far time against tuning time; then --quality: one
 long GeST tuning per stencil, the best found by --quality-short against the best overall. The
 device's copy bandwidth comes from bench's output.
@@ -72,7 +75,8 @@ class Suite:
 
     def load_merge(self):
         empty = {"version": 1, "meta": {"runs": []}, "rows": [], "copy_gbs": [], "peers": {},
-                 "peer_status": {}, "convergence": {}, "multistep": {}, "quality": {}}
+                 "peer_status": {}, "convergence": {}, "multistep": {}, "quality": {},
+                 "examples_multistep": {}}
         if not self.a.merge:
             return empty
         try:
@@ -88,8 +92,10 @@ class Suite:
         self.res["rows"] = sorted(self.rows.values(), key=lambda r: (r["kind"] != "bench", r["type"], r["name"]))
         m = self.res["meta"]
         m["date"] = self.run_meta["date"]
-        if not self.a.skip_stencils:  # the budget the table's tunings had
-            m.update({"budget": self.a.budget, "examples_budget": self.a.examples_budget})
+        if not self.a.skip_stencils:  # the budget the tables' tunings had
+            m["budget"] = self.a.budget
+            if not self.a.no_examples:
+                m["examples_budget"] = self.a.examples_budget
         run = dict(self.run_meta, elapsed_s=round(self.clock.elapsed(), 1), stopped=self.stopped)
         m["runs"] = [r for r in m.get("runs", []) if r.get("id") != run["id"]] + [run]
         tmp = os.path.join(self.out, "results.json.tmp")
@@ -172,7 +178,7 @@ class Suite:
         """Plain and tuned bench of one stencil; the row is stored whatever happens."""
         steps = self.a.bench_steps if kind == "bench" else None
         row = {"kind": kind, "name": label, "file": os.path.relpath(path, bl.ROOT), "stencil": stencil,
-               "type": typ, "plain": None, "tuned": None, "steps": steps}
+               "type": typ, "plain": None, "tuned": None, "steps": steps, "run": self.run_meta["id"]}
         key_type = typ
         if self.out_of_time():
             row["skipped"] = self.stopped
@@ -331,17 +337,29 @@ class Suite:
                                         "of two per stencil, 1000 fused steps in 2D and 100 in 3D"}
         self.say(f"AN5D figures quoted from {path}: {len(figures)} stencils")
 
-    def multistep(self, label, path, stencil):
-        """The tuned kernel at 1000 steps (2D) or 100 (3D): the tuner may fuse steps (tblock)."""
-        typ = "float"
+    def multistep_steps(self, dims):
+        return self.a.multistep_steps_3d if dims == 3 else self.a.multistep_steps_2d
+
+    def say_tuned(self, head, fig):
+        """The progress line of a tuned multi-step or example measurement."""
+        if "error" in fig:
+            self.say(f"{head} FAILED: {fig['error']}")
+        else:
+            self.say(f"{head} {fig['gst']:8.2f} GStencil/s per step ({fig['config']}) in {fig['wall_s']:.1f} s, "
+                     f"{fig.get('variants')} variants")
+
+    def multistep(self, label, path, stencil, typ):
+        """The tuned kernel at 1000 steps (2D) or 100 (3D): the tuner may fuse steps (tblock).
+        --fast-math is for float only: AN5D's figures, which it is compared with, are float's."""
         table = self.res["multistep"].setdefault(typ, {})
         row = self.rows.get(("bench", label, typ)) or {}
         dims = row.get("dims")
         if not dims:
             r = bl.run(self.stencilc(path, "--dump-ir", *bl.stencil_args(stencil, typ)), 60, self.log)
             dims = bl.bench_dims(path, bl.parse_dump_ir(r.out) if r.ok() else None)
-        steps = self.a.multistep_steps_3d if dims == 3 else self.a.multistep_steps_2d
-        entry = {"steps": steps, "dims": dims, "budget": self.a.multistep_budget, "tuned": None}
+        steps = self.multistep_steps(dims)
+        entry = {"steps": steps, "dims": dims, "budget": self.a.multistep_budget, "tuned": None,
+                 "run": self.run_meta["id"]}
         if self.out_of_time():
             entry["skipped"] = self.stopped
         else:
@@ -349,18 +367,46 @@ class Suite:
                              steps=steps, tunedb=self.tunedb + "-multistep")
             entry["tuned"] = fig
             runs = [(fig, "")]
-            if (label in self.fast_math or "all" in self.fast_math) and not self.out_of_time():
+            if typ == "float" and (label in self.fast_math or "all" in self.fast_math) and not self.out_of_time():
                 entry["fast_math"] = self.bench(path, stencil, typ, True, self.a.multistep_budget,
                                                 f"{label}-{typ}-steps{steps}-fastmath", steps=steps,
                                                 tunedb=self.tunedb + "-multistep", fast_math=True)
                 runs.append((entry["fast_math"], " --fast-math"))
             for f, note in runs:
-                if "error" in f:
-                    self.say(f"{typ:6s} {label:14s} {steps} steps{note} FAILED: {f['error']}")
-                else:
-                    self.say(f"{typ:6s} {label:14s} {steps} steps{note} {f['gst']:8.2f} GStencil/s per step "
-                             f"({f['config']}) in {f['wall_s']:.1f} s, {f.get('variants')} variants")
+                self.say_tuned(f"{typ:6s} {label:14s} {steps} steps{note}", f)
         table[label] = entry
+        self.save()
+
+    # ---- the other examples: one step against multi-step ------------------------------------
+
+    def example_pair(self, label, path, stencil):
+        """An example at its file's grid and type, tuned at --steps 1 (no temporal blocking) and
+        at the multi-step count, each from a tuning database of its own, in this run; with its
+        fields' boundaries and levels (what temporal blocking refused)."""
+        entry = {"file": os.path.relpath(path, bl.ROOT), "stencil": stencil, "budget": self.a.examples_budget,
+                 "one_step": None, "multi_step": None, "run": self.run_meta["id"]}
+        info = {}
+        if not self.out_of_time():
+            r = bl.run(self.stencilc(path, "--dump-ir", *bl.stencil_args(stencil)), 60, self.log)
+            info = bl.parse_dump_ir(r.out) if r.ok() else {}
+        written = bl.declared(path, stencil)
+        typ = info.get("type") or written.get("type") or "?"
+        dims = info.get("dims") or written.get("dims") or bl.bench_dims(path)
+        entry.update({"type": typ, "dims": dims, "steps": self.multistep_steps(dims),
+                      "fields": info.get("fields") or written.get("fields", []),
+                      "fields_from": "--dump-ir" if info.get("fields") else "the file"})
+        if self.stopped:
+            entry["skipped"] = self.stopped
+        else:
+            for what, steps in (("one_step", 1), ("multi_step", entry["steps"])):
+                if self.out_of_time():
+                    entry["skipped"] = self.stopped
+                    break
+                entry[what] = self.bench(path, stencil, None, True, self.a.examples_budget,
+                                         f"{label}-{typ}-steps{steps}", steps=steps,
+                                         tunedb=f"{self.tunedb}-examples-{what.replace('_', '-')}")
+                self.say_tuned(f"{typ:6s} {label:14s} {steps} step{'s' if steps > 1 else ''}, example", entry[what])
+        self.res["examples_multistep"][label] = entry
         self.save()
 
     # ---- tuning convergence ---------------------------------------------------------------
@@ -492,8 +538,8 @@ class Suite:
 
     def run(self):
         self.info()
-        if not self.a.keep_db:
-            for f in glob.glob(os.path.join(self.tunedb, "*")):
+        if not self.a.keep_db:  # the one-step, multi-step and examples' databases
+            for f in glob.glob(self.tunedb + "*/*"):
                 if os.path.isfile(f):
                     os.remove(f)
         bench = [] if self.a.skip_stencils else self.selected(bl.bench_stencils())
@@ -503,21 +549,25 @@ class Suite:
         # Multi-step: on by default with the one-step rows, on with --skip-stencils only when asked.
         want_ms = self.a.multistep if self.a.multistep is not None else not self.a.skip_stencils
         multistep = self.selected(bl.bench_stencils()) if want_ms else []
-        if multistep:
+        if multistep and "float" in self.types:  # AN5D's figures are float's
             self.load_an5d()
+        pairs = self.selected(bl.example_stencils()) if self.a.examples_multistep else []
         self.say(f"{len(bench)} benchmark stencils x {','.join(self.types)}, {len(examples)} other examples; "
                  f"budget {self.a.budget} ({self.a.examples_budget} for the examples); peers: "
                  f"{','.join(sorted(peer_set)) or 'none'}"
                  + (f"; multi-step ({self.a.multistep_budget}) for {len(multistep)}" if multistep else "")
+                 + (f"; one step against multi-step ({self.a.examples_budget}) for {len(pairs)} examples"
+                    if pairs else "")
                  + (f"; stops after {self.a.max_minutes} min" if self.a.max_minutes else ""))
         builder = None
         self.naive_exe, self.naive_error = None, "not built"
         if "naive" in peer_set:
             builder = threading.Thread(target=self.build_naive, daemon=True)
             builder.start()
-        # The 21 and their peers first (the float framework peers right after float's: JAX's
-        # valid-region form is often the best peer), then the other examples, then convergence:
-        # what --max-minutes cuts first is what matters least.
+        # The 21, their peers and their multi-step rows first (the float framework peers right
+        # after float's: JAX's valid-region form is often the best peer), then the other
+        # examples, one step and then one step against multi-step, then convergence: what
+        # --max-minutes cuts first is what matters least.
         for typ in self.types:
             for label, path, stencil in bench:
                 self.phase(f"stencilc {typ}", self.measure_row, "bench", label, path, stencil, typ, self.a.budget)
@@ -528,14 +578,13 @@ class Suite:
             if "framework" in peer_set and typ == "float":
                 self.phase("framework float", self.run_framework)
             self.save()
-            if typ == "float" and multistep:
-                for label, path, stencil in multistep:
-                    self.phase("multi-step float", self.multistep, label, path, stencil)
-        if multistep and "float" not in self.types:
-            self.say("multi-step: float only (--types has no float); skipped")
+            for label, path, stencil in multistep:
+                self.phase(f"multi-step {typ}", self.multistep, label, path, stencil, typ)
         for label, path, stencil in examples:
             self.phase("stencilc examples", self.measure_row, "example", label, path, stencil, None,
                        self.a.examples_budget)
+        for label, path, stencil in pairs:
+            self.phase("examples one step, multi-step", self.example_pair, label, path, stencil)
         for name in self.names_or_all(self.a.convergence):
             self.phase("convergence", self.convergence, name)
         for name in self.names_or_all(self.a.quality):
@@ -592,11 +641,16 @@ def main():
                          "no temporal blocking)")
     ms = ap.add_mutually_exclusive_group()
     ms.add_argument("--multistep", dest="multistep", action="store_true", default=None,
-                    help="the multi-step table (float, the 21 benchmarks; default on, off with --skip-stencils)")
+                    help="the multi-step table (each type of --types, the 21 benchmarks; default on, off with "
+                         "--skip-stencils)")
     ms.add_argument("--no-multistep", dest="multistep", action="store_false")
     ap.add_argument("--multistep-budget", default=None, help="tuning budget of a multi-step row (default --budget)")
     ap.add_argument("--multistep-steps-2d", type=int, default=1000)
     ap.add_argument("--multistep-steps-3d", type=int, default=100)
+    ap.add_argument("--examples-multistep", action="store_true",
+                    help="the other examples (those of --only) tuned at --steps 1 and at the multi-step count "
+                         "(--multistep-steps-2d in 1D and 2D, -3d in 3D), --examples-budget each; with "
+                         "--no-examples and --skip-stencils too")
     ap.add_argument("--fast-math", default=None,
                     help="stencils (or 'all') whose multi-step row is also tuned with --fast-math")
     ap.add_argument("--an5d", default=None,
@@ -610,7 +664,8 @@ def main():
                     help="time the short and the long search's choices again, in turns, this many times "
                          "each (stencilc bench --config; 0: no re-timing)")
     ap.add_argument("--merge", default=None, help="a results.json of an earlier run to add to")
-    ap.add_argument("--keep-db", action="store_true", help="keep OUT/work/tunedb (tuning results are reused)")
+    ap.add_argument("--keep-db", action="store_true",
+                    help="keep the tuning databases OUT/work/tunedb* (tuning results are reused)")
     ap.add_argument("--python", default=sys.executable, help="the python that runs the peers")
     ap.add_argument("--nvcc", default=bl.default_nvcc())
     ap.add_argument("--arch", default="90", help="sm_XX for nvcc when nvidia-smi does not say (default 90)")

@@ -2,7 +2,8 @@
 """A stand-in for stencilc, for tests without a GPU: prints what `stencilc bench`, `--dump-ir`,
 `--version` and the emitting command print (same line formats as driver/step_bench.c and
 runtime/rt_bench.c), with figures made up from the stencil's name. Fault injection through
-the environment, each a comma-separated list of NAME[:TYPE[:plain|tuned]]:
+the environment, each a comma-separated list of NAME[:TYPE[:plain|tuned[:STEPS]]] (STEPS: the
+--steps given):
 FAKE_STENCILC_FAIL (exit 1 with an error), FAKE_STENCILC_HANG (sleep until SIGINT, then finish
 as stencilc does after Ctrl-C), FAKE_STENCILC_KILLHANG (sleep, ignoring SIGINT).
 
@@ -56,7 +57,8 @@ h = zlib.crc32(name.encode()) % 1000
 def matches(var):
     for item in filter(None, os.environ.get(var, "").split(",")):
         p = item.split(":")
-        if p[0] == name and (len(p) < 2 or p[1] == typ) and (len(p) < 3 or p[2] == what):
+        if p[0] == name and (len(p) < 2 or p[1] == typ) and (len(p) < 3 or p[2] == what) \
+                and (len(p) < 4 or p[3] == opt("--steps")):
             return True
     return False
 
@@ -66,6 +68,12 @@ if "--dump-ir" in args:
     flops = int(m.group(1)) if m and path.find("/bench/") >= 0 else 10
     eb = 4 if typ == "float" else 8
     print(f"stencil {name}: {dims}d, {typ}, fields 1")
+    print("fields:")  # ir/dump.c's lines, the boundary as the file writes it (default fixed)
+    for role, fname, opts in re.findall(r"(?m)^\s*(state|coef|temp)\s+(\w+)([^;]*);", block):
+        lv = (re.search(r"levels (\d)", opts) or [None, "2"])[1]
+        levels = f", levels {lv}" if role == "state" else ""
+        bc = (re.search(r"boundary ([^;]+?)(?: levels \d)?$", opts.strip()) or [None, "fixed"])[1]
+        print(f"  {fname}: {role}{levels}, bc {bc}, footprint x[-1,1], read")
     print(f"analysis:\n  radius 1, shape star, points 5\n  flops per point: {flops} as written, {flops} after "
           f"folding and CSE\n  bytes per point: {2 * eb} (1 field read, 1 written, {eb}-byte elements)")
     sys.exit(0)

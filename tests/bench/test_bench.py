@@ -92,6 +92,20 @@ def helpers():
     real = benchlib.parse_an5d(open(os.path.join(DATA, "peers", benchlib.AN5D_FILE)).read())
     check(real["star3d4r"]["gst"] == 153, f"testdata AN5D file {real}")
     check(benchlib.parse_dump_ir("stencil star3d1r: 3d, float, 1 field\n")["dims"] == 3, "dims from --dump-ir")
+    # The fields of --dump-ir (ir/dump.c), a condition per axis and per face too, and of the file.
+    f = benchlib.parse_dump_ir("fields:\n  u: state, levels 3, bc mirror, footprint x[-1,1] y[-1,1], read, written "
+                               "in stage 0\n  c: coef, bc constant(1) | clamp, periodic, footprint x[0,0] y[0,0], read\n"
+                               "  t: temp, bc fixed, in registers\n")["fields"]
+    check(f == [{"name": "u", "role": "state", "levels": 3, "bc": "mirror"},
+                {"name": "c", "role": "coef", "bc": "constant(1) | clamp, periodic"},
+                {"name": "t", "role": "temp", "bc": "fixed"}], f"fields of --dump-ir {f}")
+    check(report.boundaries_cell(f, 2) == "u (3 levels): mirror; c (coef): x constant(1) \\| clamp, y periodic; "
+                                          "t (temp): fixed", report.boundaries_cell(f, 2))
+    d = benchlib.declared(os.path.join(ROOT, "examples", "all_features.st"), "two-d-float")
+    check(d == {"dims": 2, "type": "float", "fields": [{"name": "p", "role": "state", "levels": 2, "bc": "mirror"},
+                                                       {"name": "q", "role": "state", "levels": 3, "bc": "periodic"},
+                                                       {"name": "speed", "role": "coef", "bc": "constant(1)"}]},
+          f"fields of the file {d}")
     check(benchlib.bench_dims("examples/bench/box3d2r.st") == 3 and benchlib.bench_dims("x/j2d5pt.st") == 2
           and benchlib.bench_dims("x/heat.st", {"dims": 3}) == 3, "bench_dims")
     check(benchlib.stencil_args("s", "float", 1) == ["--stencil", "s", "--type", "float", "--steps", "1"]
@@ -135,6 +149,16 @@ def helpers():
                                   "s": {"steps": 1000, "tuned": {"gst": 120.0, "config": "x"}},
                                   "b": {"steps": 1000, "tuned": {"gst": 80.0, "config": "x"},
                                         "fast_math": {"gst": 90.0, "config": "y"}}}}}
+    # double: no AN5D column even where the name has a float figure; a one-step figure of
+    # another run than the multi-step one is named.
+    ms["rows"] = [{"kind": "bench", "type": "double", "name": n, "tuned": {"gst": 100.0}, "run": "a"}
+                  for n in ("g", "s")]
+    ms["multistep"]["double"] = {"g": {"steps": 1000, "tuned": {"gst": 150.0, "config": "x"}, "run": "a"},
+                                 "s": {"steps": 1000, "tuned": {"gst": 90.0, "config": "x"}, "run": "b"}}
+    md = "\n".join(report.multistep_section(ms, {}, "double"))
+    check("| g | 1000 | 150.0 | `x` | 100.0 | 1.50 | - |" in md and "923" not in md
+          and "on **1 of 2** stencils with both figures" in md
+          and "The one-step figure of s is another run's than the multi-step one" in md, f"double section\n{md}")
     md = "\n".join(report.multistep_section(ms, {}))
     check("on **1 of 3** stencils with both figures" in md
           and "tuned multi-step >= AN5D (quoted) on **2 of 3**." in md, f"counts against AN5D\n{md}")
@@ -169,7 +193,7 @@ def run(cmd, env):
 def end_to_end():
     tmp = tempfile.mkdtemp(prefix="stc-bench-")
     env = dict(os.environ, FAKE_STENCILC_FAIL="box2d1r:double:plain,sobel",
-               FAKE_STENCILC_HANG="star2d1r:double:tuned", FAKE_STENCILC_KILLHANG="j2d5pt:float:plain",
+               FAKE_STENCILC_HANG="star2d1r:double:tuned:1", FAKE_STENCILC_KILLHANG="j2d5pt:float:plain",
                FAKE_NO_TORCH="1")
     fake = [os.path.join(DATA, "fake_stencilc.py")]
     only = "box2d1r,j2d5pt,star2d1r,star3d1r,heat,sobel,gray_scott"
@@ -205,6 +229,7 @@ def end_to_end():
     log = open(os.path.join(tmp, "work", "suite.log")).read()
     one_step(res, log)
     multistep(res, md, log)
+    multistep_double(res, md)
     convergence(res, md, log)
     quality(res, md, tmp)
     # --merge keeps the earlier rows and adds the new ones.
@@ -225,9 +250,13 @@ def end_to_end():
          "--merge", os.path.join(tmp, "results.json")], env)
     res4 = json.load(open(os.path.join(tmp, "results.json")))
     md = open(os.path.join(tmp, "RESULTS.md")).read()
-    check(res4["multistep"] == res2["multistep"] and "## double" in md and "## float" in md
+    check(res4["multistep"]["float"] == res2["multistep"]["float"] and "## double" in md and "## float" in md
           and "## Multi-step" in md and "## Tuning quality" in md and "## Tuning convergence" in md,
           "double merged next to float, multi-step, convergence and quality")
+    # ... and its double multi-step row replaces that of the first run, beside the others.
+    msd = res4["multistep"]["double"]
+    check(set(msd) == set(res["multistep"]["double"]) and msd["star3d1r"]["run"] == res4["meta"]["runs"][-1]["id"]
+          and msd["box2d1r"] == res["multistep"]["double"]["box2d1r"], "a double run merges its multi-step rows")
     # ... and keeps the other stencils' peer figures: it adds star3d1r's to the naive table.
     check(set(res4["peers"]["naive"]["double"]) == set(res["peers"]["naive"]["double"]) | {"star3d1r"}
           and len(res4["peers"]["naive"]["double"]) > 1, f"merge keeps peer figures: {res4['peers']['naive']}")
@@ -314,6 +343,87 @@ def multistep(res, md, log):
     short = g < 1 <= gf
     want = f"tuned multi-step >= AN5D (quoted) on **{2 + short} of 3**."
     check(want in md, f"count in AN5D's arithmetic: {want}")
+
+
+def multistep_double(res, md):
+    """--types float,double: a multi-step table per type; double's against its own one-step
+    figures of the same run, without AN5D (its figures are float's)."""
+    ms = res["multistep"].get("double", {})
+    check(set(ms) == {"box2d1r", "j2d5pt", "star2d1r", "star3d1r"}, f"double multi-step rows {sorted(ms)}")
+    check("## Multi-step (temporal blocking), double" in md, "double multi-step section")
+    sec = md[md.find("## Multi-step (temporal blocking), double"):]
+    sec = sec[:sec.find("\n## ", 5)]
+    check("No AN5D column" in sec and "AN5D GStencil/s" not in sec and "--type double --steps S" in sec,
+          f"double multi-step section without AN5D\n{sec}")
+    rows = {r["name"]: r for r in res["rows"] if r["type"] == "double" and r["kind"] == "bench"}
+    speedups = []
+    for n in sorted(ms):
+        t, one = ms[n]["tuned"], rows[n]["tuned"]["gst"]
+        check(ms[n]["run"] == rows[n]["run"], f"{n}: one-step and multi-step of the same run")
+        naive = report.peers_of(res, n, "double").get("naive CUDA")
+        want = (f"| {n} | {ms[n]['steps']} | {t['gst']:.1f} | `{t['config']}` | {one:.1f} | {t['gst'] / one:.2f} | "
+                f"{report.fmt(naive)} |")
+        check(want in sec, f"double multi-step row {want}")
+        speedups.append(t["gst"] / one)
+    check("tblock=4" in ms["box2d1r"]["tuned"]["config"] and ms["star3d1r"]["steps"] == 100, "double tblock, steps")
+    want = (f"Tuned multi-step >= one-step tuned on **{sum(s >= 1 for s in speedups)} of 4** stencils with both "
+            f"figures; geometric mean speed-up from temporal blocking (multi-step / one-step tuned) "
+            f"{report.geomean(speedups):.2f}.")
+    check(want in sec and "another run's" not in sec and "chart-multistep-double.svg" in sec, f"double summary {want}")
+    check(all("fast_math" not in e for e in ms.values()), "--fast-math is for float only")
+
+
+def examples_multistep():
+    """--examples-multistep: each example at --steps 1 and at the multi-step count, each with its
+    own tuning database; its boundaries; a failing multi-step run is a row saying so; and
+    --max-minutes cuts the pairs cleanly."""
+    tmp = tempfile.mkdtemp(prefix="stc-exms-")
+    env = dict(os.environ, FAKE_STENCILC_FAIL="gray_scott:float:tuned:1000,sobel")
+    cmd = [sys.executable, os.path.join(BENCH, "suite.py"), "--stencilc", os.path.join(DATA, "fake_stencilc.py"),
+           "--budget", "1s", "--skip-stencils", "--examples-multistep", "--only", "heat,wave2d,gray_scott,sobel,unsharp"]
+    out = run(cmd + ["--out", tmp], env)
+    res = json.load(open(os.path.join(tmp, "results.json")))
+    md = open(os.path.join(tmp, "RESULTS.md")).read()
+    log = open(os.path.join(tmp, "work", "suite.log")).read()
+    ex = res["examples_multistep"]
+    check(set(ex) == {"heat", "wave2d", "gray_scott", "sobel", "unsharp"} and res["rows"] == [],
+          f"example pairs {sorted(ex)}, no other rows")
+    check(ex["heat"]["steps"] == 100 and ex["wave2d"]["steps"] == 1000 and ex["heat"]["type"] == "float",
+          "1000 steps in 2D, 100 in 3D, the file's type")
+    check("heat.st --steps 1 --autotune" in log and "tunedb-examples-one-step" in log
+          and "heat.st --steps 100 --autotune" in log and "tunedb-examples-multi-step" in log,
+          "one step and multi-step, each with its own database")
+    check("heat           100 steps, example" in out and "gray_scott     1000 steps, example FAILED" in out,
+          f"a progress line per measurement\n{out}")
+    sec = md[md.find("## Other examples: one step against multi-step"):]
+    sec = sec[:sec.find("\n## ", 5)]
+    ratios = []
+    for n, bc in (("heat", "u: fixed"), ("wave2d", "u (3 levels), c (coef): mirror"),
+                  ("unsharp", "img, bx (temp): clamp")):
+        one, multi = ex[n]["one_step"], ex[n]["multi_step"]
+        check("tblock" not in one["config"] and "tblock=4" in multi["config"], f"{n} configurations")
+        want = (f"| {n} | `{ex[n]['file']}` | float | {one['grid']} | {bc} | {one['gst']:.1f} | `{one['config']}` "
+                f"| {ex[n]['steps']} | {multi['gst']:.1f} | `{multi['config']}` | 4 | {multi['gst'] / one['gst']:.2f} |")
+        check(want in sec, f"example row {want}\n{sec}")
+        ratios.append(multi["gst"] / one["gst"])
+    gs = ex["gray_scott"]
+    check("gst" in gs["one_step"] and "error" in gs["multi_step"], f"gray_scott: one step ran, multi-step failed {gs}")
+    check(f"| u, v: periodic | {gs['one_step']['gst']:.1f} | `{gs['one_step']['config']}` | 1000 | failed | - | - | - |"
+          in sec, "a failed multi-step run is a row saying so")
+    check("- gray_scott (float, example, 1000 steps, tuned): stencilc: error: the kernel differs" in md
+          and "- sobel (float, example, 1 step, tuned): stencilc: error" in md, "failures listed with their reasons")
+    check(f"Multi-step >= one step on **3 of 3** examples with both figures; geometric mean multi-step / one step "
+          f"{report.geomean(ratios):.2f}; steps fused on 3 of the 3 multi-step figures" in sec, "examples summary")
+    tmp2 = tempfile.mkdtemp(prefix="stc-exms-")
+    run(cmd + ["--out", tmp2, "--max-minutes", "0.05"], env)
+    res2 = json.load(open(os.path.join(tmp2, "results.json")))
+    md2 = open(os.path.join(tmp2, "RESULTS.md")).read()
+    check(all(e.get("skipped") and e["one_step"] is None for e in res2["examples_multistep"].values())
+          and "| heat | `examples/heat.st` | float | - | u: fixed | not run | - | 100 | not run |" in md2
+          and "- heat (float, example, 100 steps, tuned): not run (--max-minutes" in md2, "--max-minutes: not run")
+    if not failures:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp2, ignore_errors=True)
 
 
 def convergence(res, md, log):
@@ -579,5 +689,6 @@ if __name__ == "__main__":
     helpers()
     svgs()
     end_to_end()
+    examples_multistep()
     print("bench: %d failures" % failures)
     sys.exit(1 if failures else 0)

@@ -84,8 +84,22 @@ void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 /* The reductions' kernels (emit_reduce.c) into the plan's module and source, and their launches
- * into plan->reduce. Nothing without reductions. */
+ * into plan->reduce; where some are fused (after the fused step is built), their combine
+ * kernels and plan->after. Nothing without reductions. */
 void cg_build_reductions(CgCtx *ctx, Plan *plan);
+/* Reduction r can be folded by the step kernel that writes the last stage: every field the step
+ * writes that it reads at level 0 (the new values) is written by the last stage and read at
+ * offset 0 (emit_reduce_fused.c). Else 0 with the reason in why (may be NULL). */
+int cg_reduce_fusable(const IrProgram *p, int r, char *why, int whylen);
+/* Chooses the reductions the fused step folds (plan->reduce_fused, nfused_reduces, fused_note):
+ * the fusable ones where family_fuses (the plan's last step is a plain kernel), else none. */
+void cg_choose_fused(CgCtx *ctx, Plan *plan, int family_fuses);
+/* Adds to a the arguments that the fused form of the last stage needs beyond its own: the
+ * fused reductions' reads, params and coordinates, and the scratch. */
+void cg_fused_args(CgCtx *ctx, const Plan *plan, CgArgs *a);
+/* The last stage's plain kernel (block plan->fused_tile) that also folds plan's fused
+ * reductions over its points, one partial per block into the scratch. */
+void cg_emit_stage_fused(CgCtx *ctx, const Plan *plan, int stage, const char *name, const CgArgs *args);
 /* Threads per block of the whole-buffer and fill kernels. */
 enum { CG_UTIL_BLOCK = 128 };
 
@@ -132,6 +146,9 @@ void cg_add_kernel(CgCtx *ctx, const KKernel *k);
 void cg_add_global(CgCtx *ctx, const KStmt *decl);
 /* A kernel with the arguments of args as parameters. */
 KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args);
+/* The parameters of args added to k (buffers and params in the element type, the reductions'
+ * scratch as double *, sizes and coordinates as int). */
+void cg_kernel_params(CgCtx *ctx, KKernel *k, const CgArgs *args);
 /* Declares s1, s2 (as the program's dims need) onto out; returns them in s[1], s[2]. */
 void cg_strides(CgCtx *ctx, KBlock *out, KExpr *s[3]);
 /* (long long)(k + hk) * s2 + (long long)(j + hj) * s1 + (i + hi): the linear index of interior

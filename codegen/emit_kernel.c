@@ -122,17 +122,22 @@ void cg_arg_name(const IrProgram *prog, const PlanArg *arg, char *buf, int len)
     }
 }
 
-KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args)
+void cg_kernel_params(CgCtx *ctx, KKernel *k, const CgArgs *args)
 {
-    Kb *b = &ctx->kb;
-    KKernel *k = k_kernel(b, name, ctx->cfg->v[P_MAXREG], block[0] * block[1] * block[2]);
     for (int i = 0; i < args->nargs; i++) {
         const PlanArg *a = &args->args[i];
         char an[160];
         cg_arg_name(ctx->prog, a, an, sizeof an);
-        k_param(b, k, a->kind == ARG_BUF || a->kind == ARG_PARAM ? ctx->T : "int", arena_strdup(ctx->arena, an),
-                a->kind == ARG_BUF, args->writes[i]);
+        const char *type = a->kind == ARG_BUF || a->kind == ARG_PARAM ? ctx->T : a->kind == ARG_SCRATCH ? "double" : "int";
+        k_param(&ctx->kb, k, type, arena_strdup(ctx->arena, an), a->kind == ARG_BUF || a->kind == ARG_SCRATCH,
+                args->writes[i]);
     }
+}
+
+KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args)
+{
+    KKernel *k = k_kernel(&ctx->kb, name, ctx->cfg->v[P_MAXREG], block[0] * block[1] * block[2]);
+    cg_kernel_params(ctx, k, args);
     return k;
 }
 

@@ -25,6 +25,8 @@ typedef struct {
     int nlaunches, cap;
     const char **emitted; /* names of kernels already in the source */
     const char *suffix;   /* of the stage kernels' names ("" or "_single") */
+    const Plan *fuse;     /* building the fused step: the last stage's kernel folds fuse's
+                             fused reductions, the others exist already */
     char *why;            /* where a pass explains why it cannot generate the config */
     int whylen;
     int nemitted, cap_emitted;
@@ -159,13 +161,21 @@ static int build_step(Builder *b)
         const char *name = p->nstages == 1
                                ? arena_printf(b->ctx.arena, "%s_step%s", b->ctx.prefix, b->suffix)
                                : arena_printf(b->ctx.arena, "%s_stage%d%s", b->ctx.prefix, s, b->suffix);
+        int fuse = b->fuse && s == p->nstages - 1;
+        if (fuse)
+            name = p->nstages == 1 ? arena_printf(b->ctx.arena, "%s_step_reduce", b->ctx.prefix)
+                                   : arena_printf(b->ctx.arena, "%s_stage%d_reduce", b->ctx.prefix, s);
         CgArgs args = {0};
         cg_stage_args(&b->ctx, s, &args);
+        if (fuse)
+            cg_fused_args(&b->ctx, b->fuse, &args);
         int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
         PlanLaunch *l = add_launch(b, name, block, &args);
         for (int d = 0; d < 3; d++)
             l->tile[d] = block[d];
-        if (cg_pass_for(c)->build(&b->ctx, s, name, &args, l, b->why, b->whylen) != 0)
+        if (fuse)
+            cg_emit_stage_fused(&b->ctx, b->fuse, s, name, &args);
+        else if (!b->fuse && cg_pass_for(c)->build(&b->ctx, s, name, &args, l, b->why, b->whylen) != 0)
             return -1;
         for (int f = 0; f < p->nfields; f++)
             if (is_materialized_temp(p, f) && cg_writing_stage(p, f) == s &&
@@ -257,6 +267,29 @@ static int build_group(Builder *b, const Config *cfg, const char *suffix, PlanLa
     return 0;
 }
 
+/* The fused step (plan->fused, emit_reduce_fused.c) where some reductions fuse: the plain
+ * kernels of one step, the plan's own (plain family) or its single step's (temporal blocking),
+ * the last stage's folding the reductions. The tile and streaming families fuse none. */
+static int build_fused(Builder *b, Plan *plan)
+{
+    int single = plan->step_count > 1;
+    cg_choose_fused(&b->ctx, plan, single || strcmp(cg_pass_for(&plan->config)->name, "plain") == 0);
+    if (!plan->nfused_reduces)
+        return 0;
+    Config plain = plan->config;
+    if (single) {
+        plain = config_default(plan->prog->dims);
+        for (int d = 0; d < 3; d++)
+            plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
+    }
+    for (int d = 0; d < 3; d++)
+        plan->fused_tile[d] = d < plan->prog->dims ? plain.v[P_TBX + d] : 1;
+    b->fuse = plan;
+    int status = build_group(b, &plain, single ? "_single" : "", &plan->fused, &plan->nfused);
+    b->fuse = NULL;
+    return status;
+}
+
 /* The prologue, the step and, when the step fuses several, the plain single step. */
 static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
 {
@@ -283,6 +316,8 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
         for (int d = 0; d < 3; d++)
             plan->fused_min_n[d] = cg_temporal_min_extent(plan->prog, &plan->config, d);
     }
+    if (build_fused(b, plan) != 0)
+        return -1;
     b->ctx.cfg = &plan->config;
     return 0;
 }

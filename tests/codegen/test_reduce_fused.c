@@ -1,0 +1,206 @@
+/* Reductions folded by the step (codegen/emit_reduce_fused.c), no GPU needed: which reductions of
+ * tests/programs/reduce_fused.st and reduce_stages.st are fused, and why the others are not (an
+ * offset, an earlier stage, a tile or streaming plan); the fused step's kernel (no return before
+ * the tree, the new value named once and stored, the level before read from the step's level 0,
+ * the coordinates) and its launches; the combine kernels and the launches after it; the
+ * coordinates in the separate pass; NAME_run_reduce in the files, under temporal blocking its
+ * single step; and, where nvcc is, the emitted .cu compiled with warnings as errors. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../driver/load_program.h"
+#include "codegen.h"
+#include "hand_ir.h"
+
+static const char *const fused_names[] = {"relax_fused_change", "relax_fused_mass", "relax_fused_centre", "relax_fused_low"};
+
+/* relax under the plain kernel: four fused, lap separate; the step and its launches after. */
+static void check_relax(const IrProgram *p, const Plan *plan)
+{
+    assert(plan->nfused_reduces == 4);
+    for (int r = 0; r < 4; r++)
+        assert(plan->reduce_fused[r]);
+    assert(!plan->reduce_fused[4]);
+    hb_has(plan->fused_note, "lap: separate: it reads the new u 1 point away along x, which another thread computes.");
+    /* the fused step: the step's launches, the last one the fused kernel with the scratch */
+    assert(plan->nfused == plan->nstep);
+    const PlanLaunch *l = &plan->fused[0];
+    assert(strcmp(l->kernel, "relax_step_reduce") == 0 && l->rotate_after);
+    assert(l->args[l->nargs - 1].kind == ARG_SCRATCH && l->args[l->nargs - 1].index == PLAN_REDUCE_SLOT(p->nreduces));
+    assert(plan->fused_tile[0] == 32 && plan->fused_tile[1] == 8 && plan->fused_tile[2] == 1);
+    const int n[3] = {67, 61, 1};
+    assert(plan_fused_parts(plan, n) == 3 * 8 && plan_fused_scratch(plan, n) == 5 * 257 + 4 * 24);
+    const KKernel *k = k_module_kernel(&plan->module, "relax_step_reduce");
+    assert(k);
+    assert(kir_count_stmts(&k->body, KS_RETURN) == 0);  /* every thread reaches the barriers */
+    assert(kir_count_stmts(&k->body, KS_BARRIER) == 9); /* the tree of 256 */
+    assert(kir_count_index(&k->body, "f_u_lp1") == 1);  /* the store */
+    assert(kir_count_index(&k->body, "f_k_l0") >= 2);   /* the step's k and the reduction's k[1,0] */
+    assert(kir_count_index(&k->body, "red3") > 0 && kir_count_index(&k->body, "red4") == 0);
+    /* after it: the four combines, then lap's partial and combine */
+    assert(plan->nafter == 6);
+    for (int q = 0; q < 4; q++)
+        assert(strcmp(plan->after[q].kernel, fused_names[q]) == 0);
+    assert(strcmp(plan->after[4].kernel, "relax_reduce_lap") == 0 && strcmp(plan->after[5].kernel, "relax_combine_max") == 0);
+    const KKernel *c = k_module_kernel(&plan->module, "relax_fused_mass");
+    assert(c && kir_count_stmts(&c->body, KS_FOR) == 1 && kir_count_stmts(&c->body, KS_BARRIER) == 9);
+}
+
+static void check_relax_text(const Plan *plan)
+{
+    const char *src = plan->source;
+    hb_has(src, "const double nv0 = ");
+    hb_has(src, "f_u_lp1[idx] = nv0;");
+    hb_has(src, "const double x = (double)fabs(nv0 - f_u_l0[idx]);"); /* u - u@-1 */
+    hb_has(src, "acc0 = x != x || x > acc0 ? x : acc0;");
+    hb_has(src, "acc1 += x;");
+    hb_has(src, "(double)(i + c_o0)");                       /* x in the fused kernel */
+    hb_has(src, "const unsigned t = threadIdx.x + 32u * threadIdx.y;");
+    hb_has(src, "const long long part = ((long long)blockIdx.x + (long long)((n0 + 31) / 32) * (long long)blockIdx.y) * 4;");
+    hb_has(src, "scratch[part + 3] = red3[0];");
+    hb_has(src, "const int parts = (n0 + 31) / 32 * ((n1 + 7) / 8);");
+    hb_has(src, "acc += scratch[(long long)c * 4 + 1286];"); /* the mass's partials: 5 * 257 + 1 */
+    hb_has(src, "scratch[513] = red[0];");
+    /* the separate pass takes the coordinates too */
+    hb_has(src, "relax_reduce_centre(\n    const double *__restrict__ f_u_l0,\n    const int n0,\n    const int n1,\n"
+                "    const int c_o0,\n    const int c_o1,\n");
+}
+
+static void check_files(const Plan *plan, StrBuf *cu, StrBuf *h)
+{
+    assert(cg_emit(plan, "relax", cu, h) == 0);
+    hb_has(h->data, "cudaError_t relax_run_reduce(relax_fields *f, const relax_params *p, int nx, int ny, int nz, int steps,\n"
+                    "    void *workspace, relax_reductions *out, cudaStream_t stream);");
+    hb_has(h->data, " * Reductions:\n *   change: fused.\n *   mass: fused.\n *   centre: fused.\n *   low: fused.\n"
+                    " *   lap: separate: it reads the new u 1 point away along x");
+    hb_has(cu->data, "static cudaError_t relax_fused_(relax_bufs_ *b, const relax_params *p, const int n[3], int step0,\n"
+                     "    cudaStream_t stream, double *scratch)");
+    hb_has(cu->data, "relax_step_reduce<<<grid, dim3(32u, 8u, 1u), 0, stream>>>(");
+    hb_has(cu->data, "    for (int s = 0; err == cudaSuccess && s < steps - 1; s++)\n");
+    hb_has(cu->data, "err = cudaMallocAsync((void **)&scratch, (size_t)(1285 + (long long)((n[0] + 31) / 32) * "
+                     "(long long)((n[1] + 7) / 8) * 4) * sizeof(double), stream);");
+    hb_has(cu->data, "err = relax_fused_(&b, p, n, steps - 1, stream, scratch);");
+    hb_has(cu->data, "err = relax_after_(&b, p, n, scratch, stream);");
+    hb_has(cu->data, "relax_fused_low<<<dim3(1u, 1u, 1u), dim3(256u, 1u, 1u), 0, stream>>>(scratch + 0, n[0], n[1]);");
+    hb_has(cu->data, "    const int co_[3] = {0, 0, 0};\n    const int *cn_ = n;\n    if (err == cudaSuccess) {\n"
+                     "        relax_reduce_change<<<"); /* NAME_reduce_all_'s x, y, nx */
+    hb_has(cu->data, "out->lap = values[4];");
+}
+
+/* Two stages: u (stage 0) separate, v (the last) fused; the first stage's kernel is the step's. */
+static void check_stages(const IrProgram *p, const Plan *plan)
+{
+    assert(plan->nfused_reduces == 1 && !plan->reduce_fused[0] && plan->reduce_fused[1]);
+    hb_has(plan->fused_note, "first: separate: it reads u, which stage 0 writes, not the last.");
+    assert(strcmp(plan->fused[0].kernel, "stages_stage0") == 0);
+    int at = -1;
+    for (int i = 0; i < plan->nfused; i++)
+        if (strcmp(plan->fused[i].kernel, "stages_stage1_reduce") == 0)
+            at = i;
+    assert(at > 0);
+    assert(hb_count(plan->source, "\nstages_stage0(\n") == 1);
+    hb_has(plan->source, "const unsigned t = threadIdx.x + 32u * (threadIdx.y + 4u * threadIdx.z);");
+    hb_has(plan->source, "(float)(k + c_o2)"); /* the step's z, in the fused kernel too */
+    assert(k_module_kernel(&plan->module, "stages_fused_last"));
+    assert(plan->nafter == 3 && strcmp(plan->after[0].kernel, "stages_reduce_first") == 0);
+    (void)p;
+}
+
+static void write_file(const char *dir, const char *name, const StrBuf *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert(f);
+    fputs(text->data, f);
+    fclose(f);
+}
+
+/* The programs' files compiled by nvcc, warnings as errors. */
+static int compile_all(const char *nvcc, StrBuf *const files[][2], const char *const names[], int n)
+{
+    char dir[] = "/tmp/stc_fused_XXXXXX", cmd[1024];
+    assert(mkdtemp(dir));
+    StrBuf all = {0};
+    for (int i = 0; i < n; i++) {
+        char file[256];
+        snprintf(file, sizeof file, "%s.cu", names[i]);
+        write_file(dir, file, files[i][0]);
+        snprintf(file, sizeof file, "%s.h", names[i]);
+        write_file(dir, file, files[i][1]);
+        sb_printf(&all, "#include \"%s.cu\"\n", names[i]);
+    }
+    write_file(dir, "all.cu", &all);
+    sb_free(&all);
+    snprintf(cmd, sizeof cmd, "%s -c -arch=sm_80 -Werror all-warnings -o %s/all.o %s/all.cu", nvcc, dir, dir);
+    int status = system(cmd);
+    if (status != 0)
+        fprintf(stderr, "nvcc failed: %s\n", cmd);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return status;
+}
+
+int main(void)
+{
+    Arena *a = arena_new();
+    IrProgram *p = load_example("../tests/programs/reduce_fused.st", a);
+    assert(p && p->nreduces == 5);
+    Plan *plan = hb_plan(a, p, "");
+    check_relax(p, plan);
+    check_relax_text(plan);
+    StrBuf cu = {0}, h = {0};
+    check_files(plan, &cu, &h);
+
+    /* the tile and streaming kernels fuse nothing: every reduction after the step, as before */
+    Plan *tile = hb_plan(a, p, "tb=32x8x1,smem=on");
+    assert(tile->nfused_reduces == 0 && tile->nfused == 0 && tile->nafter == 0);
+    hb_has(tile->fused_note, "change: separate: the tile kernels have no fused form.");
+    StrBuf tcu = {0}, th = {0};
+    assert(cg_emit(tile, "relax_tile", &tcu, &th) == 0);
+    hb_has(tcu.data, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n");
+    hb_has(tcu.data, "err = relax_reduce_all_(&b, p, n, scratch, stream);");
+    sb_free(&tcu);
+    sb_free(&th);
+
+    IrProgram *q = load_example("../tests/programs/reduce_stages.st", a);
+    assert(q && q->nstages == 2);
+    Plan *qp = hb_plan(a, q, "");
+    check_stages(q, qp);
+    Plan *stream = hb_plan(a, q, "tb=32x4x1,stream=z,sb=16");
+    assert(stream->nfused_reduces == 0);
+    hb_has(stream->fused_note, "last: separate: the stream kernels have no fused form.");
+    StrBuf qcu = {0}, qh = {0};
+    assert(cg_emit(qp, "stages", &qcu, &qh) == 0);
+
+    /* temporal blocking: the last step is the single step's plain kernel, fused */
+    IrProgram *j = load_example("jacobi_residual.st", a);
+    Plan *jp = hb_plan(a, j, "tblock=2");
+    assert(jp->step_count == 2 && jp->nfused_reduces == 2 && !jp->reduce_fused[0]);
+    assert(strcmp(jp->fused[0].kernel, "jacobi_step_reduce") == 0 && jp->fused[0].steps == 1);
+    assert(jp->fused_tile[0] == jp->config.v[P_TBX] && jp->fused_tile[1] == jp->config.v[P_TBY]);
+    StrBuf jcu = {0}, jh = {0};
+    assert(cg_emit(jp, "jacobi", &jcu, &jh) == 0);
+    hb_has(jcu.data, "    int left = steps - 1;\n");
+    hb_has(jcu.data, "        err = jacobi_single_(&b, p, n, steps - 1 - left, stream);\n");
+
+    int status = 0;
+    const char *nvcc = hb_find_nvcc();
+    if (nvcc) {
+        StrBuf *const files[][2] = {{&cu, &h}, {&qcu, &qh}, {&jcu, &jh}};
+        static const char *const names[] = {"relax", "stages", "jacobi"};
+        status = compile_all(nvcc, files, names, 3);
+    }
+    sb_free(&cu);
+    sb_free(&h);
+    sb_free(&qcu);
+    sb_free(&qh);
+    sb_free(&jcu);
+    sb_free(&jh);
+    arena_free(a);
+    return status != 0;
+}

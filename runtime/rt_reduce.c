@@ -1,4 +1,5 @@
-/* The reductions on the GPU (codegen/emit_reduce.c's launches) and their check against the
+/* The reductions on the GPU (codegen/emit_reduce.c's launches), the run whose last step folds
+ * the fusable ones (emit_reduce_fused.c's, as NAME_run_reduce), and their check against the
  * interpreter's on the same state. */
 #include <math.h>
 #include <stdio.h>

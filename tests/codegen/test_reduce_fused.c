@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../driver/load_program.h"
 #include "codegen.h"
@@ -109,42 +108,6 @@ static void check_stages(const IrProgram *p, const Plan *plan)
     (void)p;
 }
 
-static void write_file(const char *dir, const char *name, const StrBuf *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert(f);
-    fputs(text->data, f);
-    fclose(f);
-}
-
-/* The programs' files compiled by nvcc, warnings as errors. */
-static int compile_all(const char *nvcc, StrBuf *const files[][2], const char *const names[], int n)
-{
-    char dir[] = "/tmp/stc_fused_XXXXXX", cmd[1024];
-    assert(mkdtemp(dir));
-    StrBuf all = {0};
-    for (int i = 0; i < n; i++) {
-        char file[256];
-        snprintf(file, sizeof file, "%s.cu", names[i]);
-        write_file(dir, file, files[i][0]);
-        snprintf(file, sizeof file, "%s.h", names[i]);
-        write_file(dir, file, files[i][1]);
-        sb_printf(&all, "#include \"%s.cu\"\n", names[i]);
-    }
-    write_file(dir, "all.cu", &all);
-    sb_free(&all);
-    snprintf(cmd, sizeof cmd, "%s -c -arch=sm_80 -Werror all-warnings -o %s/all.o %s/all.cu", nvcc, dir, dir);
-    int status = system(cmd);
-    if (status != 0)
-        fprintf(stderr, "nvcc failed: %s\n", cmd);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return status;
-}
-
 int main(void)
 {
     Arena *a = arena_new();
@@ -191,9 +154,9 @@ int main(void)
     int status = 0;
     const char *nvcc = hb_find_nvcc();
     if (nvcc) {
-        StrBuf *const files[][2] = {{&cu, &h}, {&qcu, &qh}, {&jcu, &jh}};
         static const char *const names[] = {"relax", "stages", "jacobi"};
-        status = compile_all(nvcc, files, names, 3);
+        const StrBuf *const cus[] = {&cu, &qcu, &jcu}, *const hs[] = {&h, &qh, &jh};
+        status = hb_nvcc_compile(nvcc, names, cus, hs, 3);
     }
     sb_free(&cu);
     sb_free(&h);

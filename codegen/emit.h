@@ -39,6 +39,8 @@ struct CgCtx {
     CgStoreFn kstore;    /* NULL: array[index] = value; */
     KExpr *kidx;         /* the point's linear index (NULL: a variable named ctx->idx or idx) */
     CgCoordFn kcoord;    /* NULL: the variables i, j, k of the plain kernel, and step 0 */
+    const Plan *fold;    /* building the fused step's last stage (emit_reduce_fused.c): each
+                            point also folds this plan's fused reductions; NULL: none */
     KModule *module;     /* where built kernels go (the plan's), or NULL */
 };
 
@@ -91,15 +93,22 @@ void cg_build_reductions(CgCtx *ctx, Plan *plan);
  * writes that it reads at level 0 (the new values) is written by the last stage and read at
  * offset 0 (emit_reduce_fused.c). Else 0 with the reason in why (may be NULL). */
 int cg_reduce_fusable(const IrProgram *p, int r, char *why, int whylen);
-/* Chooses the reductions the fused step folds (plan->reduce_fused, nfused_reduces, fused_note):
- * the fusable ones where family_fuses (the plan's last step is a plain kernel), else none. */
-void cg_choose_fused(CgCtx *ctx, Plan *plan, int family_fuses);
+/* Chooses the reductions the fused step, whose kernels are built under cfg, folds
+ * (plan->reduce_fused, nfused_reduces, fused_note): the fusable ones where cfg's kernel family
+ * has a fused form (plain, tile), else none. */
+void cg_choose_fused(CgCtx *ctx, Plan *plan, const Config *cfg);
 /* Adds to a the arguments that the fused form of the last stage needs beyond its own: the
  * fused reductions' reads, params and coordinates, and the scratch. */
 void cg_fused_args(CgCtx *ctx, const Plan *plan, CgArgs *a);
-/* The last stage's plain kernel (block plan->fused_tile) that also folds plan's fused
- * reductions over its points, one partial per block into the scratch. */
-void cg_emit_stage_fused(CgCtx *ctx, const Plan *plan, int stage, const char *name, const CgArgs *args);
+/* A kernel family's fused form (ctx->fold set): cg_fold_begin declares the accumulators at the
+ * top of the kernel's body, cg_point then folds each point it stores, and cg_fold_end, at the
+ * end of the body (which every thread of the block must reach: no return before it), leaves
+ * the block's partials in the scratch. The launch covers n[d] + extra[d] points in tiles of
+ * tile[d] with blocks of block[d] threads. */
+void cg_fold_begin(CgCtx *ctx, KBlock *body);
+void cg_fold_end(CgCtx *ctx, KBlock *body, const int block[3], const int tile[3], const int extra[3]);
+/* cg_point's fused form: the stored values named, stored, then folded. */
+void cg_fold_point(CgCtx *ctx, KBlock *out, const CgPointStores *stores);
 /* Threads per block of the whole-buffer and fill kernels. */
 enum { CG_UTIL_BLOCK = 128 };
 

@@ -16,12 +16,12 @@ static const char HEADER_REDUCE[] =
     " * or copy error (*out is then unchanged). */\n"
     "cudaError_t @_reduce(const @_fields *f, const @_params *p, int nx, int ny, int nz,\n"
     "    @_reductions *out, cudaStream_t stream);\n\n"
-    "/* As @_run for `steps` steps (at least 1), then the reductions after the last one into *out,\n"
-    " * waiting for them: the values @_reduce would give then. Reductions marked fused below are\n"
-    " * folded by the last step's kernel over the points it writes, so they cost no pass of\n"
-    " * their own; the others run after it as in @_reduce. A fused sum adds in another order\n"
-    " * than @_reduce (both in double; the order is fixed for a grid size). Returns as @_run,\n"
-    " * cudaErrorInvalidValue also for out NULL or steps < 1.\n"
+    "/* Runs `steps` steps (at least 1) as @_run does, then fills *out with the reductions\n"
+    " * after the last one, as @_reduce would, and waits for them. The reductions marked fused\n"
+    " * below are folded by the last step's kernel over the points it writes: they cost no\n"
+    " * pass over the fields of their own; the others run after it. A fused sum adds in another\n"
+    " * order than @_reduce (both in double, the order fixed for a grid size). Returns as\n"
+    " * @_run; cudaErrorInvalidValue also for out NULL or steps < 1.\n"
     " * Reductions:${note} */\n"
     "cudaError_t @_run_reduce(@_fields *f, const @_params *p, int nx, int ny, int nz, int steps,\n"
     "    void *workspace, @_reductions *out, cudaStream_t stream);\n\n";
@@ -143,8 +143,8 @@ static void emit_run_reduce(const Api *api, StrBuf *cu)
     StrBuf parts = {0};
     sb_printf(&parts, "%d", PLAN_REDUCE_SLOT(p->nreduces));
     for (int d = 0; nf && d < p->dims; d++)
-        sb_printf(&parts, "%s(long long)((n[%d] + %d) / %d)", d ? " * " : " + " , d, plan->fused_tile[d] - 1,
-                  plan->fused_tile[d]);
+        sb_printf(&parts, "%s(long long)((n[%d] + %d) / %d)", d ? " * " : " + ", d,
+                  plan->fused_extra[d] + plan->fused_tile[d] - 1, plan->fused_tile[d]);
     if (nf)
         sb_printf(&parts, " * %d", nf);
     const TplVar vars[] = {{"count", arena_printf(api->arena, "%d", p->nreduces)},

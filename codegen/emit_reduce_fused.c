@@ -6,16 +6,22 @@
  * point, folds it over its points, leaves one partial per block (a tree in shared memory, as
  * the separate pass's), and NAME_fused_R combines the partials of the blocks in a fixed order
  * (thread t folds partials t, t + 256, ..., then the tree), so a value is the same on every run
- * of one grid and configuration. The fused step is the plain kernel: the plan's own where its
- * family is plain, its single step (the one that runs the steps left over by the fused ones)
- * under temporal blocking; the tile and streaming families leave every reduction to the
- * separate pass. */
+ * of one grid and configuration. A family's kernel builder makes its fused form with ctx->fold
+ * set: cg_fold_begin, cg_point's fold at each point (cg_fold_point), cg_fold_end. The plain and
+ * tile families have one; the fused step is the plan's own step, or under temporal blocking its
+ * single step (the one that runs the steps left over by the fused ones); the streaming family
+ * leaves every reduction to the separate pass. */
 #include "emit_reduce.h"
 #include "pass.h"
 
 #include <stdio.h>
+#include <string.h>
 
-enum { FUSED_COMBINE_THREADS = PLAN_REDUCE_PARTIALS, FUSED_MAX = 4 /* shared arrays of the block's tree */ };
+enum {
+    FUSED_COMBINE_THREADS = PLAN_REDUCE_PARTIALS,
+    FUSED_MAX = 4,            /* reductions folded by one step: a tree's shared array each */
+    FUSED_SMEM = 96 * 1024,   /* a tile's staging and the trees together, bytes */
+};
 
 /* The index of field's write among the stored writes of stage st (as cg_build_point lists
  * them), or -1. */
@@ -58,9 +64,27 @@ int cg_reduce_fusable(const IrProgram *p, int r, char *why, int whylen)
     return 1;
 }
 
-/* Which of plan's reductions the fused step folds (plan->reduce_fused, nfused_reduces), and the
- * header's note of what is fused and why the rest is not. */
-void cg_choose_fused(CgCtx *ctx, Plan *plan, int family_fuses)
+/* Why the kernels of cfg cannot fold n reductions (into why), or 0 when they can: the plain and
+ * tile families have a fused form; the trees' shared arrays must fit beside a tile's staging. */
+static int family_refuses(const Plan *plan, const Config *cfg, int n, char *why, int whylen)
+{
+    const char *family = cg_pass_for(cfg)->name;
+    if (strcmp(family, "plain") != 0 && strcmp(family, "tile") != 0) {
+        snprintf(why, (size_t)whylen, "the %s kernels have no fused form", family);
+        return 1;
+    }
+    int staged = 0, trees = n * cfg->v[P_TBX] * cfg->v[P_TBY] * cfg->v[P_TBZ] * (int)sizeof(double);
+    for (int i = 0; i < plan->nstep; i++)
+        staged = plan->step[i].smem_bytes > staged ? plan->step[i].smem_bytes : staged;
+    if (staged + trees > FUSED_SMEM) {
+        snprintf(why, (size_t)whylen, "the tile's %d bytes of shared memory leave no room for the trees of %d "
+                 "fused reductions (%d bytes; at most %d in all)", staged, n, trees, FUSED_SMEM);
+        return 1;
+    }
+    return 0;
+}
+
+void cg_choose_fused(CgCtx *ctx, Plan *plan, const Config *cfg)
 {
     const IrProgram *p = ctx->prog;
     StrBuf note = {0};
@@ -68,17 +92,21 @@ void cg_choose_fused(CgCtx *ctx, Plan *plan, int family_fuses)
     if (!p->nreduces)
         return;
     plan->reduce_fused = arena_alloc(ctx->arena, (size_t)p->nreduces);
+    int fusable = 0;
+    for (int r = 0; r < p->nreduces; r++)
+        fusable += cg_reduce_fusable(p, r, NULL, 0);
+    char refused[240] = "";
+    int refuses = family_refuses(plan, cfg, fusable < FUSED_MAX ? fusable : FUSED_MAX, refused, sizeof refused);
     for (int r = 0; r < p->nreduces; r++) {
-        char why[200] = "";
-        int fuse = family_fuses && cg_reduce_fusable(p, r, why, sizeof why);
-        if (!family_fuses)
-            snprintf(why, sizeof why, "the %s kernels have no fused form", cg_pass_for(&plan->config)->name);
+        char why[240] = "";
+        int fuse = cg_reduce_fusable(p, r, why, sizeof why);
+        if (fuse && refuses)
+            fuse = 0, snprintf(why, sizeof why, "%s", refused);
         else if (fuse && plan->nfused_reduces == FUSED_MAX)
             fuse = 0, snprintf(why, sizeof why, "at most %d reductions are fused into one step", FUSED_MAX);
         if (fuse)
             plan->reduce_fused[r] = 1, plan->nfused_reduces++;
-        sb_printf(&note, "\n *   %s: %s%s.", p->reduces[r].name, plan->reduce_fused[r] ? "fused" : "separate: ",
-                  plan->reduce_fused[r] ? "" : why);
+        sb_printf(&note, "\n *   %s: %s%s.", p->reduces[r].name, fuse ? "fused" : "separate: ", fuse ? "" : why);
     }
     plan->fused_note = arena_strdup(ctx->arena, note.data);
     sb_free(&note);
@@ -118,90 +146,93 @@ void cg_fused_args(CgCtx *ctx, const Plan *plan, CgArgs *a)
     cg_args_add(ctx, a, (PlanArg){ARG_SCRATCH, 0, 0, PLAN_REDUCE_SLOT(p->nreduces)}, 1);
 }
 
-/* threadIdx.x + bx * (threadIdx.y + by * threadIdx.z), the factors of extent 1 left out: the
- * thread's (or, over blocks, the block's) place in x-fastest order. */
-static KExpr *linear(Kb *b, KExpr *const at[3], KExpr *const extent[3], int dims)
+/* at[0] + extent[0] * (at[1] + extent[1] * at[2]) over the axes d with use[d] (the others'
+ * index is 0): a thread's place in its block, or a block's in the grid, x fastest. */
+static KExpr *linear(Kb *b, KExpr *const at[3], KExpr *const extent[3], const int use[3])
 {
-    KExpr *e = at[dims - 1];
-    for (int d = dims - 2; d >= 0; d--)
-        e = extent[d] ? k_add(b, at[d], k_mul(b, extent[d], e)) : at[d];
+    KExpr *e = NULL;
+    for (int d = 2; d >= 0; d--)
+        if (use[d])
+            e = e ? k_add(b, at[d], k_mul(b, extent[d], e)) : at[d];
     return e;
 }
 
-/* The stores of the point, each new value first named nvW (the fused reductions read it), then
- * the reductions folded into their accumulators, each in its own scope (its shared nodes are
- * vN, as the stage's). */
-static void point_and_fold(CgCtx *ctx, const Plan *plan, KBlock *out, KExpr *const *accs)
+/* The fused reductions' accumulators acc<q>. */
+static KExpr *accumulator(CgCtx *ctx, int q) { return k_var(&ctx->kb, arena_printf(ctx->arena, "acc%d", q)); }
+
+void cg_fold_begin(CgCtx *ctx, KBlock *body)
+{
+    const IrProgram *p = ctx->prog;
+    for (int r = 0, q = 0; r < p->nreduces; r++)
+        if (ctx->fold->reduce_fused[r]) {
+            k_push(&ctx->kb, body, k_decl(&ctx->kb, 0, "double", accumulator(ctx, q)->name,
+                                          cg_red_neutral(&ctx->kb, p->reduces[r].kind)));
+            q++;
+        }
+}
+
+void cg_fold_point(CgCtx *ctx, KBlock *out, const CgPointStores *stores)
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
-    CgPointStores stores = {0};
-    cg_build_point(ctx, out, &stores);
-    for (int w = 0; w < stores.n; w++) {
-        KExpr *nv = k_let(b, out, ctx->T, arena_printf(ctx->arena, "nv%d", w), stores.items[w].value);
-        k_push(b, out, k_assign(b, k_index(b, stores.items[w].array, cg_point_index(ctx)), nv));
+    for (int w = 0; w < stores->n; w++) {
+        KExpr *nv = k_let(b, out, ctx->T, arena_printf(ctx->arena, "nv%d", w), stores->items[w].value);
+        if (ctx->kstore)
+            ctx->kstore(ctx, out, w, stores->items[w].array, nv);
+        else
+            k_push(b, out, k_assign(b, k_index(b, stores->items[w].array, cg_point_index(ctx)), nv));
     }
     CgReadFn saved = ctx->kread;
     ctx->kread = fused_read;
     for (int r = 0, q = 0; r < p->nreduces; r++) {
-        if (!plan->reduce_fused[r])
+        if (!ctx->fold->reduce_fused[r])
             continue;
-        KStmt *scope = k_scope(b);
+        KStmt *scope = k_scope(b); /* its shared nodes are vN, as the stage's */
         KExpr *v = cg_build_value(ctx, &p->reduces[r].stage, ir_reduce_node(&p->reduces[r]), &scope->body);
         KExpr *x = k_let(b, &scope->body, "double", "x", k_cast(b, "double", v));
-        k_push(b, &scope->body, cg_red_fold(b, p->reduces[r].kind, accs[q++], x));
+        k_push(b, &scope->body, cg_red_fold(b, p->reduces[r].kind, accumulator(ctx, q++), x));
         k_push(b, out, scope);
     }
     ctx->kread = saved;
 }
 
-void cg_emit_stage_fused(CgCtx *ctx, const Plan *plan, int stage, const char *name, const CgArgs *args)
+void cg_fold_end(CgCtx *ctx, KBlock *body, const int block[3], const int tile[3], const int extra[3])
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
-    const int *block = plan->fused_tile, nf = plan->nfused_reduces;
-    static const char *const axis_var[3] = {"i", "j", "k"};
-    KKernel *k = cg_kernel(ctx, name, block, args);
-    k->comment = arena_printf(ctx->arena, "stage %d: one thread per interior point, folding %d reduction%s "
-                              "over the points written: one partial per block", stage, nf, nf == 1 ? "" : "s");
-    KExpr *at[3] = {0}, *s[3] = {0}, *inside = NULL, *thread[3], *tb[3] = {0}, *blk[3], *nb[3] = {0};
-    for (int d = 0; d < p->dims; d++) {
-        KExpr *coord = k_add(b, k_mul(b, k_block(b, d), k_uint(b, block[d])), k_thread(b, d));
-        at[d] = k_let(b, &k->body, "int", axis_var[d], k_cast(b, "int", coord));
-        inside = k_and(b, inside, k_bin(b, KO_LT, at[d], k_varf(b, "n%d", d)));
+    int nf = ctx->fold->nfused_reduces;
+    KExpr *thread[3], *tb[3], *blk[3], *nb[3] = {0};
+    int in_block[3], in_grid[3];
+    for (int d = 0; d < 3; d++) {
         thread[d] = k_thread(b, d);
+        tb[d] = k_uint(b, block[d]);
+        in_block[d] = d == 0 || block[d] > 1;
         blk[d] = k_cast(b, "long long", k_block(b, d));
-        tb[d] = block[d] > 1 ? k_uint(b, block[d]) : NULL;
-        nb[d] = k_cast(b, "long long", k_bin(b, KO_DIV, k_plus(b, k_varf(b, "n%d", d), block[d] - 1), k_int(b, block[d])));
+        in_grid[d] = d < p->dims;
+        if (d < p->dims)
+            nb[d] = k_cast(b, "long long", k_bin(b, KO_DIV, k_plus(b, k_varf(b, "n%d", d), extra[d] + tile[d] - 1),
+                                                 k_int(b, tile[d])));
     }
-    cg_strides(ctx, &k->body, s);
     const char **names = arena_alloc(ctx->arena, sizeof *names * (size_t)nf);
     IrReduceKind *kinds = arena_alloc(ctx->arena, sizeof *kinds * (size_t)nf);
     KExpr **accs = arena_alloc(ctx->arena, sizeof *accs * (size_t)nf);
     for (int r = 0, q = 0; r < p->nreduces; r++)
-        if (plan->reduce_fused[r]) {
+        if (ctx->fold->reduce_fused[r]) {
             names[q] = arena_printf(ctx->arena, "red%d", q);
             kinds[q] = p->reduces[r].kind;
-            accs[q] = k_var(b, arena_printf(ctx->arena, "acc%d", q));
-            k_push(b, &k->body, k_decl(b, 0, "double", accs[q]->name, cg_red_neutral(b, kinds[q])));
+            accs[q] = accumulator(ctx, q);
             q++;
         }
-    KStmt *in = k_if(b, inside); /* no return: every thread reaches the tree's barriers */
-    k_push(b, &k->body, in);
-    ctx->stage = stage;
-    ctx->kidx = k_let(b, &in->body, "long long", "idx", cg_linear_index(ctx, at, s));
-    point_and_fold(ctx, plan, &in->body, accs);
-    ctx->kidx = NULL;
-    KExpr *t = k_let(b, &k->body, "unsigned", "t", linear(b, thread, tb, p->dims));
+    k_push(b, body, k_comment(b, "the fused reductions: a tree over the block, one partial per block"));
+    KExpr *t = k_let(b, body, "unsigned", "t", linear(b, thread, tb, in_block));
     CgRedTree tr = {nf, names, kinds, accs, block[0] * block[1] * block[2], t};
-    cg_red_tree(b, &k->body, &tr);
+    cg_red_tree(b, body, &tr);
     KStmt *first = k_if(b, k_bin(b, KO_EQ, t, k_uint(b, 0)));
-    KExpr *part = k_let(b, &first->body, "long long", "part", k_mul(b, linear(b, blk, nb, p->dims), k_int(b, nf)));
+    KExpr *part = k_let(b, &first->body, "long long", "part", k_mul(b, linear(b, blk, nb, in_grid), k_int(b, nf)));
     for (int q = 0; q < nf; q++)
         k_push(b, &first->body, k_assign(b, k_index(b, k_var(b, "scratch"), k_plus(b, part, q)),
                                          k_index(b, k_var(b, names[q]), k_int(b, 0))));
-    k_push(b, &k->body, first);
-    cg_add_kernel(ctx, k);
+    k_push(b, body, first);
 }
 
 /* NAME_fused_R(scratch, n...): the fused step's partials of reduction r (the q-th fused) into its
@@ -222,7 +253,7 @@ CgArgs cg_build_fused_combine(CgCtx *ctx, const Plan *plan, int r, int q, const 
     KExpr *parts = NULL;
     for (int d = 0; d < p->dims; d++) {
         int t = plan->fused_tile[d];
-        KExpr *nd = k_bin(b, KO_DIV, k_plus(b, k_varf(b, "n%d", d), t - 1), k_int(b, t));
+        KExpr *nd = k_bin(b, KO_DIV, k_plus(b, k_varf(b, "n%d", d), plan->fused_extra[d] + t - 1), k_int(b, t));
         parts = parts ? k_mul(b, parts, nd) : nd;
     }
     parts = k_let(b, &k->body, "int", "parts", parts);

@@ -25,7 +25,7 @@ typedef struct {
     int nlaunches, cap;
     const char **emitted; /* names of kernels already in the source */
     const char *suffix;   /* of the stage kernels' names ("" or "_single") */
-    const Plan *fuse;     /* building the fused step: the last stage's kernel folds fuse's
+    Plan *fuse;           /* building the fused step: the last stage's kernel folds fuse's
                              fused reductions, the others exist already */
     char *why;            /* where a pass explains why it cannot generate the config */
     int whylen;
@@ -173,10 +173,16 @@ static int build_step(Builder *b)
         PlanLaunch *l = add_launch(b, name, block, &args);
         for (int d = 0; d < 3; d++)
             l->tile[d] = block[d];
-        if (fuse)
-            cg_emit_stage_fused(&b->ctx, b->fuse, s, name, &args);
-        else if (!b->fuse && cg_pass_for(c)->build(&b->ctx, s, name, &args, l, b->why, b->whylen) != 0)
+        b->ctx.fold = fuse ? b->fuse : NULL;
+        int built = b->fuse && !fuse ? 0 : cg_pass_for(c)->build(&b->ctx, s, name, &args, l, b->why, b->whylen);
+        b->ctx.fold = NULL;
+        if (built != 0)
             return -1;
+        if (fuse)
+            for (int d = 0; d < 3; d++) { /* what its partials count */
+                b->fuse->fused_tile[d] = l->tile[d];
+                b->fuse->fused_extra[d] = l->extra[d];
+            }
         for (int f = 0; f < p->nfields; f++)
             if (is_materialized_temp(p, f) && cg_writing_stage(p, f) == s &&
                 p->fields[f].bc != BC_FIXED)
@@ -267,25 +273,28 @@ static int build_group(Builder *b, const Config *cfg, const char *suffix, PlanLa
     return 0;
 }
 
-/* The fused step (plan->fused, emit_reduce_fused.c) where some reductions fuse: the plain
- * kernels of one step, the plan's own (plain family) or its single step's (temporal blocking),
- * the last stage's folding the reductions. The tile and streaming families fuse none. */
+/* The configuration of the single step that runs the steps the fused ones leave over: the plain
+ * kernel with the plan's thread block. */
+static Config single_config(const Plan *plan)
+{
+    Config plain = config_default(plan->prog->dims);
+    for (int d = 0; d < 3; d++)
+        plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
+    return plain;
+}
+
+/* The fused step (plan->fused, emit_reduce_fused.c) where some reductions fuse: the kernels of
+ * one step, the plan's own (the plain and tile families) or its single step's (temporal
+ * blocking: the last step is a single one), the last stage's folding the reductions. */
 static int build_fused(Builder *b, Plan *plan)
 {
     int single = plan->step_count > 1;
-    cg_choose_fused(&b->ctx, plan, single || strcmp(cg_pass_for(&plan->config)->name, "plain") == 0);
+    Config cfg = single ? single_config(plan) : plan->config;
+    cg_choose_fused(&b->ctx, plan, &cfg);
     if (!plan->nfused_reduces)
         return 0;
-    Config plain = plan->config;
-    if (single) {
-        plain = config_default(plan->prog->dims);
-        for (int d = 0; d < 3; d++)
-            plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
-    }
-    for (int d = 0; d < 3; d++)
-        plan->fused_tile[d] = d < plan->prog->dims ? plain.v[P_TBX + d] : 1;
     b->fuse = plan;
-    int status = build_group(b, &plain, single ? "_single" : "", &plan->fused, &plan->nfused);
+    int status = build_group(b, &cfg, single ? "_single" : "", &plan->fused, &plan->nfused);
     b->fuse = NULL;
     return status;
 }
@@ -308,9 +317,7 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
     plan->nsingle = plan->nstep;
     if (plan->step_count > 1) {
         /* Steps left over by the fused launches run one at a time with the plain kernel. */
-        Config plain = config_default(plan->prog->dims);
-        for (int d = 0; d < 3; d++)
-            plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
+        Config plain = single_config(plan);
         if (build_group(b, &plain, "_single", &plan->single, &plan->nsingle) != 0)
             return -1;
         for (int d = 0; d < 3; d++)

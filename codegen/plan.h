@@ -68,14 +68,14 @@ typedef struct {
     int nreduce, cap_reduce;
     /* The fused reductions (emit_reduce_fused.c; docs/c-api.md, NAME_run_reduce): one step whose
      * last stage's kernel also folds the fusable reductions over the points it writes, one
-     * partial per block of fused_tile points, then `after`: per fused reduction the kernel that
+     * partial per block, then `after`: per fused reduction the kernel that
      * combines its partials, then the separate launches (as in `reduce`) of the others. NULL
      * and 0 where no reduction is fused (reduce_fused says which are). */
     PlanLaunch *fused;
     int nfused;
     PlanLaunch *after;
     int nafter, cap_after;
-    int fused_tile[3];
+    int fused_tile[3], fused_extra[3]; /* the fused launch's tiles: a partial per block */
     int nfused_reduces;
     unsigned char *reduce_fused; /* per reduction: folded by the fused step (NULL: none) */
     const char *fused_note;      /* for the header: what is fused, and why the rest is not */
@@ -92,7 +92,7 @@ static inline long long plan_fused_parts(const Plan *p, const int n[3])
 {
     long long parts = 1;
     for (int d = 0; d < p->prog->dims; d++)
-        parts *= (n[d] + p->fused_tile[d] - 1) / p->fused_tile[d];
+        parts *= (n[d] + p->fused_extra[d] + p->fused_tile[d] - 1) / p->fused_tile[d];
     return parts;
 }
 /* Doubles of scratch that a run with the fused step needs on an interior of n. */

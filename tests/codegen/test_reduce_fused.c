@@ -1,10 +1,11 @@
 /* Reductions folded by the step (codegen/emit_reduce_fused.c), no GPU needed: which reductions of
  * tests/programs/reduce_fused.st and reduce_stages.st are fused, and why the others are not (an
- * offset, an earlier stage, a tile or streaming plan); the fused step's kernel (no return before
- * the tree, the new value named once and stored, the level before read from the step's level 0,
- * the coordinates) and its launches; the combine kernels and the launches after it; the
- * coordinates in the separate pass; NAME_run_reduce in the files, under temporal blocking its
- * single step; and, where nvcc is, the emitted .cu compiled with warnings as errors. */
+ * offset, an earlier stage, a streaming plan); the fused step's kernel (no return before the
+ * tree, the new value named once and stored, the level before read from the step's level 0, the
+ * coordinates) and its launches, in the plain and the tile family (its fast and slow paths, the
+ * partials' grid under vec); the combine kernels and the launches after it; the coordinates in
+ * the separate pass; NAME_run_reduce in the files, under temporal blocking its single step; and,
+ * where nvcc is, the emitted .cu compiled with warnings as errors. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,24 +120,42 @@ int main(void)
     StrBuf cu = {0}, h = {0};
     check_files(plan, &cu, &h);
 
-    /* the tile and streaming kernels fuse nothing: every reduction after the step, as before */
-    Plan *tile = hb_plan(a, p, "tb=32x8x1,smem=on");
-    assert(tile->nfused_reduces == 0 && tile->nfused == 0 && tile->nafter == 0);
-    hb_has(tile->fused_note, "change: separate: the tile kernels have no fused form.");
+    /* the tile kernels fold at each of a thread's points, the fast path's and the slow path's */
+    IrProgram renamed = *p; /* compiled with relax.cu below: other names */
+    renamed.c_prefix = "rtile";
+    Plan *tile = hb_plan(a, &renamed, "tb=32x8x1,bm=2x1x1,uf=2x1x1,smem=on");
+    assert(tile->nfused_reduces == 4 && tile->fused_tile[0] == 64 && tile->fused_extra[0] == 0);
+    const KKernel *tk = k_module_kernel(&tile->module, "rtile_step_reduce");
+    assert(tk && kir_count_stmts(&tk->body, KS_RETURN) == 0);
+    assert(hb_count(tile->source, "acc2 += x;") == 3); /* two fast points, one slow */
+    hb_has(tile->source, "const long long part = ((long long)blockIdx.x + (long long)((n0 + 63) / 64) * (long long)blockIdx.y) * 4;");
+    hb_has(tile->source, "const int parts = (n0 + 63) / 64 * ((n1 + 7) / 8);");
     StrBuf tcu = {0}, th = {0};
-    assert(cg_emit(tile, "relax_tile", &tcu, &th) == 0);
-    hb_has(tcu.data, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n");
-    hb_has(tcu.data, "err = relax_reduce_all_(&b, p, n, scratch, stream);");
-    sb_free(&tcu);
-    sb_free(&th);
+    assert(cg_emit(tile, "rtile", &tcu, &th) == 0);
+    hb_has(tcu.data, "rtile_step_reduce<<<grid, dim3(32u, 8u, 1u), 5280, stream>>>(");
+    hb_has(tcu.data, "(size_t)(1285 + (long long)((n[0] + 63) / 64) * (long long)((n[1] + 7) / 8) * 4)");
+    /* vec: the tiles start a point before the grid, so the partials' grid is one point wider */
+    Plan *vec = hb_plan(a, p, "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2");
+    assert(vec->nfused_reduces == 4 && vec->fused_extra[0] == 1);
+    hb_has(vec->source, "(long long)((n0 + 64) / 64) * (long long)blockIdx.y) * 4;");
+    hb_has(vec->source, "const int parts = (n0 + 64) / 64 * ((n1 + 7) / 8);");
+    const int n[3] = {66, 61, 1};
+    assert(plan_fused_parts(vec, n) == 2 * 8);
 
     IrProgram *q = load_example("../tests/programs/reduce_stages.st", a);
     assert(q && q->nstages == 2);
     Plan *qp = hb_plan(a, q, "");
     check_stages(q, qp);
+    /* the streaming kernels fuse nothing: every reduction after the step, as NAME_reduce */
     Plan *stream = hb_plan(a, q, "tb=32x4x1,stream=z,sb=16");
-    assert(stream->nfused_reduces == 0);
+    assert(stream->nfused_reduces == 0 && stream->nfused == 0 && stream->nafter == 0);
     hb_has(stream->fused_note, "last: separate: the stream kernels have no fused form.");
+    StrBuf scu = {0}, sh = {0};
+    assert(cg_emit(stream, "stages_stream", &scu, &sh) == 0);
+    hb_has(scu.data, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n");
+    hb_has(scu.data, "err = stages_reduce_all_(&b, p, n, scratch, stream);");
+    sb_free(&scu);
+    sb_free(&sh);
     StrBuf qcu = {0}, qh = {0};
     assert(cg_emit(qp, "stages", &qcu, &qh) == 0);
 
@@ -154,10 +173,12 @@ int main(void)
     int status = 0;
     const char *nvcc = hb_find_nvcc();
     if (nvcc) {
-        static const char *const names[] = {"relax", "stages", "jacobi"};
-        const StrBuf *const cus[] = {&cu, &qcu, &jcu}, *const hs[] = {&h, &qh, &jh};
-        status = hb_nvcc_compile(nvcc, names, cus, hs, 3);
+        static const char *const names[] = {"relax", "stages", "jacobi", "rtile"};
+        const StrBuf *const cus[] = {&cu, &qcu, &jcu, &tcu}, *const hs[] = {&h, &qh, &jh, &th};
+        status = hb_nvcc_compile(nvcc, names, cus, hs, 4);
     }
+    sb_free(&tcu);
+    sb_free(&th);
     sb_free(&cu);
     sb_free(&h);
     sb_free(&qcu);

@@ -110,7 +110,8 @@ static void solve_jacobi(RtContext *rc, Arena *a)
 /* NAME_run_reduce (rt_run_reduce: the last step fused where reductions fuse) against the
  * separate pass after rt_run on the same start, and both against the interpreter: within the
  * sums' tolerance (the fused sum adds its partials in another order), for the plain kernel,
- * temporal blocking (its single step fused) and a tile plan (nothing fused). */
+ * the tile kernels (staged, merged, vectors, halo columns), temporal blocking (its single step
+ * fused) and a streaming plan (nothing fused). */
 static void fused_against_separate(RtContext *rc, Arena *a, const char *rel, const char *cfg, int steps)
 {
     char why[1024];
@@ -181,7 +182,11 @@ int main(void)
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "", 7);
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=64x4x1", 1);
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x8x1,smem=on", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x4x1,cm=1x2x1,cmem=on,hcol=on", 2);
     fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "", 4);
+    fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x2,smem=on,bm=1x1x2", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x1,stream=z,sb=16", 3);
     fused_against_separate(rc, a, "jacobi_residual.st", "tblock=2", 5);
     fused_against_separate(rc, a, "jacobi_residual.st", "tblock=2", 4);
     verify_fused(rc, a, "../tests/programs/reduce_fused.st", "tb=128x2x1");

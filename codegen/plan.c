@@ -25,8 +25,6 @@ typedef struct {
     int nlaunches, cap;
     const char **emitted; /* names of kernels already in the source */
     const char *suffix;   /* of the stage kernels' names ("" or "_single") */
-    Plan *fuse;           /* building the fused step: the last stage's kernel folds fuse's
-                             fused reductions, the others exist already */
     char *why;            /* where a pass explains why it cannot generate the config */
     int whylen;
     int nemitted, cap_emitted;
@@ -161,28 +159,14 @@ static int build_step(Builder *b)
         const char *name = p->nstages == 1
                                ? arena_printf(b->ctx.arena, "%s_step%s", b->ctx.prefix, b->suffix)
                                : arena_printf(b->ctx.arena, "%s_stage%d%s", b->ctx.prefix, s, b->suffix);
-        int fuse = b->fuse && s == p->nstages - 1;
-        if (fuse)
-            name = p->nstages == 1 ? arena_printf(b->ctx.arena, "%s_step_reduce", b->ctx.prefix)
-                                   : arena_printf(b->ctx.arena, "%s_stage%d_reduce", b->ctx.prefix, s);
         CgArgs args = {0};
         cg_stage_args(&b->ctx, s, &args);
-        if (fuse)
-            cg_fused_args(&b->ctx, b->fuse, &args);
         int block[3] = {c->v[P_TBX], c->v[P_TBY], c->v[P_TBZ]};
         PlanLaunch *l = add_launch(b, name, block, &args);
         for (int d = 0; d < 3; d++)
             l->tile[d] = block[d];
-        b->ctx.fold = fuse ? b->fuse : NULL;
-        int built = b->fuse && !fuse ? 0 : cg_pass_for(c)->build(&b->ctx, s, name, &args, l, b->why, b->whylen);
-        b->ctx.fold = NULL;
-        if (built != 0)
+        if (cg_pass_for(c)->build(&b->ctx, s, name, &args, l, b->why, b->whylen) != 0)
             return -1;
-        if (fuse)
-            for (int d = 0; d < 3; d++) { /* what its partials count */
-                b->fuse->fused_tile[d] = l->tile[d];
-                b->fuse->fused_extra[d] = l->extra[d];
-            }
         for (int f = 0; f < p->nfields; f++)
             if (is_materialized_temp(p, f) && cg_writing_stage(p, f) == s &&
                 p->fields[f].bc != BC_FIXED)
@@ -283,19 +267,49 @@ static Config single_config(const Plan *plan)
     return plain;
 }
 
-/* The fused step (plan->fused, emit_reduce_fused.c) where some reductions fuse: the kernels of
+/* The fused step (plan->fused, emit_reduce_fused.c) where some reductions fuse: the launches of
  * one step, the plan's own (the plain and tile families) or its single step's (temporal
- * blocking: the last step is a single one), the last stage's folding the reductions. */
+ * blocking: the last step is a single one), the last stage's kernel built again by its family
+ * with the fold, NAME_step_reduce or NAME_stageS_reduce. */
 static int build_fused(Builder *b, Plan *plan)
 {
-    int single = plan->step_count > 1;
+    const IrProgram *p = plan->prog;
+    Arena *a = b->ctx.arena;
+    int single = plan->step_count > 1, s = p->nstages - 1;
     Config cfg = single ? single_config(plan) : plan->config;
     cg_choose_fused(&b->ctx, plan, &cfg);
     if (!plan->nfused_reduces)
         return 0;
-    b->fuse = plan;
-    int status = build_group(b, &cfg, single ? "_single" : "", &plan->fused, &plan->nfused);
-    b->fuse = NULL;
+    const char *suffix = single ? "_single" : "";
+    const char *last = p->nstages == 1 ? arena_printf(a, "%s_step%s", b->ctx.prefix, suffix)
+                                       : arena_printf(a, "%s_stage%d%s", b->ctx.prefix, s, suffix);
+    const char *name = p->nstages == 1 ? arena_printf(a, "%s_step_reduce", b->ctx.prefix)
+                                       : arena_printf(a, "%s_stage%d_reduce", b->ctx.prefix, s);
+    plan->nfused = single ? plan->nsingle : plan->nstep;
+    plan->fused = arena_alloc(a, sizeof *plan->fused * (size_t)plan->nfused);
+    memcpy(plan->fused, single ? plan->single : plan->step, sizeof *plan->fused * (size_t)plan->nfused);
+    PlanLaunch *l = NULL;
+    for (int i = 0; i < plan->nfused; i++)
+        if (strcmp(plan->fused[i].kernel, last) == 0)
+            l = &plan->fused[i];
+    if (!l) {
+        snprintf(b->why, (size_t)b->whylen, "the step has no launch of %s", last);
+        return -1;
+    }
+    CgArgs args = {0};
+    cg_stage_args(&b->ctx, s, &args);
+    cg_fused_args(&b->ctx, plan, &args);
+    l->kernel = name;
+    l->args = args.args;
+    l->nargs = args.nargs;
+    b->ctx.cfg = &cfg;
+    b->ctx.fold = plan;
+    int status = cg_pass_for(&cfg)->build(&b->ctx, s, name, &args, l, b->why, b->whylen);
+    b->ctx.fold = NULL;
+    for (int d = 0; d < 3; d++) { /* what its partials count */
+        plan->fused_tile[d] = l->tile[d];
+        plan->fused_extra[d] = l->extra[d];
+    }
     return status;
 }
 

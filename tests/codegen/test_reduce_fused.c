@@ -146,6 +146,20 @@ int main(void)
     assert(q && q->nstages == 2);
     Plan *qp = hb_plan(a, q, "");
     check_stages(q, qp);
+    /* a tile step of two stages: the first stage's launch is the step's, tiles and all; the
+     * second's the tile's with the fold */
+    Plan *qt = hb_plan(a, q, "tb=32x4x2,smem=on,bm=1x1x2");
+    assert(qt->nfused_reduces == 1 && qt->nfused == qt->nstep);
+    for (int i = 0; i < qt->nstep; i++) {
+        const PlanLaunch *f = &qt->fused[i], *l = &qt->step[i];
+        int last = strcmp(l->kernel, "stages_stage1") == 0;
+        assert(strcmp(f->kernel, last ? "stages_stage1_reduce" : l->kernel) == 0);
+        assert(memcmp(f->block, l->block, sizeof f->block) == 0 && memcmp(f->tile, l->tile, sizeof f->tile) == 0);
+        assert(memcmp(f->extra, l->extra, sizeof f->extra) == 0 && f->smem_bytes == l->smem_bytes);
+        assert(last ? f->nargs == l->nargs + 1 : f->args == l->args);
+    }
+    assert(qt->fused_tile[2] == 4);
+
     /* the streaming kernels fuse nothing: every reduction after the step, as NAME_reduce */
     Plan *stream = hb_plan(a, q, "tb=32x4x1,stream=z,sb=16");
     assert(stream->nfused_reduces == 0 && stream->nfused == 0 && stream->nafter == 0);

@@ -74,7 +74,7 @@ static int family_refuses(const Plan *plan, const Config *cfg, int n, char *why,
         return 1;
     }
     int staged = 0, trees = n * cfg->v[P_TBX] * cfg->v[P_TBY] * cfg->v[P_TBZ] * (int)sizeof(double);
-    for (int i = 0; i < plan->nstep; i++)
+    for (int i = 0; strcmp(family, "tile") == 0 && i < plan->nstep; i++) /* cfg is the plan's */
         staged = plan->step[i].smem_bytes > staged ? plan->step[i].smem_bytes : staged;
     if (staged + trees > FUSED_SMEM) {
         snprintf(why, (size_t)whylen, "the tile's %d bytes of shared memory leave no room for the trees of %d "

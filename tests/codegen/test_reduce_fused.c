@@ -134,6 +134,11 @@ int main(void)
     assert(cg_emit(tile, "rtile", &tcu, &th) == 0);
     hb_has(tcu.data, "rtile_step_reduce<<<grid, dim3(32u, 8u, 1u), 5280, stream>>>(");
     hb_has(tcu.data, "(size_t)(1285 + (long long)((n[0] + 63) / 64) * (long long)((n[1] + 7) / 8) * 4)");
+    /* a tile whose staging leaves no room for the trees fuses nothing */
+    Plan *big = hb_plan(a, p, "tb=32x32x1,bm=1x8x1,uf=1x8x1,smem=on");
+    assert(big->nfused_reduces == 0 && big->nfused == 0);
+    hb_has(big->fused_note, "change: separate: the tile's 70176 bytes of shared memory leave no room for the trees of 4 "
+                            "fused reductions (32768 bytes; at most 98304 in all).");
     /* vec: the tiles start a point before the grid, so the partials' grid is one point wider */
     Plan *vec = hb_plan(a, p, "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2");
     assert(vec->nfused_reduces == 4 && vec->fused_extra[0] == 1);

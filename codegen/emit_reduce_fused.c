@@ -2,8 +2,8 @@
  * after the step; the kernel that writes the last stage has, at each point it writes, the new
  * values of the fields that stage writes (in registers, at offset 0) and every buffer the step
  * leaves as it is (coefs, state fields it does not write, the step's level 0, which is the level
- * -1 after it). A reduction that reads nothing else is fusable: that kernel, one thread per
- * point, folds it over its points, leaves one partial per block (a tree in shared memory, as
+ * -1 after it). A reduction that reads nothing else is fusable: each thread of that kernel
+ * folds it over the points it writes, the block leaves one partial (a tree in shared memory, as
  * the separate pass's), and NAME_fused_R combines the partials of the blocks in a fixed order
  * (thread t folds partials t, t + 256, ..., then the tree), so a value is the same on every run
  * of one grid and configuration. A family's kernel builder makes its fused form with ctx->fold

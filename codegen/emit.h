@@ -39,6 +39,8 @@ struct CgCtx {
     CgStoreFn kstore;    /* NULL: array[index] = value; */
     KExpr *kidx;         /* the point's linear index (NULL: a variable named ctx->idx or idx) */
     CgCoordFn kcoord;    /* NULL: the variables i, j, k of the plain kernel, and step 0 */
+    const Plan *fold;    /* building the fused step's last stage (emit_reduce_fused.c): each
+                            point also folds this plan's fused reductions; NULL: none */
     KModule *module;     /* where built kernels go (the plan's), or NULL */
 };
 
@@ -84,8 +86,29 @@ void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
 /* The reductions' kernels (emit_reduce.c) into the plan's module and source, and their launches
- * into plan->reduce. Nothing without reductions. */
+ * into plan->reduce; where some are fused (after the fused step is built), their combine
+ * kernels and plan->after. Nothing without reductions. */
 void cg_build_reductions(CgCtx *ctx, Plan *plan);
+/* Reduction r can be folded by the step kernel that writes the last stage: every field the step
+ * writes that it reads at level 0 (the new values) is written by the last stage and read at
+ * offset 0 (emit_reduce_fused.c). Else 0 with the reason in why (may be NULL). */
+int cg_reduce_fusable(const IrProgram *p, int r, char *why, int whylen);
+/* Chooses the reductions the fused step, whose kernels are built under cfg, folds
+ * (plan->reduce_fused, nfused_reduces, fused_note): the fusable ones where cfg's kernel family
+ * has a fused form (plain, tile), else none. */
+void cg_choose_fused(CgCtx *ctx, Plan *plan, const Config *cfg);
+/* Adds to a the arguments that the fused form of the last stage needs beyond its own: the
+ * fused reductions' reads, params and coordinates, and the scratch. */
+void cg_fused_args(CgCtx *ctx, const Plan *plan, CgArgs *a);
+/* A kernel family's fused form (ctx->fold set): cg_fold_begin declares the accumulators at the
+ * top of the kernel's body, cg_point then folds each point it stores, and cg_fold_end, at the
+ * end of the body (which every thread of the block must reach: no return before it), leaves
+ * the block's partials in the scratch. The launch covers n[d] + extra[d] points in tiles of
+ * tile[d] with blocks of block[d] threads. */
+void cg_fold_begin(CgCtx *ctx, KBlock *body);
+void cg_fold_end(CgCtx *ctx, KBlock *body, const int block[3], const int tile[3], const int extra[3]);
+/* cg_point's fused form: the stored values named, stored, then folded. */
+void cg_fold_point(CgCtx *ctx, KBlock *out, const CgPointStores *stores);
 /* Threads per block of the whole-buffer and fill kernels. */
 enum { CG_UTIL_BLOCK = 128 };
 
@@ -132,6 +155,9 @@ void cg_add_kernel(CgCtx *ctx, const KKernel *k);
 void cg_add_global(CgCtx *ctx, const KStmt *decl);
 /* A kernel with the arguments of args as parameters. */
 KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args);
+/* The parameters of args added to k (buffers and params in the element type, the reductions'
+ * scratch as double *, sizes and coordinates as int). */
+void cg_kernel_params(CgCtx *ctx, KKernel *k, const CgArgs *args);
 /* Declares s1, s2 (as the program's dims need) onto out; returns them in s[1], s[2]. */
 void cg_strides(CgCtx *ctx, KBlock *out, KExpr *s[3]);
 /* (long long)(k + hk) * s2 + (long long)(j + hj) * s1 + (i + hi): the linear index of interior

@@ -275,29 +275,39 @@ void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
         api_emit_rotation(api, o);
 }
 
-/* The global index of the kernels' interior point 0 and the global interior size, which the
- * built-ins x, y, z, nx, ny, nz read (ARG_COORD): on one GPU 0 and n; on a rank, its offset less
- * the layers its local interior has before the owned points (docs/distributed.md). */
-static void group_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o)
+void api_emit_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o)
 {
-    int any = 0;
+    int origin = 0, extent = 0;
     for (int i = 0; i < n; i++)
         for (int a = 0; a < ls[i].nargs; a++)
-            any |= ls[i].args[a].kind == ARG_COORD && ls[i].args[a].index != COORD_STEP;
-    if (any && dist)
+            if (ls[i].args[a].kind == ARG_COORD) {
+                origin |= ls[i].args[a].index < COORD_EXTENT;
+                extent |= ls[i].args[a].index >= COORD_EXTENT && ls[i].args[a].index != COORD_STEP;
+            }
+    if (origin && dist)
         sb_puts(o, "    const int co_[3] = {dd->offset[0] - dd->ext_lo[0], dd->offset[1] - dd->ext_lo[1],\n"
-                   "                        dd->offset[2] - dd->ext_lo[2]};\n"
-                   "    const int *cn_ = dd->global;\n");
-    else if (any)
-        sb_puts(o, "    const int co_[3] = {0, 0, 0};\n    const int *cn_ = n;\n");
+                   "                        dd->offset[2] - dd->ext_lo[2]};\n");
+    else if (origin)
+        sb_puts(o, "    const int co_[3] = {0, 0, 0};\n");
+    if (extent)
+        sb_puts(o, dist ? "    const int *cn_ = dd->global;\n" : "    const int *cn_ = n;\n");
+}
+
+static void group_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o)
+{
+    api_emit_coords(ls, n, dist, o);
     sb_puts(o, "    (void)step0;\n");
 }
 
 void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, int dist, StrBuf *o)
 {
+    int scratch = 0; /* the fused step (emit_reduce_fused.c) writes the reductions' partials */
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < ls[i].nargs; a++)
+            scratch |= ls[i].args[a].kind == ARG_SCRATCH;
     sb_printf(o, "static cudaError_t %s_%s_(%s_bufs_ *b, const %s_params *p, const int n[3], int step0,\n"
-              "    cudaStream_t stream%s)\n{\n", api->pfx, name, api->pfx, api->pfx,
-              dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : "");
+              "    cudaStream_t stream%s%s)\n{\n", api->pfx, name, api->pfx, api->pfx,
+              dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : "", scratch ? ", double *scratch" : "");
     group_coords(ls, n, dist, o);
     if (n > 0 || !dist)
         sb_puts(o, "    dim3 grid;\n");
@@ -483,26 +493,27 @@ static void host_buffer_members(const Api *api, StrBuf *o)
     api_put(api, o, "} @_bufs_;\n\n", NULL);
 }
 
-/* NAME_run's loop over the steps: whole launches of the step group, then single steps. */
-static void host_steps(const Api *api, int separate_single, StrBuf *o)
+void api_emit_steps(const Api *api, const char *steps, StrBuf *o)
 {
     const Plan *plan = api->plan;
+    int separate_single = plan->single != plan->step && plan->nsingle > 0;
     const int *m = plan->fused_min_n;
     const char *fits = m[0] || m[1] || m[2]
                            ? arena_printf(api->arena, " && n[0] >= %d && n[1] >= %d && n[2] >= %d", m[0], m[1], m[2])
                            : "";
     const TplVar vars[] = {{"k", arena_printf(api->arena, "%d", plan->step_count)},
-                           {"rest", separate_single ? "single" : "step"}, {"fits", fits}, {NULL, NULL}};
+                           {"rest", separate_single ? "single" : "step"}, {"fits", fits}, {"steps", steps},
+                           {NULL, NULL}};
     api_put(api, o, "    err = @_prologue_(&b, p, n, 0, stream);\n", NULL);
     if (plan->step_count > 1)
-        api_put(api, o, "    int left = steps;\n"
+        api_put(api, o, "    int left = ${steps};\n"
                 "    for (; err == cudaSuccess && left >= ${k}${fits}; left -= ${k})\n"
-                "        err = @_step_(&b, p, n, steps - left, stream);\n"
+                "        err = @_step_(&b, p, n, ${steps} - left, stream);\n"
                 "    for (; err == cudaSuccess && left > 0; left--)\n"
-                "        err = @_${rest}_(&b, p, n, steps - left, stream);\n", vars);
+                "        err = @_${rest}_(&b, p, n, ${steps} - left, stream);\n", vars);
     else
-        api_put(api, o, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n"
-                "        err = @_step_(&b, p, n, s, stream);\n", NULL);
+        api_put(api, o, "    for (int s = 0; err == cudaSuccess && s < ${steps}; s++)\n"
+                "        err = @_step_(&b, p, n, s, stream);\n", vars);
 }
 
 static void emit_host(const Api *api, StrBuf *o)
@@ -523,7 +534,7 @@ static void emit_host(const Api *api, StrBuf *o)
         api_emit_group(api, "single", plan->single, plan->nsingle, 0, o);
     api_put(api, o, HOST_RUN, vars);
     api_emit_bind(api, o);
-    host_steps(api, separate_single, o);
+    api_emit_steps(api, "steps", o);
     api_emit_unbind(api, o);
     sb_puts(o, "    return err;\n}\n");
 }

@@ -32,13 +32,22 @@ int api_coef_needed(const IrProgram *p, int f);
 void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o);
 /* The rotation of every state field's buffers (b->u[L-1] to the front). */
 void api_emit_rotation(const Api *api, StrBuf *o);
+/* The global index of the kernels' interior point 0 (co_) and the global interior size (cn_),
+ * which the built-ins x, y, z, nx, ny, nz read (ARG_COORD), where launches ls[0..n) take them:
+ * on one GPU 0 and n; on a rank (dist), its offset less the layers its local interior has
+ * before the owned points (docs/distributed.md). */
+void api_emit_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o);
 /* A launch: its grid from n, the <<<>>> call, the error check, the rotation after it. */
 void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o);
-/* static cudaError_t NAME_<name>_(bufs, params, n, stream[, dist]): the launches in order. In the
+/* static cudaError_t NAME_<name>_(bufs, params, n, step0, stream[, dist][, scratch]): the launches
+ * in order (scratch where one writes the reductions' partials). In the
  * distributed form (dist set) a halo fill becomes its sided kernel (emit_dist.c), which fills
  * only the faces of the global grid. */
 void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, int dist, StrBuf *o);
 
+/* Inside a run function, after api_emit_bind: the prologue, then `steps` (a C expression)
+ * steps: whole launches of the step group, then single steps. */
+void api_emit_steps(const Api *api, const char *steps, StrBuf *o);
 /* Inside a run function: the buffer set b from *f and the workspace; declares err. */
 void api_emit_bind(const Api *api, StrBuf *o);
 /* Hands the rotated pointers back to *f and frees a workspace that api_emit_bind allocated. */

@@ -122,17 +122,22 @@ void cg_arg_name(const IrProgram *prog, const PlanArg *arg, char *buf, int len)
     }
 }
 
-KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args)
+void cg_kernel_params(CgCtx *ctx, KKernel *k, const CgArgs *args)
 {
-    Kb *b = &ctx->kb;
-    KKernel *k = k_kernel(b, name, ctx->cfg->v[P_MAXREG], block[0] * block[1] * block[2]);
     for (int i = 0; i < args->nargs; i++) {
         const PlanArg *a = &args->args[i];
         char an[160];
         cg_arg_name(ctx->prog, a, an, sizeof an);
-        k_param(b, k, a->kind == ARG_BUF || a->kind == ARG_PARAM ? ctx->T : "int", arena_strdup(ctx->arena, an),
-                a->kind == ARG_BUF, args->writes[i]);
+        const char *type = a->kind == ARG_BUF || a->kind == ARG_PARAM ? ctx->T : a->kind == ARG_SCRATCH ? "double" : "int";
+        k_param(&ctx->kb, k, type, arena_strdup(ctx->arena, an), a->kind == ARG_BUF || a->kind == ARG_SCRATCH,
+                args->writes[i]);
     }
+}
+
+KKernel *cg_kernel(CgCtx *ctx, const char *name, const int block[3], const CgArgs *args)
+{
+    KKernel *k = k_kernel(&ctx->kb, name, ctx->cfg->v[P_MAXREG], block[0] * block[1] * block[2]);
+    cg_kernel_params(ctx, k, args);
     return k;
 }
 
@@ -262,19 +267,31 @@ void cg_emit_stage_plain(CgCtx *ctx, int stage, const char *name, const CgArgs *
     static const char *const axis_var[3] = {"i", "j", "k"};
     KKernel *k = cg_kernel(ctx, name, block, args);
     k->comment = arena_printf(ctx->arena, "stage %d: one thread per interior point", stage);
-    KExpr *at[3] = {0}, *s[3] = {0}, *outside = NULL;
+    KExpr *at[3] = {0}, *s[3] = {0}, *outside = NULL, *inside = NULL;
     for (int d = 0; d < p->dims; d++) {
         KExpr *coord = k_add(b, k_mul(b, k_block(b, d), k_uint(b, block[d])), k_thread(b, d));
         at[d] = k_let(b, &k->body, "int", axis_var[d], k_cast(b, "int", coord));
         outside = k_or(b, outside, k_bin(b, KO_GE, at[d], k_varf(b, "n%d", d)));
+        inside = k_and(b, inside, k_bin(b, KO_LT, at[d], k_varf(b, "n%d", d)));
     }
-    KStmt *guard = k_if(b, outside);
-    k_push(b, &guard->body, k_return(b));
-    k_push(b, &k->body, guard);
+    KBlock *body = &k->body;
+    if (!ctx->fold) {
+        KStmt *guard = k_if(b, outside);
+        k_push(b, &guard->body, k_return(b));
+        k_push(b, body, guard);
+    }
     cg_strides(ctx, &k->body, s);
+    if (ctx->fold) { /* no return: every thread reaches the reductions' tree */
+        cg_fold_begin(ctx, &k->body);
+        KStmt *guard = k_if(b, inside);
+        k_push(b, &k->body, guard);
+        body = &guard->body;
+    }
     ctx->stage = stage;
-    ctx->kidx = k_let(b, &k->body, "long long", "idx", cg_linear_index(ctx, at, s));
-    cg_point(ctx, &k->body);
+    ctx->kidx = k_let(b, body, "long long", "idx", cg_linear_index(ctx, at, s));
+    cg_point(ctx, body);
     ctx->kidx = NULL;
+    if (ctx->fold)
+        cg_fold_end(ctx, &k->body, block, block, (const int[3]){0, 0, 0});
     cg_add_kernel(ctx, k);
 }

@@ -4,7 +4,7 @@
  * partials with the same tree in one block. The grid, the points of each thread and the tree
  * are fixed, so a value is the same on every GPU and every run. Sums accumulate in double,
  * min and max compare exactly and let a NaN win, as the interpreter does (ir/interp.c). */
-#include "emit.h"
+#include "emit_reduce.h"
 
 #include <string.h>
 
@@ -24,14 +24,12 @@ static KExpr *infinity(Kb *b, int negative)
     return negative ? k_un(b, KO_NEG, inf) : inf;
 }
 
-/* The fold's neutral start: 0, +Inf for min, -Inf for max. */
-static KExpr *neutral(Kb *b, IrReduceKind kind)
+KExpr *cg_red_neutral(Kb *b, IrReduceKind kind)
 {
     return kind == RED_SUM ? k_cast(b, "double", k_int(b, 0)) : infinity(b, kind == RED_MAX);
 }
 
-/* acc = acc (kind) x: a sum, or x where x is NaN or beyond acc (a NaN acc stays). */
-static KStmt *fold(Kb *b, IrReduceKind kind, KExpr *acc, KExpr *x)
+KStmt *cg_red_fold(Kb *b, IrReduceKind kind, KExpr *acc, KExpr *x)
 {
     if (kind == RED_SUM)
         return k_assign_add(b, acc, x);
@@ -39,27 +37,44 @@ static KStmt *fold(Kb *b, IrReduceKind kind, KExpr *acc, KExpr *x)
     return k_assign(b, acc, k_select(b, k_or(b, k_bin(b, KO_NE, x, x), beyond), x, acc));
 }
 
-/* red[t] = acc, then the tree over the block: red[0] holds the block's value. */
-static void block_tree(Kb *b, KBlock *body, IrReduceKind kind, KExpr *acc)
+void cg_red_tree(Kb *b, KBlock *body, const CgRedTree *tr)
 {
-    KExpr *red = k_var(b, "red"), *t = k_thread(b, 0);
-    k_push(b, body, k_array(b, KQ_SHARED, "double", "red", RED_THREADS));
-    k_push(b, body, k_assign(b, k_index(b, red, t), acc));
+    for (int q = 0; q < tr->n; q++) {
+        k_push(b, body, k_array(b, KQ_SHARED, "double", tr->names[q], tr->threads));
+        k_push(b, body, k_assign(b, k_index(b, k_var(b, tr->names[q]), tr->t), tr->accs[q]));
+    }
     k_push(b, body, k_barrier(b));
-    for (int w = RED_THREADS / 2; w > 0; w /= 2) {
-        KStmt *half = k_if(b, k_bin(b, KO_LT, t, k_uint(b, w)));
-        k_push(b, &half->body, fold(b, kind, k_index(b, red, t), k_index(b, red, k_add(b, t, k_uint(b, w)))));
+    for (int w = tr->threads / 2; w > 0; w /= 2) {
+        KStmt *half = k_if(b, k_bin(b, KO_LT, tr->t, k_uint(b, w)));
+        for (int q = 0; q < tr->n; q++) {
+            KExpr *red = k_var(b, tr->names[q]);
+            k_push(b, &half->body, cg_red_fold(b, tr->kinds[q], k_index(b, red, tr->t),
+                                               k_index(b, red, k_add(b, tr->t, k_uint(b, w)))));
+        }
         k_push(b, body, half);
         k_push(b, body, k_barrier(b));
     }
 }
 
+/* red[t] = acc, then the tree over the block: red[0] holds the block's value. */
+static void block_tree(Kb *b, KBlock *body, IrReduceKind kind, KExpr *acc)
+{
+    const char *name = "red";
+    CgRedTree tr = {1, &name, &kind, &acc, RED_THREADS, k_thread(b, 0)};
+    cg_red_tree(b, body, &tr);
+}
+
+void cg_red_store_first(Kb *b, KBlock *body, KExpr *t, const char *red, const char *out, KExpr *at)
+{
+    KStmt *first = k_if(b, k_bin(b, KO_EQ, t, k_uint(b, 0)));
+    k_push(b, &first->body, k_assign(b, k_index(b, k_var(b, out), at), k_index(b, k_var(b, red), k_int(b, 0))));
+    k_push(b, body, first);
+}
+
 /* if (threadIdx.x == 0) out[at] = red[0]; */
 static void store_first(Kb *b, KBlock *body, const char *out, KExpr *at)
 {
-    KStmt *first = k_if(b, k_bin(b, KO_EQ, k_thread(b, 0), k_uint(b, 0)));
-    k_push(b, &first->body, k_assign(b, k_index(b, k_var(b, out), at), k_index(b, k_var(b, "red"), k_int(b, 0))));
-    k_push(b, body, first);
+    cg_red_store_first(b, body, k_thread(b, 0), "red", out, at);
 }
 
 /* The arguments of reduction r's partial kernel: its reads, params and sizes, then the scratch. */
@@ -76,22 +91,15 @@ static CgArgs partial_args(CgCtx *ctx, const IrReduce *r, int at)
     }
     for (int d = 0; d < ctx->prog->dims; d++)
         cg_args_add(ctx, &a, (PlanArg){ARG_DIM, 0, 0, d}, 0);
+    cg_coord_args(ctx, ir_stage_builtins(st), &a); /* x, y, z: the loops' i, j, k (kir_point.c) */
     cg_args_add(ctx, &a, (PlanArg){ARG_SCRATCH, 0, 0, at}, 1);
     return a;
 }
 
 static KKernel *reduce_kernel(CgCtx *ctx, const char *name, const CgArgs *a)
 {
-    Kb *b = &ctx->kb;
-    KKernel *k = k_kernel(b, name, 0, RED_THREADS);
-    for (int i = 0; i < a->nargs; i++) {
-        const PlanArg *arg = &a->args[i];
-        char an[160];
-        cg_arg_name(ctx->prog, arg, an, sizeof an);
-        const char *type = arg->kind == ARG_SCRATCH ? "double" : arg->kind == ARG_DIM ? "int" : ctx->T;
-        k_param(b, k, type, arena_strdup(ctx->arena, an), arg->kind == ARG_BUF || arg->kind == ARG_SCRATCH,
-                a->writes[i]);
-    }
+    KKernel *k = k_kernel(&ctx->kb, name, 0, RED_THREADS);
+    cg_kernel_params(ctx, k, a);
     return k;
 }
 
@@ -125,7 +133,7 @@ static void build_partial(CgCtx *ctx, const IrReduce *r, const char *name, const
     KExpr *s[3] = {0}, *at[3] = {0};
     cg_strides(ctx, &k->body, s);
     KExpr *acc = k_var(b, "acc");
-    k_push(b, &k->body, k_decl(b, 0, "double", "acc", neutral(b, r->kind)));
+    k_push(b, &k->body, k_decl(b, 0, "double", "acc", cg_red_neutral(b, r->kind)));
     static const char *const axis[3] = {"i", "j", "k"};
     KBlock *body = &k->body;
     for (int d = p->dims - 1; d >= 0; d--) {
@@ -140,7 +148,7 @@ static void build_partial(CgCtx *ctx, const IrReduce *r, const char *name, const
     KExpr *v = cg_build_value(ctx, &r->stage, ir_reduce_node(r), body);
     ctx->kidx = NULL;
     KExpr *x = k_let(b, body, "double", "x", k_cast(b, "double", v));
-    k_push(b, body, fold(b, r->kind, acc, x));
+    k_push(b, body, cg_red_fold(b, r->kind, acc, x));
     block_tree(b, &k->body, r->kind, acc);
     KExpr *block = k_add(b, k_block(b, 0), k_mul(b, k_uint(b, g[0]), k_add(b, k_block(b, 1), k_mul(b, k_uint(b, g[1]), k_block(b, 2)))));
     store_first(b, &k->body, "scratch", block);
@@ -176,7 +184,7 @@ void cg_build_reductions(CgCtx *ctx, Plan *plan)
     const IrProgram *p = ctx->prog;
     if (!p->nreduces)
         return;
-    int g[3], one[3] = {1, 1, 1}, built[3] = {0, 0, 0};
+    int g[3], one[3] = {1, 1, 1}, built[3] = {0, 0, 0}, fused = 0;
     reduce_grid(p->dims, g);
     for (int i = 0; i < p->nreduces; i++) {
         const IrReduce *r = &p->reduces[i];
@@ -188,7 +196,18 @@ void cg_build_reductions(CgCtx *ctx, Plan *plan)
         if (!built[r->kind]++)
             build_final(ctx, r->kind, final);
         cg_args_add(ctx, &fa, (PlanArg){ARG_SCRATCH, 0, 0, at}, 1);
-        *ARENA_PUSH(ctx->arena, plan->reduce, plan->nreduce, plan->cap_reduce) = reduce_launch(name, g, &a);
-        *ARENA_PUSH(ctx->arena, plan->reduce, plan->nreduce, plan->cap_reduce) = reduce_launch(final, one, &fa);
+        PlanLaunch partial = reduce_launch(name, g, &a), combine = reduce_launch(final, one, &fa);
+        *ARENA_PUSH(ctx->arena, plan->reduce, plan->nreduce, plan->cap_reduce) = partial;
+        *ARENA_PUSH(ctx->arena, plan->reduce, plan->nreduce, plan->cap_reduce) = combine;
+        if (!plan->nfused_reduces)
+            continue;
+        if (plan->reduce_fused[i]) { /* after the fused step: its partials combined */
+            const char *fn = arena_printf(ctx->arena, "%s_fused_%s", ctx->prefix, cg_c_identifier(ctx->arena, r->name));
+            CgArgs ca = cg_build_fused_combine(ctx, plan, i, fused++, fn);
+            *ARENA_PUSH(ctx->arena, plan->after, plan->nafter, plan->cap_after) = reduce_launch(fn, one, &ca);
+        } else {
+            *ARENA_PUSH(ctx->arena, plan->after, plan->nafter, plan->cap_after) = partial;
+            *ARENA_PUSH(ctx->arena, plan->after, plan->nafter, plan->cap_after) = combine;
+        }
     }
 }

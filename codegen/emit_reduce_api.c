@@ -1,7 +1,8 @@
 /* The emitted API of the reductions (docs/c-api.md, Reductions): NAME_reductions, one double
- * member per `reduce`, and NAME_reduce, which replays the Plan's reduce launches
- * (emit_reduce.c) on the fields as they are and waits for the values. Nothing is emitted for a
- * stencil without reductions. */
+ * member per `reduce`; NAME_reduce, which replays the Plan's reduce launches (emit_reduce.c) on
+ * the fields as they are and waits for the values; NAME_run_reduce, which runs steps, the last
+ * one the fused step (emit_reduce_fused.c) where reductions fuse, then the launches after it.
+ * Nothing is emitted for a stencil without reductions. */
 #include "emit_api.h"
 
 #include <string.h>
@@ -14,7 +15,16 @@ static const char HEADER_REDUCE[] =
     " * cudaErrorInvalidValue for bad arguments (as @_run), or the first allocation, launch\n"
     " * or copy error (*out is then unchanged). */\n"
     "cudaError_t @_reduce(const @_fields *f, const @_params *p, int nx, int ny, int nz,\n"
-    "    @_reductions *out, cudaStream_t stream);\n\n";
+    "    @_reductions *out, cudaStream_t stream);\n\n"
+    "/* Runs `steps` steps (at least 1) as @_run does, then fills *out with the reductions\n"
+    " * after the last one, as @_reduce would, and waits for them. The reductions marked fused\n"
+    " * below are folded by the last step's kernel over the points it writes: they cost no\n"
+    " * pass over the fields of their own; the others run after it. A fused sum adds in another\n"
+    " * order than @_reduce (both in double, the order fixed for a grid size). Returns as\n"
+    " * @_run; cudaErrorInvalidValue also for out NULL or steps < 1.\n"
+    " * Reductions:${note} */\n"
+    "cudaError_t @_run_reduce(@_fields *f, const @_params *p, int nx, int ny, int nz, int steps,\n"
+    "    void *workspace, @_reductions *out, cudaStream_t stream);\n\n";
 
 static const char HOST_REDUCE_TOP[] =
     "\nextern \"C\" cudaError_t @_reduce(const @_fields *f, const @_params *p, int nx, int ny, int nz,\n"
@@ -22,7 +32,7 @@ static const char HOST_REDUCE_TOP[] =
     "    if (!f || !p || !out || !@_grid_ok_(nx, ny, nz))\n"
     "        return cudaErrorInvalidValue;\n"
     "    const int n[3] = {nx, ny, nz};\n"
-    "    @_bufs_ bufs;\n    memset(&bufs, 0, sizeof bufs);\n    @_bufs_ *const b = &bufs;\n";
+    "    @_bufs_ bufs;\n    memset(&bufs, 0, sizeof bufs);\n";
 
 static const char HOST_REDUCE_ALLOC[] =
     "    double *scratch = NULL, values[${count}];\n"
@@ -30,22 +40,35 @@ static const char HOST_REDUCE_ALLOC[] =
     "    if (err != cudaSuccess)\n        return err;\n";
 
 static const char HOST_REDUCE_END[] =
-    "    const cudaError_t freed = cudaFreeAsync(scratch, stream);\n"
-    "    if (err == cudaSuccess)\n        err = freed;\n"
+    "    if (scratch) {\n        const cudaError_t freed = cudaFreeAsync(scratch, stream);\n"
+    "        if (err == cudaSuccess)\n            err = freed;\n    }\n"
     "    if (err == cudaSuccess)\n        err = cudaStreamSynchronize(stream);\n"
     "    if (err != cudaSuccess)\n        return err;\n";
+
+static const char HOST_RUN_REDUCE[] =
+    "\nextern \"C\" cudaError_t @_run_reduce(@_fields *f, const @_params *p, int nx, int ny, int nz,\n"
+    "    int steps, void *workspace, @_reductions *out, cudaStream_t stream)\n{\n"
+    "    if (!f || !p || !out || steps < 1 || !@_grid_ok_(nx, ny, nz))\n"
+    "        return cudaErrorInvalidValue;\n"
+    "    const int n[3] = {nx, ${ny}, ${nz}};\n${void_ny}${void_nz}";
+
+static const char HOST_RUN_REDUCE_SCRATCH[] =
+    "    double *scratch = NULL, values[${count}];\n"
+    "    if (err == cudaSuccess)\n"
+    "        err = cudaMallocAsync((void **)&scratch, (size_t)(${bytes}) * sizeof(double), stream);\n";
 
 void api_emit_reduce_header(const Api *api, StrBuf *h)
 {
     const IrProgram *p = api->prog;
     if (!p->nreduces)
         return;
+    const TplVar vars[] = {{"note", api->plan->fused_note ? api->plan->fused_note : " none fused."}, {NULL, NULL}};
     api_put(api, h, "/* The stencil's reductions over the interior, one member each. */\ntypedef struct {\n", NULL);
     for (int i = 0; i < p->nreduces; i++)
         sb_printf(h, "    double %s; /* %s */\n", cg_member_name(api->arena, p->reduces[i].name),
                   ir_reduce_kind_name(p->reduces[i].kind));
     api_put(api, h, "} @_reductions;\n\n", NULL);
-    api_put(api, h, HEADER_REDUCE, NULL);
+    api_put(api, h, HEADER_REDUCE, vars);
 }
 
 /* bufs from *f: every buffer a reduction reads, checked for NULL. */
@@ -84,6 +107,68 @@ static void reduce_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
     sb_puts(o, ");\n        err = cudaGetLastError();\n    }\n");
 }
 
+/* static cudaError_t NAME_<name>_(b, p, n, scratch, stream): reduce launches ls[0..nl) in order. */
+static void reduce_group(const Api *api, const char *name, const PlanLaunch *ls, int nl, StrBuf *cu)
+{
+    const TplVar vars[] = {{"name", name}, {NULL, NULL}};
+    api_put(api, cu, "static cudaError_t @_${name}_(@_bufs_ *b, const @_params *p, const int n[3], double *scratch,\n"
+            "    cudaStream_t stream)\n{\n    cudaError_t err = cudaSuccess;\n    (void)b;\n    (void)p;\n    (void)n;\n",
+            vars);
+    api_emit_coords(ls, nl, 0, cu); /* x, y, z: the interior index (one GPU: origin 0) */
+    for (int l = 0; l < nl; l++)
+        reduce_launch(api, &ls[l], cu);
+    sb_puts(cu, "    return err;\n}\n\n");
+}
+
+/* The values copied from the scratch, the scratch freed, the wait, then *out; vars: count. */
+static void reduce_values(const Api *api, const TplVar *vars, StrBuf *cu)
+{
+    const IrProgram *p = api->prog;
+    for (int i = 0; i < p->nreduces; i++)
+        sb_printf(cu, "    if (err == cudaSuccess)\n        err = cudaMemcpyAsync(&values[%d], scratch + %d, sizeof(double), "
+                  "cudaMemcpyDeviceToHost, stream);\n", i, PLAN_REDUCE_VALUE(i));
+    api_put(api, cu, HOST_REDUCE_END, vars);
+    for (int i = 0; i < p->nreduces; i++)
+        sb_printf(cu, "    out->%s = values[%d];\n", cg_member_name(api->arena, p->reduces[i].name), i);
+    sb_puts(cu, "    return cudaSuccess;\n}\n\n");
+}
+
+/* NAME_run_reduce: the steps before the last, the fused step, the launches after it (where
+ * nothing is fused: every step, then all the reduce launches). */
+static void emit_run_reduce(const Api *api, StrBuf *cu)
+{
+    const IrProgram *p = api->prog;
+    const Plan *plan = api->plan;
+    int nf = plan->nfused_reduces;
+    StrBuf parts = {0};
+    sb_printf(&parts, "%d", PLAN_REDUCE_SLOT(p->nreduces));
+    for (int d = 0; nf && d < p->dims; d++)
+        sb_printf(&parts, "%s(long long)((n[%d] + %d) / %d)", d ? " * " : " + ", d,
+                  plan->fused_extra[d] + plan->fused_tile[d] - 1, plan->fused_tile[d]);
+    if (nf)
+        sb_printf(&parts, " * %d", nf);
+    const TplVar vars[] = {{"count", arena_printf(api->arena, "%d", p->nreduces)},
+                           {"bytes", arena_strdup(api->arena, parts.data)},
+                           {"ny", p->dims >= 2 ? "ny" : "1"}, {"nz", p->dims >= 3 ? "nz" : "1"},
+                           {"void_ny", p->dims < 2 ? "    (void)ny;\n" : ""},
+                           {"void_nz", p->dims < 3 ? "    (void)nz;\n" : ""}, {NULL, NULL}};
+    sb_free(&parts);
+    if (nf) {
+        api_emit_group(api, "fused", plan->fused, plan->nfused, 0, cu);
+        reduce_group(api, "after", plan->after, plan->nafter, cu);
+    }
+    api_put(api, cu, HOST_RUN_REDUCE, vars);
+    api_emit_bind(api, cu);
+    api_emit_steps(api, nf ? "steps - 1" : "steps", cu);
+    api_put(api, cu, HOST_RUN_REDUCE_SCRATCH, vars);
+    if (nf)
+        api_put(api, cu, "    if (err == cudaSuccess)\n        err = @_fused_(&b, p, n, steps - 1, stream, scratch);\n", NULL);
+    api_emit_unbind(api, cu);
+    api_put(api, cu, nf ? "    if (err == cudaSuccess)\n        err = @_after_(&b, p, n, scratch, stream);\n"
+                        : "    if (err == cudaSuccess)\n        err = @_reduce_all_(&b, p, n, scratch, stream);\n", NULL);
+    reduce_values(api, vars, cu);
+}
+
 void api_emit_reduce_source(const Api *api, StrBuf *cu)
 {
     const IrProgram *p = api->prog;
@@ -92,17 +177,11 @@ void api_emit_reduce_source(const Api *api, StrBuf *cu)
         return;
     const TplVar vars[] = {{"count", arena_printf(api->arena, "%d", p->nreduces)},
                            {"bytes", arena_printf(api->arena, "%d", PLAN_REDUCE_SLOT(p->nreduces))}, {NULL, NULL}};
+    reduce_group(api, "reduce_all", plan->reduce, plan->nreduce, cu);
     api_put(api, cu, HOST_REDUCE_TOP, vars);
     bind_read_buffers(api, cu);
-    api_put(api, cu, "    (void)b;\n    (void)n;\n", NULL);
     api_put(api, cu, HOST_REDUCE_ALLOC, vars);
-    for (int l = 0; l < plan->nreduce; l++)
-        reduce_launch(api, &plan->reduce[l], cu);
-    for (int i = 0; i < p->nreduces; i++)
-        sb_printf(cu, "    if (err == cudaSuccess)\n        err = cudaMemcpyAsync(&values[%d], scratch + %d, sizeof(double), "
-                  "cudaMemcpyDeviceToHost, stream);\n", i, PLAN_REDUCE_VALUE(i));
-    api_put(api, cu, HOST_REDUCE_END, vars);
-    for (int i = 0; i < p->nreduces; i++)
-        sb_printf(cu, "    out->%s = values[%d];\n", cg_member_name(api->arena, p->reduces[i].name), i);
-    sb_puts(cu, "    return cudaSuccess;\n}\n");
+    api_put(api, cu, "    err = @_reduce_all_(&bufs, p, n, scratch, stream);\n", NULL);
+    reduce_values(api, vars, cu);
+    emit_run_reduce(api, cu);
 }

@@ -262,6 +262,10 @@ void cg_point(CgCtx *ctx, KBlock *out)
 {
     CgPointStores stores = {0};
     cg_build_point(ctx, out, &stores);
+    if (ctx->fold) { /* the fused step: the point's reductions too (emit_reduce_fused.c) */
+        cg_fold_point(ctx, out, &stores);
+        return;
+    }
     for (int w = 0; w < stores.n; w++) {
         if (ctx->kstore)
             ctx->kstore(ctx, out, w, stores.items[w].array, stores.items[w].value);

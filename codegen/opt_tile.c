@@ -420,10 +420,15 @@ int cg_emit_stage_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     if (ctx->cfg->v[P_CMEM] == 2) /* the constants of the rewritten stage go to the array */
         tc.base.prog = tile_constants_to_cmem(ctx, tc.base.prog, stage, name);
     KKernel *k = cg_kernel(ctx, name, g.tb, args);
+    if (ctx->fold) /* the fused step (emit_reduce_fused.c): the points fold its reductions */
+        cg_fold_begin(&tc.base, &k->body);
     build_body(&tc, k, args);
     ctx->stage = stage;
     tc.base.prog = p;
     tile_halo_columns(&tc.base, &k->body, &g, tc.s);
+    const int extra[3] = {g.shift, 0, 0};
+    if (ctx->fold)
+        cg_fold_end(&tc.base, &k->body, g.tb, g.tile, extra);
     cg_add_kernel(ctx, k);
     for (int d = 0; d < 3; d++) {
         l->block[d] = g.tb[d];

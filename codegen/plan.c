@@ -257,6 +257,62 @@ static int build_group(Builder *b, const Config *cfg, const char *suffix, PlanLa
     return 0;
 }
 
+/* The configuration of the single step that runs the steps the fused ones leave over: the plain
+ * kernel with the plan's thread block. */
+static Config single_config(const Plan *plan)
+{
+    Config plain = config_default(plan->prog->dims);
+    for (int d = 0; d < 3; d++)
+        plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
+    return plain;
+}
+
+/* The fused step (plan->fused, emit_reduce_fused.c) where some reductions fuse: the launches of
+ * one step, the plan's own (the plain and tile families) or its single step's (temporal
+ * blocking: the last step is a single one), the last stage's kernel built again by its family
+ * with the fold, NAME_step_reduce or NAME_stageS_reduce. */
+static int build_fused(Builder *b, Plan *plan)
+{
+    const IrProgram *p = plan->prog;
+    Arena *a = b->ctx.arena;
+    int single = plan->step_count > 1, s = p->nstages - 1;
+    Config cfg = single ? single_config(plan) : plan->config;
+    cg_choose_fused(&b->ctx, plan, &cfg);
+    if (!plan->nfused_reduces)
+        return 0;
+    const char *suffix = single ? "_single" : "";
+    const char *last = p->nstages == 1 ? arena_printf(a, "%s_step%s", b->ctx.prefix, suffix)
+                                       : arena_printf(a, "%s_stage%d%s", b->ctx.prefix, s, suffix);
+    const char *name = p->nstages == 1 ? arena_printf(a, "%s_step_reduce", b->ctx.prefix)
+                                       : arena_printf(a, "%s_stage%d_reduce", b->ctx.prefix, s);
+    plan->nfused = single ? plan->nsingle : plan->nstep;
+    plan->fused = arena_alloc(a, sizeof *plan->fused * (size_t)plan->nfused);
+    memcpy(plan->fused, single ? plan->single : plan->step, sizeof *plan->fused * (size_t)plan->nfused);
+    PlanLaunch *l = NULL;
+    for (int i = 0; i < plan->nfused; i++)
+        if (strcmp(plan->fused[i].kernel, last) == 0)
+            l = &plan->fused[i];
+    if (!l) {
+        snprintf(b->why, (size_t)b->whylen, "the step has no launch of %s", last);
+        return -1;
+    }
+    CgArgs args = {0};
+    cg_stage_args(&b->ctx, s, &args);
+    cg_fused_args(&b->ctx, plan, &args);
+    l->kernel = name;
+    l->args = args.args;
+    l->nargs = args.nargs;
+    b->ctx.cfg = &cfg;
+    b->ctx.fold = plan;
+    int status = cg_pass_for(&cfg)->build(&b->ctx, s, name, &args, l, b->why, b->whylen);
+    b->ctx.fold = NULL;
+    for (int d = 0; d < 3; d++) { /* what its partials count */
+        plan->fused_tile[d] = l->tile[d];
+        plan->fused_extra[d] = l->extra[d];
+    }
+    return status;
+}
+
 /* The prologue, the step and, when the step fuses several, the plain single step. */
 static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
 {
@@ -275,14 +331,14 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
     plan->nsingle = plan->nstep;
     if (plan->step_count > 1) {
         /* Steps left over by the fused launches run one at a time with the plain kernel. */
-        Config plain = config_default(plan->prog->dims);
-        for (int d = 0; d < 3; d++)
-            plain.v[P_TBX + d] = plan->config.v[P_TBX + d];
+        Config plain = single_config(plan);
         if (build_group(b, &plain, "_single", &plan->single, &plan->nsingle) != 0)
             return -1;
         for (int d = 0; d < 3; d++)
             plan->fused_min_n[d] = cg_temporal_min_extent(plan->prog, &plan->config, d);
     }
+    if (build_fused(b, plan) != 0)
+        return -1;
     b->ctx.cfg = &plan->config;
     return 0;
 }

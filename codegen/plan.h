@@ -66,6 +66,19 @@ typedef struct {
                               the kernel of its partials, then the one that combines them; grids
                               fixed (tile 1, axis_of -1, extra = blocks - 1) */
     int nreduce, cap_reduce;
+    /* The fused reductions (emit_reduce_fused.c; docs/c-api.md, NAME_run_reduce): one step whose
+     * last stage's kernel also folds the fusable reductions over the points it writes, one
+     * partial per block, then `after`: per fused reduction the kernel that
+     * combines its partials, then the separate launches (as in `reduce`) of the others. NULL
+     * and 0 where no reduction is fused (reduce_fused says which are). */
+    PlanLaunch *fused;
+    int nfused;
+    PlanLaunch *after;
+    int nafter, cap_after;
+    int fused_tile[3], fused_extra[3]; /* the fused launch's tiles: a partial per block */
+    int nfused_reduces;
+    unsigned char *reduce_fused; /* per reduction: folded by the fused step (NULL: none) */
+    const char *fused_note;      /* for the header: what is fused, and why the rest is not */
 } Plan;
 
 /* The reductions' device scratch (ARG_SCRATCH): per reduction r, PLAN_REDUCE_PARTIALS partials
@@ -73,6 +86,20 @@ typedef struct {
 #define PLAN_REDUCE_PARTIALS 256
 #define PLAN_REDUCE_SLOT(r) ((r) * (PLAN_REDUCE_PARTIALS + 1))
 #define PLAN_REDUCE_VALUE(r) (PLAN_REDUCE_SLOT(r) + PLAN_REDUCE_PARTIALS)
+/* The fused step's partials follow: block b's partial of the q-th fused reduction is double
+ * PLAN_REDUCE_SLOT(nreduces) + b * nfused_reduces + q. */
+static inline long long plan_fused_parts(const Plan *p, const int n[3])
+{
+    long long parts = 1;
+    for (int d = 0; d < p->prog->dims; d++)
+        parts *= (n[d] + p->fused_extra[d] + p->fused_tile[d] - 1) / p->fused_tile[d];
+    return parts;
+}
+/* Doubles of scratch that a run with the fused step needs on an interior of n. */
+static inline long long plan_fused_scratch(const Plan *p, const int n[3])
+{
+    return PLAN_REDUCE_SLOT(p->prog->nreduces) + (long long)p->nfused_reduces * plan_fused_parts(p, n);
+}
 
 /* Builds the plan of prog under config c (codegen/plan.c). Returns NULL, with a reason a person
  * can read in why, when c is not valid for prog (the constraints of codegen/space.c). */

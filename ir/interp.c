@@ -278,7 +278,7 @@ void interp_reduce(const InterpGrid *g, double *out, double *scale)
         const IrReduce *red = &g->prog->reduces[i];
         Reducing r = {red->kind, red->kind == RED_SUM ? 0.0 : red->kind == RED_MIN ? INFINITY : -INFINITY, 0.0};
         if (red->stage.nwrites == 1)
-            eval_rows(g, &red->stage, 0, reduce_row, &r); /* lowering refuses built-ins here */
+            eval_rows(g, &red->stage, 0, reduce_row, &r); /* x, y, z: the point; lowering refuses step */
         out[i] = r.acc;
         if (scale)
             scale[i] = red->kind == RED_SUM ? r.mag : fabs(r.acc);

@@ -85,7 +85,8 @@ typedef struct {
 
 /* A global scalar of the fields after the step (`reduce name = kind(expr);`): the expression
  * over the interior, in the node form of a stage (reads at level 0 are the newest buffer), its
- * value the stage's one write, whose field is -1. Sums are accumulated in double. */
+ * value the stage's one write, whose field is -1; x, y, z, nx, ny, nz may be read, step not.
+ * Sums are accumulated in double. */
 typedef enum { RED_SUM, RED_MIN, RED_MAX } IrReduceKind;
 typedef struct {
     const char *name;

@@ -541,9 +541,9 @@ static int lower_builtin(Lower *L, const AstExpr *e, const IrBuiltin *bi)
                e->name);
         return -1;
     }
-    if (L->in_reduce) {
-        REPORT(L, e->loc, STC_E_REDUCE_READ, "'%s' is a built-in of the step; a reduction reads fields, "
-               "parameters and constants only", e->name);
+    if (L->in_reduce && bi->op == N_STEP) { /* NAME_reduce runs on the fields at any time */
+        REPORT(L, e->loc, STC_E_REDUCE_READ, "'step' is the number of the step being computed; a reduction "
+               "runs on the fields after it, with no step number: pass what it needs as a param");
         return -1;
     }
     if (ir_builtin_dims(bi) > L->p->dims) {

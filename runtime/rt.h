@@ -99,6 +99,9 @@ int rt_run(RtModule *m, RtGrid *g, long steps, char *why, int whylen);
 /* The program's reductions on g's current state into out (one per reduction, as interp_reduce
  * gives them), through the plan's reduce launches (rt_reduce.c). Returns 0, or -1 with why. */
 int rt_reduce(RtModule *m, RtGrid *g, double *out, char *why, int whylen);
+/* NAME_run_reduce: the prologue, `steps` (at least 1) steps, the last one the fused step where
+ * the plan has one (plan->fused), then the reductions after it into out (rt_reduce.c). */
+int rt_run_reduce(RtModule *m, RtGrid *g, long steps, double *out, char *why, int whylen);
 /* The pieces of rt_run: the prologue, and the step launches alone (used by the timer). */
 int rt_run_prologue(RtModule *m, RtGrid *g, char *why, int whylen);
 int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen);

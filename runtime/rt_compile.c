@@ -123,7 +123,9 @@ RtModule *rt_module_load(RtContext *rc, const Plan *plan, const void *cubin, cha
     if (!(m->prologue = resolve_list(m, plan->prologue, plan->nprologue, why, whylen))
         || !(m->step = resolve_list(m, plan->step, plan->nstep, why, whylen))
         || !(m->single = resolve_list(m, plan->single, plan->nsingle, why, whylen))
-        || !(m->reduce = resolve_list(m, plan->reduce, plan->nreduce, why, whylen))) {
+        || !(m->reduce = resolve_list(m, plan->reduce, plan->nreduce, why, whylen))
+        || !(m->fused = resolve_list(m, plan->fused, plan->nfused, why, whylen))
+        || !(m->after = resolve_list(m, plan->after, plan->nafter, why, whylen))) {
         rt_module_free(m);
         return NULL;
     }
@@ -154,5 +156,7 @@ void rt_module_free(RtModule *m)
     free(m->step);
     free(m->single);
     free(m->reduce);
+    free(m->fused);
+    free(m->after);
     free(m);
 }

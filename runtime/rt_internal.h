@@ -86,7 +86,7 @@ struct RtModule {
     RtContext *rc;
     const Plan *plan;
     CUmodule mod;
-    CUfunction *prologue, *step, *single, *reduce;
+    CUfunction *prologue, *step, *single, *reduce, *fused, *after;
 };
 
 struct RtGrid {
@@ -106,6 +106,13 @@ struct RtGrid {
  * their largest relative error raises res->max_rel_err, and sets res->worst_reduce
  * (rt_reduce.c). Returns 0, or -1 with why when they could not run. */
 int rt_verify_reductions(RtModule *m, RtGrid *g, InterpGrid *state, RtVerifyResult *res, char *why, int whylen);
+/* The fused step (NAME_run_reduce's last step) checked as rt_verify_plan checks the plan: from
+ * the same random start (seed), `steps` steps with the last one fused; its fields against the
+ * interpreter's final state want, every reduction against the interpreter's on want. Raises
+ * res->max_rel_err and sets worst_field or worst_reduce; nothing where no reduction is fused
+ * (rt_reduce.c). Returns 0, or -1 with why when it could not run. */
+int rt_verify_fused(RtModule *m, const int n[3], long steps, unsigned seed, const InterpGrid *want,
+                    RtVerifyResult *res, char *why, int whylen);
 /* Launches ls[0..n) with their functions fns on g, in order (rt_run.c). */
 int rt_launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunction *fns, int n, char *why,
                    int whylen);

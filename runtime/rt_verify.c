@@ -76,7 +76,8 @@ int rt_verify_plan(RtContext *rc, RtModule *m, const int n_in[3], long steps, Rt
         goto done;
     interp_run(want, (int)steps);
     res->max_rel_err = rt_compare_grids(got, want, &res->worst_field);
-    if (rt_verify_reductions(m, g, got, res, why, whylen) != 0)
+    if (rt_verify_reductions(m, g, got, res, why, whylen) != 0
+        || rt_verify_fused(m, n, steps, 2024, want, res, why, whylen) != 0)
         goto done;
     res->ok = res->max_rel_err <= res->tolerance;
     status = 0;

@@ -355,3 +355,36 @@ const char *hb_find_nvcc(void)
         return "nvcc";
     return NULL;
 }
+
+static void write_file(const char *dir, const char *name, const char *ext, const StrBuf *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    FILE *f = fopen(path, "w");
+    assert(f);
+    fputs(text->data, f);
+    fclose(f);
+}
+
+int hb_nvcc_compile(const char *nvcc, const char *const names[], const StrBuf *const cu[], const StrBuf *const h[],
+                    int n)
+{
+    char dir[] = "/tmp/stc_nvcc_XXXXXX", cmd[1024];
+    assert(mkdtemp(dir));
+    StrBuf all = {0};
+    for (int i = 0; i < n; i++) {
+        write_file(dir, names[i], ".cu", cu[i]);
+        write_file(dir, names[i], ".h", h[i]);
+        sb_printf(&all, "#include \"%s.cu\"\n", names[i]);
+    }
+    write_file(dir, "all", ".cu", &all);
+    sb_free(&all);
+    snprintf(cmd, sizeof cmd, "%s -c -arch=sm_80 -Werror all-warnings -o %s/all.o %s/all.cu", nvcc, dir, dir);
+    int status = system(cmd);
+    if (status != 0)
+        fprintf(stderr, "nvcc failed: %s\n", cmd);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return status;
+}

@@ -30,5 +30,9 @@ void hb_lacks(const char *text, const char *needle);
 int hb_count(const char *text, const char *needle);
 /* The nvcc to run (CUDA's, else one on PATH), or NULL when there is none. */
 const char *hb_find_nvcc(void);
+/* The emitted files NAME.cu and NAME.h of each names[i] (cu[i], h[i]) compiled by nvcc as one
+ * unit (their prefixes must differ), warnings as errors; nvcc's exit status. */
+int hb_nvcc_compile(const char *nvcc, const char *const names[], const StrBuf *const cu[], const StrBuf *const h[],
+                    int n);
 
 #endif

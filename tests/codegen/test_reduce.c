@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../driver/load_program.h"
 #include "codegen.h"
@@ -31,39 +30,6 @@ static void check_plan(const IrProgram *p, const Plan *plan)
     assert(kir_count_stmts(&k->body, KS_FOR) == 3);     /* k, j, i */
     assert(kir_count_stmts(&k->body, KS_BARRIER) == 9); /* the tree of 256 */
     assert(kir_count_index(&k->body, "f_u_lm1") > 0 && kir_count_index(&k->body, "f_k_l0") > 0);
-}
-
-static void write_file(const char *dir, const char *name, const StrBuf *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert(f);
-    fputs(text->data, f);
-    fclose(f);
-}
-
-/* Both programs' files compiled by nvcc as one unit (their prefixes differ), warnings as errors. */
-static int compile_both(const char *nvcc, const StrBuf *cu, const StrBuf *h, const StrBuf *ccu, const StrBuf *ch)
-{
-    char dir[] = "/tmp/stc_reduce_XXXXXX", cmd[1024];
-    assert(mkdtemp(dir));
-    write_file(dir, "wave3d_energy.cu", cu);
-    write_file(dir, "wave3d_energy.h", h);
-    write_file(dir, "heat1d.cu", ccu);
-    write_file(dir, "heat1d.h", ch);
-    StrBuf both = {0};
-    sb_puts(&both, "#include \"wave3d_energy.cu\"\n#include \"heat1d.cu\"\n");
-    write_file(dir, "both.cu", &both);
-    sb_free(&both);
-    snprintf(cmd, sizeof cmd, "%s -c -arch=sm_80 -Werror all-warnings -o %s/both.o %s/both.cu", nvcc, dir, dir);
-    int status = system(cmd);
-    if (status != 0)
-        fprintf(stderr, "nvcc failed: %s\n", cmd);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return status;
 }
 
 int main(void)
@@ -110,8 +76,11 @@ int main(void)
 
     int status = 0;
     const char *nvcc = hb_find_nvcc();
-    if (nvcc)
-        status = compile_both(nvcc, &cu, &h, &ccu, &ch);
+    if (nvcc) {
+        static const char *const names[] = {"wave3d_energy", "heat1d"};
+        const StrBuf *const cus[] = {&cu, &ccu}, *const hs[] = {&h, &ch};
+        status = hb_nvcc_compile(nvcc, names, cus, hs, 2);
+    }
     sb_free(&ccu);
     sb_free(&ch);
     sb_free(&cu);

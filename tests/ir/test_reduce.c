@@ -1,7 +1,8 @@
 /* Reductions (`reduce name = kind(expr);`) of examples/wave3d_energy.st: lowered from source and
  * computed by the interpreter on a small odd grid against plain loops over its buffers written
  * here (an offset into the periodic halo, the older level, a coef, a param); a NaN anywhere makes
- * sum, max and min NaN; --dump-ir shows them. The printed form is in tests/frontend (test_parse's
+ * sum, max and min NaN; --dump-ir shows them; the coordinates x, y and nx in a reduction
+ * (tests/programs/reduce_fused.st). The printed form is in tests/frontend (test_parse's
  * round trip). */
 #include "../driver/load_program.h"
 #include "interp.h"
@@ -32,6 +33,32 @@ static void by_hand(const InterpGrid *g, double want[3])
                 want[1] = fabs(u[at]) > want[1] ? fabs(u[at]) : want[1];
                 want[2] = dz < want[2] ? dz : want[2];
             }
+}
+
+/* tests/programs/reduce_fused.st's centre = sum(x * u + y) and low = min(u - nx): the
+ * coordinates of a reduction are the interior index and size, as in the step. */
+static void check_coordinates(Arena *a)
+{
+    IrProgram *p = load_example("../tests/programs/reduce_fused.st", a);
+    CHECK(p && p->nreduces == 5 && strcmp(p->reduces[2].name, "centre") == 0);
+    if (!p)
+        return;
+    const int n[3] = {11, 7, 1};
+    InterpGrid *g = interp_grid_new(p, n);
+    interp_fill_random(g, 3);
+    interp_run(g, 2);
+    const double *u = g->buf[0][g->newest[0]];
+    double centre = 0, low = INFINITY, got[5];
+    for (int y = 0; y < n[1]; y++)
+        for (int x = 0; x < n[0]; x++) {
+            double v = u[interp_index(g, x, y, 0)];
+            centre += x * v + y;
+            low = v - n[0] < low ? v - n[0] : low;
+        }
+    interp_reduce(g, got, NULL);
+    CHECK(fabs(got[2] - centre) <= 1e-12 * fabs(centre));
+    CHECK(got[3] == low);
+    interp_grid_free(g);
 }
 
 int main(void)
@@ -72,6 +99,7 @@ int main(void)
     CHECK(isnan(got[0]) && isnan(got[1]) && isnan(got[2]));
 
     interp_grid_free(g);
+    check_coordinates(a);
     arena_free(a);
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);

@@ -2,8 +2,10 @@
  * examples/wave3d_energy.st (float, three levels, a coef and a param) verified by rt_verify_plan
  * (fields and reductions) under several kernel families; then examples/jacobi_residual.st solving Laplace's
  * equation with a linear boundary in rounds of steps until its residual is below 1e-8, every
- * round's reductions against the interpreter's run in lockstep; the same value twice; NaN kept.
- * Exits 77 without a GPU. */
+ * round's reductions against the interpreter's run in lockstep; the same value twice; NaN kept;
+ * the fused step (NAME_run_reduce) against the separate pass and the interpreter, and through
+ * rt_verify_plan (tests/programs/reduce_fused.st, reduce_stages.st, the Jacobi under temporal
+ * blocking). Exits 77 without a GPU. */
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
@@ -105,6 +107,67 @@ static void solve_jacobi(RtContext *rc, Arena *a)
     rt_module_free(m);
 }
 
+/* NAME_run_reduce (rt_run_reduce: the last step fused where reductions fuse) against the
+ * separate pass after rt_run on the same start, and both against the interpreter: within the
+ * sums' tolerance (the fused sum adds its partials in another order), for the plain kernel,
+ * the tile kernels (staged, merged, vectors, halo columns), temporal blocking (its single step
+ * fused) and a streaming plan (nothing fused). */
+static void fused_against_separate(RtContext *rc, Arena *a, const char *rel, const char *cfg, int steps)
+{
+    char why[1024];
+    IrProgram *p = load_example(rel, a);
+    assert(p && p->nreduces <= 8);
+    Plan *plan = plan_of(p, cfg, a);
+    RtModule *m = rt_compile_plan(rc, plan, why, sizeof why);
+    if (!m)
+        printf("compile %s '%s': %s\n", p->name, cfg, why);
+    assert(m);
+    int n[3];
+    rt_verify_size_plan(plan, n);
+    InterpGrid *want = interp_grid_new(p, n);
+    interp_fill_random(want, 11);
+    RtGrid *fused = rt_grid_new(rc, p, n, why, sizeof why), *separate = rt_grid_new(rc, p, n, why, sizeof why);
+    assert(fused && separate);
+    double got[8], sep[8], ref[8], scale[8];
+    CHECK(rt_grid_upload(fused, want, why, sizeof why) == 0 && rt_grid_upload(separate, want, why, sizeof why) == 0);
+    CHECK(rt_grid_download(separate, want, why, sizeof why) == 0); /* the start as the GPU holds it */
+    CHECK(rt_run_reduce(m, fused, steps, got, why, sizeof why) == 0);
+    CHECK(rt_run(m, separate, steps, why, sizeof why) == 0 && rt_reduce(m, separate, sep, why, sizeof why) == 0);
+    interp_run(want, steps);
+    interp_reduce(want, ref, scale);
+    double tol = p->type == ELEM_DOUBLE ? 1e-10 : 1e-4;
+    for (int r = 0; r < p->nreduces; r++) {
+        double t = tol * (1 + scale[r]);
+        if (!(fabs(got[r] - sep[r]) <= t) || !(fabs(got[r] - ref[r]) <= t)) {
+            printf("%s '%s', %s%s: run_reduce %.17g, reduce %.17g, interpreter %.17g\n", p->name, cfg, p->reduces[r].name,
+                   plan->nfused_reduces && plan->reduce_fused[r] ? " (fused)" : "", got[r], sep[r], ref[r]);
+            failures++;
+        }
+    }
+    printf("%s '%s': %d of %d reductions fused, %d steps\n", p->name, cfg, plan->nfused_reduces, p->nreduces, steps);
+    rt_grid_free(fused);
+    rt_grid_free(separate);
+    interp_grid_free(want);
+    rt_module_free(m);
+}
+
+/* The fused step through rt_verify_plan (its fields and values against the interpreter too). */
+static void verify_fused(RtContext *rc, Arena *a, const char *rel, const char *cfg)
+{
+    char why[1024];
+    IrProgram *p = load_example(rel, a);
+    assert(p);
+    Plan *plan = plan_of(p, cfg, a);
+    RtModule *m = rt_compile_plan(rc, plan, why, sizeof why);
+    assert(m);
+    RtVerifyResult res;
+    CHECK(rt_verify_plan(rc, m, NULL, 0, &res, why, sizeof why) == 0);
+    printf("%s '%s': %d fused, error %.3g (tolerance %.3g), worst reduction %d\n", p->name, cfg, plan->nfused_reduces,
+           res.max_rel_err, res.tolerance, res.worst_reduce);
+    CHECK(res.ok);
+    rt_module_free(m);
+}
+
 int main(void)
 {
     char why[512];
@@ -116,6 +179,19 @@ int main(void)
     Arena *a = arena_new();
     verify_energy(rc, a);
     solve_jacobi(rc, a);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "", 7);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=64x4x1", 1);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x8x1,smem=on", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x4x1,cm=1x2x1,cmem=on,hcol=on", 2);
+    fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "", 4);
+    fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x2,smem=on,bm=1x1x2", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x1,stream=z,sb=16", 3);
+    fused_against_separate(rc, a, "jacobi_residual.st", "tblock=2", 5);
+    fused_against_separate(rc, a, "jacobi_residual.st", "tblock=2", 4);
+    verify_fused(rc, a, "../tests/programs/reduce_fused.st", "tb=128x2x1");
+    verify_fused(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x2");
+    verify_fused(rc, a, "jacobi_residual.st", "tblock=3");
     arena_free(a);
     rt_context_free(rc);
     puts(failures ? "FAIL" : "ok");

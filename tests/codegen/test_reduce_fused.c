@@ -1,0 +1,209 @@
+/* Reductions folded by the step (codegen/emit_reduce_fused.c), no GPU needed: which reductions of
+ * tests/programs/reduce_fused.st and reduce_stages.st are fused, and why the others are not (an
+ * offset, an earlier stage, a streaming plan); the fused step's kernel (no return before the
+ * tree, the new value named once and stored, the level before read from the step's level 0, the
+ * coordinates) and its launches, in the plain and the tile family (its fast and slow paths, the
+ * partials' grid under vec); the combine kernels and the launches after it; the coordinates in
+ * the separate pass; NAME_run_reduce in the files, under temporal blocking its single step; and,
+ * where nvcc is, the emitted .cu compiled with warnings as errors. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../driver/load_program.h"
+#include "codegen.h"
+#include "hand_ir.h"
+
+static const char *const fused_names[] = {"relax_fused_change", "relax_fused_mass", "relax_fused_centre", "relax_fused_low"};
+
+/* relax under the plain kernel: four fused, lap separate; the step and its launches after. */
+static void check_relax(const IrProgram *p, const Plan *plan)
+{
+    assert(plan->nfused_reduces == 4);
+    for (int r = 0; r < 4; r++)
+        assert(plan->reduce_fused[r]);
+    assert(!plan->reduce_fused[4]);
+    hb_has(plan->fused_note, "lap: separate: it reads the new u 1 point away along x, which another thread computes.");
+    /* the fused step: the step's launches, the last one the fused kernel with the scratch */
+    assert(plan->nfused == plan->nstep);
+    const PlanLaunch *l = &plan->fused[0];
+    assert(strcmp(l->kernel, "relax_step_reduce") == 0 && l->rotate_after);
+    assert(l->args[l->nargs - 1].kind == ARG_SCRATCH && l->args[l->nargs - 1].index == PLAN_REDUCE_SLOT(p->nreduces));
+    assert(plan->fused_tile[0] == 32 && plan->fused_tile[1] == 8 && plan->fused_tile[2] == 1);
+    const int n[3] = {67, 61, 1};
+    assert(plan_fused_parts(plan, n) == 3 * 8 && plan_fused_scratch(plan, n) == 5 * 257 + 4 * 24);
+    const KKernel *k = k_module_kernel(&plan->module, "relax_step_reduce");
+    assert(k);
+    assert(kir_count_stmts(&k->body, KS_RETURN) == 0);  /* every thread reaches the barriers */
+    assert(kir_count_stmts(&k->body, KS_BARRIER) == 9); /* the tree of 256 */
+    assert(kir_count_index(&k->body, "f_u_lp1") == 1);  /* the store */
+    assert(kir_count_index(&k->body, "f_k_l0") >= 2);   /* the step's k and the reduction's k[1,0] */
+    assert(kir_count_index(&k->body, "red3") > 0 && kir_count_index(&k->body, "red4") == 0);
+    /* after it: the four combines, then lap's partial and combine */
+    assert(plan->nafter == 6);
+    for (int q = 0; q < 4; q++)
+        assert(strcmp(plan->after[q].kernel, fused_names[q]) == 0);
+    assert(strcmp(plan->after[4].kernel, "relax_reduce_lap") == 0 && strcmp(plan->after[5].kernel, "relax_combine_max") == 0);
+    const KKernel *c = k_module_kernel(&plan->module, "relax_fused_mass");
+    assert(c && kir_count_stmts(&c->body, KS_FOR) == 1 && kir_count_stmts(&c->body, KS_BARRIER) == 9);
+}
+
+static void check_relax_text(const Plan *plan)
+{
+    const char *src = plan->source;
+    hb_has(src, "const double nv0 = ");
+    hb_has(src, "f_u_lp1[idx] = nv0;");
+    hb_has(src, "const double x = (double)fabs(nv0 - f_u_l0[idx]);"); /* u - u@-1 */
+    hb_has(src, "acc0 = x != x || x > acc0 ? x : acc0;");
+    hb_has(src, "acc1 += x;");
+    hb_has(src, "(double)(i + c_o0)");                       /* x in the fused kernel */
+    hb_has(src, "const unsigned t = threadIdx.x + 32u * threadIdx.y;");
+    hb_has(src, "const long long part = ((long long)blockIdx.x + (long long)((n0 + 31) / 32) * (long long)blockIdx.y) * 4;");
+    hb_has(src, "scratch[part + 3] = red3[0];");
+    hb_has(src, "const int parts = (n0 + 31) / 32 * ((n1 + 7) / 8);");
+    hb_has(src, "acc += scratch[(long long)c * 4 + 1286];"); /* the mass's partials: 5 * 257 + 1 */
+    hb_has(src, "scratch[513] = red[0];");
+    /* the separate pass takes the coordinates too */
+    hb_has(src, "relax_reduce_centre(\n    const double *__restrict__ f_u_l0,\n    const int n0,\n    const int n1,\n"
+                "    const int c_o0,\n    const int c_o1,\n");
+}
+
+static void check_files(const Plan *plan, StrBuf *cu, StrBuf *h)
+{
+    assert(cg_emit(plan, "relax", cu, h) == 0);
+    hb_has(h->data, "cudaError_t relax_run_reduce(relax_fields *f, const relax_params *p, int nx, int ny, int nz, int steps,\n"
+                    "    void *workspace, relax_reductions *out, cudaStream_t stream);");
+    hb_has(h->data, " * Reductions:\n *   change: fused.\n *   mass: fused.\n *   centre: fused.\n *   low: fused.\n"
+                    " *   lap: separate: it reads the new u 1 point away along x");
+    hb_has(cu->data, "static cudaError_t relax_fused_(relax_bufs_ *b, const relax_params *p, const int n[3], int step0,\n"
+                     "    cudaStream_t stream, double *scratch)");
+    hb_has(cu->data, "relax_step_reduce<<<grid, dim3(32u, 8u, 1u), 0, stream>>>(");
+    hb_has(cu->data, "    for (int s = 0; err == cudaSuccess && s < steps - 1; s++)\n");
+    hb_has(cu->data, "err = cudaMallocAsync((void **)&scratch, (size_t)(1285 + (long long)((n[0] + 31) / 32) * "
+                     "(long long)((n[1] + 7) / 8) * 4) * sizeof(double), stream);");
+    hb_has(cu->data, "err = relax_fused_(&b, p, n, steps - 1, stream, scratch);");
+    hb_has(cu->data, "err = relax_after_(&b, p, n, scratch, stream);");
+    hb_has(cu->data, "relax_fused_low<<<dim3(1u, 1u, 1u), dim3(256u, 1u, 1u), 0, stream>>>(scratch + 0, n[0], n[1]);");
+    hb_has(cu->data, "    const int co_[3] = {0, 0, 0};\n    const int *cn_ = n;\n    if (err == cudaSuccess) {\n"
+                     "        relax_reduce_change<<<"); /* NAME_reduce_all_'s x, y, nx */
+    hb_has(cu->data, "out->lap = values[4];");
+}
+
+/* Two stages: u (stage 0) separate, v (the last) fused; the first stage's kernel is the step's. */
+static void check_stages(const IrProgram *p, const Plan *plan)
+{
+    assert(plan->nfused_reduces == 1 && !plan->reduce_fused[0] && plan->reduce_fused[1]);
+    hb_has(plan->fused_note, "first: separate: it reads u, which stage 0 writes, not the last.");
+    assert(strcmp(plan->fused[0].kernel, "stages_stage0") == 0);
+    int at = -1;
+    for (int i = 0; i < plan->nfused; i++)
+        if (strcmp(plan->fused[i].kernel, "stages_stage1_reduce") == 0)
+            at = i;
+    assert(at > 0);
+    assert(hb_count(plan->source, "\nstages_stage0(\n") == 1);
+    hb_has(plan->source, "const unsigned t = threadIdx.x + 32u * (threadIdx.y + 4u * threadIdx.z);");
+    hb_has(plan->source, "(float)(k + c_o2)"); /* the step's z, in the fused kernel too */
+    assert(k_module_kernel(&plan->module, "stages_fused_last"));
+    assert(plan->nafter == 3 && strcmp(plan->after[0].kernel, "stages_reduce_first") == 0);
+    (void)p;
+}
+
+int main(void)
+{
+    Arena *a = arena_new();
+    IrProgram *p = load_example("../tests/programs/reduce_fused.st", a);
+    assert(p && p->nreduces == 5);
+    Plan *plan = hb_plan(a, p, "");
+    check_relax(p, plan);
+    check_relax_text(plan);
+    StrBuf cu = {0}, h = {0};
+    check_files(plan, &cu, &h);
+
+    /* the tile kernels fold at each of a thread's points, the fast path's and the slow path's */
+    IrProgram renamed = *p; /* compiled with relax.cu below: other names */
+    renamed.c_prefix = "rtile";
+    Plan *tile = hb_plan(a, &renamed, "tb=32x8x1,bm=2x1x1,uf=2x1x1,smem=on");
+    assert(tile->nfused_reduces == 4 && tile->fused_tile[0] == 64 && tile->fused_extra[0] == 0);
+    const KKernel *tk = k_module_kernel(&tile->module, "rtile_step_reduce");
+    assert(tk && kir_count_stmts(&tk->body, KS_RETURN) == 0);
+    assert(hb_count(tile->source, "acc2 += x;") == 3); /* two fast points, one slow */
+    hb_has(tile->source, "const long long part = ((long long)blockIdx.x + (long long)((n0 + 63) / 64) * (long long)blockIdx.y) * 4;");
+    hb_has(tile->source, "const int parts = (n0 + 63) / 64 * ((n1 + 7) / 8);");
+    StrBuf tcu = {0}, th = {0};
+    assert(cg_emit(tile, "rtile", &tcu, &th) == 0);
+    hb_has(tcu.data, "rtile_step_reduce<<<grid, dim3(32u, 8u, 1u), 5280, stream>>>(");
+    hb_has(tcu.data, "(size_t)(1285 + (long long)((n[0] + 63) / 64) * (long long)((n[1] + 7) / 8) * 4)");
+    /* a tile whose staging leaves no room for the trees fuses nothing */
+    Plan *big = hb_plan(a, p, "tb=32x32x1,bm=1x8x1,uf=1x8x1,smem=on");
+    assert(big->nfused_reduces == 0 && big->nfused == 0);
+    hb_has(big->fused_note, "change: separate: the tile's 70176 bytes of shared memory leave no room for the trees of 4 "
+                            "fused reductions (32768 bytes; at most 98304 in all).");
+    /* vec: the tiles start a point before the grid, so the partials' grid is one point wider */
+    Plan *vec = hb_plan(a, p, "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2");
+    assert(vec->nfused_reduces == 4 && vec->fused_extra[0] == 1);
+    hb_has(vec->source, "(long long)((n0 + 64) / 64) * (long long)blockIdx.y) * 4;");
+    hb_has(vec->source, "const int parts = (n0 + 64) / 64 * ((n1 + 7) / 8);");
+    const int n[3] = {66, 61, 1};
+    assert(plan_fused_parts(vec, n) == 2 * 8);
+
+    IrProgram *q = load_example("../tests/programs/reduce_stages.st", a);
+    assert(q && q->nstages == 2);
+    Plan *qp = hb_plan(a, q, "");
+    check_stages(q, qp);
+    /* a tile step of two stages: the first stage's launch is the step's, tiles and all; the
+     * second's the tile's with the fold */
+    Plan *qt = hb_plan(a, q, "tb=32x4x2,smem=on,bm=1x1x2");
+    assert(qt->nfused_reduces == 1 && qt->nfused == qt->nstep);
+    for (int i = 0; i < qt->nstep; i++) {
+        const PlanLaunch *f = &qt->fused[i], *l = &qt->step[i];
+        int last = strcmp(l->kernel, "stages_stage1") == 0;
+        assert(strcmp(f->kernel, last ? "stages_stage1_reduce" : l->kernel) == 0);
+        assert(memcmp(f->block, l->block, sizeof f->block) == 0 && memcmp(f->tile, l->tile, sizeof f->tile) == 0);
+        assert(memcmp(f->extra, l->extra, sizeof f->extra) == 0 && f->smem_bytes == l->smem_bytes);
+        assert(last ? f->nargs == l->nargs + 1 : f->args == l->args);
+    }
+    assert(qt->fused_tile[2] == 4);
+
+    /* the streaming kernels fuse nothing: every reduction after the step, as NAME_reduce */
+    Plan *stream = hb_plan(a, q, "tb=32x4x1,stream=z,sb=16");
+    assert(stream->nfused_reduces == 0 && stream->nfused == 0 && stream->nafter == 0);
+    hb_has(stream->fused_note, "last: separate: the stream kernels have no fused form.");
+    StrBuf scu = {0}, sh = {0};
+    assert(cg_emit(stream, "stages_stream", &scu, &sh) == 0);
+    hb_has(scu.data, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n");
+    hb_has(scu.data, "err = stages_reduce_all_(&b, p, n, scratch, stream);");
+    sb_free(&scu);
+    sb_free(&sh);
+    StrBuf qcu = {0}, qh = {0};
+    assert(cg_emit(qp, "stages", &qcu, &qh) == 0);
+
+    /* temporal blocking: the last step is the single step's plain kernel, fused */
+    IrProgram *j = load_example("jacobi_residual.st", a);
+    Plan *jp = hb_plan(a, j, "tblock=2");
+    assert(jp->step_count == 2 && jp->nfused_reduces == 2 && !jp->reduce_fused[0]);
+    assert(strcmp(jp->fused[0].kernel, "jacobi_step_reduce") == 0 && jp->fused[0].steps == 1);
+    assert(jp->fused_tile[0] == jp->config.v[P_TBX] && jp->fused_tile[1] == jp->config.v[P_TBY]);
+    StrBuf jcu = {0}, jh = {0};
+    assert(cg_emit(jp, "jacobi", &jcu, &jh) == 0);
+    hb_has(jcu.data, "    int left = steps - 1;\n");
+    hb_has(jcu.data, "        err = jacobi_single_(&b, p, n, steps - 1 - left, stream);\n");
+
+    int status = 0;
+    const char *nvcc = hb_find_nvcc();
+    if (nvcc) {
+        static const char *const names[] = {"relax", "stages", "jacobi", "rtile"};
+        const StrBuf *const cus[] = {&cu, &qcu, &jcu, &tcu}, *const hs[] = {&h, &qh, &jh, &th};
+        status = hb_nvcc_compile(nvcc, names, cus, hs, 4);
+    }
+    sb_free(&tcu);
+    sb_free(&th);
+    sb_free(&cu);
+    sb_free(&h);
+    sb_free(&qcu);
+    sb_free(&qh);
+    sb_free(&jcu);
+    sb_free(&jh);
+    arena_free(a);
+    return status != 0;
+}

@@ -167,6 +167,15 @@ static int c_edges(const Space *s, const Config *c, char *why, int whylen)
     BoundaryKind bc = BC_FIXED;
     TbEdge edge = cg_temporal_edge(p, &bc);
     const char *what = NULL;
+    for (int f = 0; f < p->nfields && edge == TB_MIXED; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_STATE && !ir_bc_uniform(fl) && cg_temporal_edge_of(fl) != TB_HOLD) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has a boundary per axis or face with periodic, "
+                     "clamp or mirror; fused steps take one condition on every face (or fixed and constant "
+                     "faces in any mix)", c->v[P_TB], fl->name);
+            return 0;
+        }
+    }
     if (edge == TB_MIXED)
         what = "its state fields mix boundary kinds; fused steps need one kind for all (fixed and "
                "constant together)";

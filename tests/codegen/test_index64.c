@@ -19,14 +19,14 @@
 
 static int failures;
 
-/* An int declared from a size or stride product, e.g. `const int period = 2 * n0 - 2;` or
+/* An int declared from a size or stride product, e.g. `const int period_lo = 2 * n0 - 2;` or
  * `int row = (j + 1) * s1;`: what wraps once a buffer passes 2^31 elements. */
 static void check_int_declarations(const char *what, const char *src)
 {
     regex_t decl, risky;
     /* an int (not long long, not unsigned) declaration with its initializer */
     if (regcomp(&decl, "(^|[;{ (])(const )?int [A-Za-z_][A-Za-z0-9_]* = [^;]*;", REG_EXTENDED | REG_NEWLINE) ||
-        regcomp(&risky, "[0-9)] \\* \\(?n[0-2]|n[0-2] \\* |[^A-Za-z0-9_](s[12]|ps|ssd|period)([^A-Za-z0-9_]|$)",
+        regcomp(&risky, "[0-9)] \\* \\(?n[0-2]|n[0-2] \\* |[^A-Za-z0-9_](s[12]|ps|ssd|period(_lo|_hi)?)([^A-Za-z0-9_]|$)",
                 REG_EXTENDED)) {
         fprintf(stderr, "regcomp failed\n");
         exit(1);
@@ -144,7 +144,7 @@ int main(void)
     IrProgram *star = hb_example(a, 0), *box = hb_example(a, 1), *heat = hb_example(a, 5);
     IrProgram *mirror = hb_example(a, 0);
     mirror->name = "star2d1r_mirror";
-    mirror->fields[0].bc = BC_MIRROR;
+    ir_bc_set(&mirror->fields[0], BC_MIRROR, 0);
     static const char *const star_cfgs[] = {
         "", "tb=256x1x1,smem=on,stream=y,sb=8,uf=1x8x1", "tb=256x1x1,smem=on,stream=y,sb=8,regq=3",
         "tb=128x4x1,uf=2x1x1,bm=2x4x1", "tb=512x1x1,smem=on,cm=1x16x1",

@@ -85,11 +85,12 @@ static const char HEADER_TOP[] =
     " * Fields:\n";
 
 static const char HEADER_RULES[] =
-    " *\n * Boundaries: before the first step every field's newest buffer gets its halo from its\n"
-    " * boundary condition, and a fixed state field's halo is copied into its other buffers.\n"
-    " * After each step, the halos of non-fixed fields are filled again (axis by axis, x then\n"
-    " * y then z, each over the full padded extent of the other axes, so edges and corners\n"
-    " * follow the same rule). State fields the step does not write keep their values.\n *\n"
+    " *\n * Boundaries: before the first step the halo of a state field's fixed faces is copied\n"
+    " * from its newest buffer into the others, and every buffer's other faces are filled by\n"
+    " * their conditions. After each step, the faces that are not fixed are filled again (axis\n"
+    " * by axis, x then y then z, each over the full padded extent of the other axes, so an\n"
+    " * edge or a corner takes its last axis's condition). State fields the step does not\n"
+    " * write keep their values.\n *\n"
     " * Time levels: a state field has `levels` buffers, newest first: [0] holds step t, [1]\n"
     " * step t-1. @_run rotates the pointers in *f so that on return [0] holds the newest step\n"
     " * and [1] the one before (the set of pointers is unchanged; only their order).\n"

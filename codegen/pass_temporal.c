@@ -156,7 +156,8 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
 }
 
 /* The boundary conditions fused steps take (opt_temporal.h's TbEdge): one class for all state
- * fields; clamp and mirror in the overlapped tile only; in a distributed run's local part
+ * fields and all their faces (a field whose faces differ: fixed and constant only); clamp and
+ * mirror in the overlapped tile only; in a distributed run's local part
  * (where the faces between ranks hold received layers) fixed and constant only; mirror on a grid
  * deeper than the tblock*halo points it reflects. */
 static int c_edges(const Space *s, const Config *c, char *why, int whylen)
@@ -296,9 +297,9 @@ static const SpaceConstraint constraints[] = {
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
     {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
                                 "temp in memory"},
-    {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
-                              "clamp and mirror without retime; fixed or constant in a distributed "
-                              "run; grids deeper than fused steps reach"},
+    {"tblock-edges", c_edges, "one boundary kind for all state fields and all their faces (fixed and "
+                              "constant together); clamp and mirror without retime; fixed or constant "
+                              "in a distributed run; grids deeper than fused steps reach"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
                             "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},

@@ -290,16 +290,20 @@ void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
  * the layers its local interior has before the owned points (docs/distributed.md). */
 static void group_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o)
 {
-    int any = 0;
+    int origin = 0, extent = 0; /* a group may read x but not nx */
     for (int i = 0; i < n; i++)
         for (int a = 0; a < ls[i].nargs; a++)
-            any |= ls[i].args[a].kind == ARG_COORD && ls[i].args[a].index != COORD_STEP;
-    if (any && dist)
+            if (ls[i].args[a].kind == ARG_COORD && ls[i].args[a].index != COORD_STEP) {
+                origin |= ls[i].args[a].index < COORD_EXTENT;
+                extent |= ls[i].args[a].index >= COORD_EXTENT;
+            }
+    if (origin && dist)
         sb_puts(o, "    const int co_[3] = {dd->offset[0] - dd->ext_lo[0], dd->offset[1] - dd->ext_lo[1],\n"
-                   "                        dd->offset[2] - dd->ext_lo[2]};\n"
-                   "    const int *cn_ = dd->global;\n");
-    else if (any)
-        sb_puts(o, "    const int co_[3] = {0, 0, 0};\n    const int *cn_ = n;\n");
+                   "                        dd->offset[2] - dd->ext_lo[2]};\n");
+    else if (origin)
+        sb_puts(o, "    const int co_[3] = {0, 0, 0};\n");
+    if (extent)
+        sb_puts(o, dist ? "    const int *cn_ = dd->global;\n" : "    const int *cn_ = n;\n");
     sb_puts(o, "    (void)step0;\n");
 }
 

@@ -1,6 +1,7 @@
 /* Device source of the boundary and bookkeeping kernels: halo fills by boundary condition,
  * zeroing of temps, whole-buffer copies and halo copies. */
 #include "emit.h"
+#include "opt_temporal_build.h" /* tb_source */
 
 #include <stdio.h>
 
@@ -14,30 +15,6 @@ static KExpr *padded(CgCtx *ctx, int d)
 
 /* The stride of axis d (1 along x). */
 static KExpr *stride(CgCtx *ctx, int d) { return d == 0 ? k_int(&ctx->kb, 1) : k_varf(&ctx->kb, "s%d", d); }
-
-/* src_<c>: the interior coordinate whose value halo coordinate c takes, along an axis of n
- * points. Periodic and mirror are written for any n (even n smaller than the halo). */
-static KExpr *source_coord(CgCtx *ctx, KBlock *out, BoundaryKind bc, const char *c, KExpr *n)
-{
-    Kb *b = &ctx->kb;
-    KExpr *x = k_var(b, c);
-    const char *name = arena_printf(ctx->arena, "src_%s", c);
-    if (bc == BC_PERIODIC)
-        return k_let(b, out, "int", name, k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, n), n), n));
-    if (bc == BC_CLAMP)
-        return k_let(b, out, "int", name, k_select(b, k_bin(b, KO_LT, x, k_int(b, 0)), k_int(b, 0), k_plus(b, n, -1)));
-    if (bc != BC_MIRROR)
-        return k_let(b, out, "int", name, x);
-    /* reflect about 0 and n-1 without repeating the edge: period 2(n-1), which passes INT_MAX
-     * for n > 2^30, so the reflection is computed in 64 bits */
-    KExpr *period = k_varf(b, "period_%s", c), *src = k_var(b, name);
-    KExpr *wrapped = k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, period), period), period);
-    k_push(b, out, k_decl(b, 0, "long long", name, k_select(b, k_bin(b, KO_GT, period, k_int(b, 0)), wrapped, k_int(b, 0))));
-    KStmt *reflect = k_if(b, k_bin(b, KO_GE, src, n));
-    k_push(b, &reflect->body, k_assign(b, src, k_sub(b, period, src)));
-    k_push(b, out, reflect);
-    return src;
-}
 
 /* buf[base + (long long)at * stride] = value, under `if (side)` in the distributed variant. */
 static void fill_store(CgCtx *ctx, KBlock *out, const char *side, KExpr *at, int axis, KExpr *value, int field)
@@ -70,11 +47,10 @@ static void fill_face(CgCtx *ctx, KBlock *out, int field, int axis, int side, in
         fill_store(ctx, out, guard, k_plus(b, at, h), axis, k_real(b, bc.value), field);
         return;
     }
-    k_let(b, out, "int", c, at);
-    if (bc.kind == BC_MIRROR)
-        k_let(b, out, "long long", arena_printf(ctx->arena, "period_%s", c),
-              k_plus(b, k_mul(b, k_cast(b, "long long", k_int(b, 2)), n), -2));
-    KExpr *src = source_coord(ctx, out, bc.kind, c, n);
+    /* the source at any distance (n may be smaller than the halo), by the one formula of
+     * periodic, clamp and mirror that fused steps use too */
+    KExpr *x = k_let(b, out, "int", c, at);
+    KExpr *src = tb_source(ctx, out, bc.kind, x, n, 1, arena_printf(ctx->arena, "src_%s", c));
     KExpr *from = k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", k_plus(b, src, h)), stride(ctx, axis)));
     fill_store(ctx, out, guard, k_plus(b, k_var(b, c), h), axis, k_index(b, cg_buf(ctx, field, 0), from), field);
 }

@@ -19,14 +19,14 @@
 
 static int failures;
 
-/* An int declared from a size or stride product, e.g. `const int period_lo = 2 * n0 - 2;` or
+/* An int declared from a size or stride product, e.g. `const int period = 2 * n0 - 2;` or
  * `int row = (j + 1) * s1;`: what wraps once a buffer passes 2^31 elements. */
 static void check_int_declarations(const char *what, const char *src)
 {
     regex_t decl, risky;
     /* an int (not long long, not unsigned) declaration with its initializer */
     if (regcomp(&decl, "(^|[;{ (])(const )?int [A-Za-z_][A-Za-z0-9_]* = [^;]*;", REG_EXTENDED | REG_NEWLINE) ||
-        regcomp(&risky, "[0-9)] \\* \\(?n[0-2]|n[0-2] \\* |[^A-Za-z0-9_](s[12]|ps|ssd|period(_lo|_hi)?)([^A-Za-z0-9_]|$)",
+        regcomp(&risky, "[0-9)] \\* \\(?n[0-2]|n[0-2] \\* |[^A-Za-z0-9_](s[12]|ps|ssd|period)([^A-Za-z0-9_]|$)",
                 REG_EXTENDED)) {
         fprintf(stderr, "regcomp failed\n");
         exit(1);

@@ -602,7 +602,7 @@ yy40:
 	}
 yy41:
 	{
-            if (lx->bar_ok)
+            if (lx->bar_ok && lx->nest == 0) /* not inside constant(...) */
                 TOKEN('|');
             bad_char(lx, loc_here(lx, lx->tok, lx->cur));
             continue;

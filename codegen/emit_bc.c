@@ -51,8 +51,9 @@ static void fill_face(CgCtx *ctx, KBlock *out, int field, int axis, int side, in
      * periodic, clamp and mirror that fused steps use too */
     KExpr *x = k_let(b, out, "int", c, at);
     KExpr *src = tb_source(ctx, out, bc.kind, x, n, 1, arena_printf(ctx->arena, "src_%s", c));
-    KExpr *from = k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", k_plus(b, src, h)), stride(ctx, axis)));
-    fill_store(ctx, out, guard, k_plus(b, k_var(b, c), h), axis, k_index(b, cg_buf(ctx, field, 0), from), field);
+    KExpr *from = k_mul(b, k_cast(b, "long long", k_plus(b, src, h)), stride(ctx, axis));
+    KExpr *value = k_index(b, cg_buf(ctx, field, 0), k_add(b, k_var(b, "base"), from));
+    fill_store(ctx, out, guard, k_plus(b, x, h), axis, value, field);
 }
 
 void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
@@ -65,8 +66,9 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     static const char axis_letter[3] = {'x', 'y', 'z'};
     KKernel *k = cg_kernel(ctx, name, block, args);
     IrBc lo = ir_bc(f, axis, 0), hi = ir_bc(f, axis, 1);
-    const char *kinds = lo.kind == hi.kind ? ir_bc_name(lo.kind)
-                                           : arena_printf(ctx->arena, "%s | %s", ir_bc_name(lo.kind), ir_bc_name(hi.kind));
+    const char *kinds = ir_bc_name(lo.kind);
+    if (hi.kind != lo.kind)
+        kinds = arena_printf(ctx->arena, "%s | %s", kinds, ir_bc_name(hi.kind));
     k->comment = arena_printf(ctx->arena, "halo of %s along %c (%s), over the padded extent of the other axes",
                               f->name, axis_letter[axis], kinds);
     KExpr *q = k_let(b, &k->body, "int", "q", k_cast(b, "int", k_add(b, k_mul(b, k_block(b, 0), k_uint(b, CG_UTIL_BLOCK)), k_thread(b, 0))));

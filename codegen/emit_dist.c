@@ -258,9 +258,9 @@ const char *api_sided_fill_name(const Api *api, const PlanLaunch *l)
 /* ------------------------------------------------------------------ host code */
 
 /* The part that is the same for every program. Before it: @_DIST_DIMS_, @_DIST_HALO_[3],
- * @_DIST_REACH_[3], @_DIST_PERIODIC_(a), @_DIST_PERIODIC_AXES_, @_DIST_MIXED_, @_DIST_STAGES_, @_DIST_NCCL_REAL_,
- * @_DIST_MAXF_ (most buffers exchanged at once) and @_DIST_DIGEST_ (the program and
- * configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
+ * @_DIST_REACH_[3], @_DIST_PERIODIC_(a), @_DIST_PERIODIC_AXES_, @_DIST_MIXED_, @_DIST_STAGES_,
+ * @_DIST_NCCL_REAL_, @_DIST_MAXF_ (most buffers exchanged at once) and @_DIST_DIGEST_ (the
+ * program and configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
 static const char *const DIST_TEMPLATE[] = {
     "static void @_dist_fail_(@_dist *d, const char *msg)\n"
     "{\n"
@@ -927,10 +927,10 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "/* layers one step reads beyond a point (the sum of its stages' radii) */\n");
     sb_printf(o, "static const int %s_DIST_REACH_[3] = {%d, %d, %d};\n", x, step_reach(p, 0), step_reach(p, 1),
               step_reach(p, 2));
-    sb_printf(o, "/* the axes (bit a) on which a field is periodic, and on which periodic and filled fields mix */\n"
-              "#define %s_DIST_PERIODIC_AXES_ %d\n#define %s_DIST_PERIODIC_(a) (%s_DIST_PERIODIC_AXES_ >> (a) & 1)\n"
-              "#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x, any_periodic(p), x, x, x,
-              mixed_periodic(p), x, p->nstages);
+    sb_printf(o, "/* the axes (bit a) where a field is periodic, and where periodic and filled ones mix */\n"
+              "#define %s_DIST_PERIODIC_AXES_ %d\n", x, any_periodic(p));
+    sb_printf(o, "#define %s_DIST_PERIODIC_(a) (%s_DIST_PERIODIC_AXES_ >> (a) & 1)\n", x, x);
+    sb_printf(o, "#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x, mixed_periodic(p), x, p->nstages);
     sb_printf(o, "/* the step reads x, y or z: beyond a periodic face the layers' coordinates do not wrap */\n"
               "#define %s_DIST_COORDS_ %d\n", x, (ir_program_builtins(p) & IR_USES_COORDS) != 0);
     sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");

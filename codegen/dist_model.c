@@ -74,7 +74,7 @@ static int candidate(const Plan *plan, const CgDistTraits *t, const CgDistChoice
     k->t_local_ms = k->volume * p->an.bytes_per_point / (MODEL.mem_gbs * 1e9) * 1e3;
     int bufs = cg_dist_group_buffers(p, depth);
     for (int a = 0; a < p->dims; a++) {
-        if (!t->reach[a] || (c->procs[a] == 1 && !t->periodic))
+        if (!t->reach[a] || (c->procs[a] == 1 && !(t->periodic >> a & 1)))
             continue;
         double face = (double)t->reach[a] * bufs * ir_elem_size(p);
         for (int o = 0; o < p->dims; o++)

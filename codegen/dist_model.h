@@ -30,7 +30,7 @@ typedef struct {
 /* What the generated distributed code allows for a plan (emit_dist.c knows). */
 typedef struct {
     int reach[3];      /* layers one step reads, per axis: one exchange sends depth x reach */
-    int periodic;      /* a periodic field: every axis with reach exchanges, split or not */
+    int periodic;      /* the axes (bit a) where a field is periodic: they exchange, split or not */
     int depth1_only;   /* periodic and other boundaries mixed: depth 1 (and one stage) only */
     int overlap_able;  /* a step is one kernel then halo fills (NAME_dist_set_overlap) */
     int tblock;        /* steps the kernel fuses (the plan's step_count) */

@@ -10,14 +10,23 @@
 #include <string.h>
 
 
-static const char *bc_text(Arena *a, const IrField *f, ElemType t)
+static const char *bc_text(Arena *a, const IrField *f, int dims, ElemType t)
 {
-    switch (f->bc) {
+    if (!ir_bc_uniform(f)) { /* as the language writes it; docs/language.md says how it fills */
+        StrBuf v = {0};
+        ir_bc_spec(&v, f, dims);
+        const char *s = arena_printf(a, "%s (per axis x, y, z: low | high face; edges and corners take "
+                                     "the last axis's condition)", v.data);
+        sb_free(&v);
+        return s;
+    }
+    IrBc bc = ir_bc(f, 0, 0);
+    switch (bc.kind) {
     case BC_FIXED:
         return f->role == ROLE_TEMP ? "fixed (halo holds 0)" : "fixed (halo keeps its initial values)";
     case BC_CONSTANT: {
         StrBuf v = {0};
-        cg_emit_const(&v, f->bc_value, t);
+        cg_emit_const(&v, bc.value, t);
         const char *s = arena_printf(a, "constant(%s)", v.data);
         sb_free(&v);
         return s;
@@ -45,7 +54,7 @@ int api_temp_has_buffer(const IrProgram *p, int f)
 }
 
 /* A coef is const in the API unless the prologue writes its halo (a non-fixed boundary). */
-const char *api_coef_const(const IrField *f) { return f->bc == BC_FIXED ? "const " : ""; }
+const char *api_coef_const(const IrField *f) { return ir_bc_all(f, BC_FIXED) ? "const " : ""; }
 
 int api_coef_needed(const IrProgram *p, int f)
 {
@@ -55,7 +64,7 @@ int api_coef_needed(const IrProgram *p, int f)
         for (int i = 0; i < p->stages[s].nnodes; i++)
             if (p->stages[s].nodes[i].op == N_READ && p->stages[s].nodes[i].field == f)
                 return 1;
-    return p->fields[f].bc != BC_FIXED; /* the prologue fills its halo */
+    return !ir_bc_all(&p->fields[f], BC_FIXED); /* the prologue fills its halo */
 }
 
 /* ------------------------------------------------------------------ header */
@@ -76,11 +85,12 @@ static const char HEADER_TOP[] =
     " * Fields:\n";
 
 static const char HEADER_RULES[] =
-    " *\n * Boundaries: before the first step every field's newest buffer gets its halo from its\n"
-    " * boundary condition, and a fixed state field's halo is copied into its other buffers.\n"
-    " * After each step, the halos of non-fixed fields are filled again (axis by axis, x then\n"
-    " * y then z, each over the full padded extent of the other axes, so edges and corners\n"
-    " * follow the same rule). State fields the step does not write keep their values.\n *\n"
+    " *\n * Boundaries: before the first step the halo of a state field's fixed faces is copied\n"
+    " * from its newest buffer into the others, and every buffer's other faces are filled by\n"
+    " * their conditions. After each step, the faces that are not fixed are filled again (axis\n"
+    " * by axis, x then y then z, each over the full padded extent of the other axes, so an\n"
+    " * edge or a corner takes its last axis's condition). State fields the step does not\n"
+    " * write keep their values.\n *\n"
     " * Time levels: a state field has `levels` buffers, newest first: [0] holds step t, [1]\n"
     " * step t-1. @_run rotates the pointers in *f so that on return [0] holds the newest step\n"
     " * and [1] the one before (the set of pointers is unchanged; only their order).\n"
@@ -150,7 +160,7 @@ static void header_fields(const Api *api, StrBuf *h)
         const IrField *fl = &p->fields[f];
         const char *levels = fl->role == ROLE_STATE ? arena_printf(api->arena, ", %d levels", fl->levels) : "";
         sb_printf(h, " *   %s %s%s, boundary %s\n", ir_role_name(fl->role), fl->name, levels,
-                  bc_text(api->arena, fl, p->type));
+                  bc_text(api->arena, fl, p->dims, p->type));
     }
 }
 
@@ -166,7 +176,7 @@ static void header_field_members(const Api *api, StrBuf *h)
                       api->member[f], fl->levels, fl->levels > 2 ? ", [2] t-2 (overwritten by the step)" : "");
         else if (fl->role == ROLE_COEF)
             sb_printf(h, "    %s%s *%s; /* coef: %s%s */\n", api_coef_const(fl), api->T, api->member[f],
-                      fl->bc == BC_FIXED ? "read only" : "read only, but its halo is filled at the start",
+                      ir_bc_all(fl, BC_FIXED) ? "read only" : "read only, but its halo is filled at the start",
                       api_coef_needed(p, f) ? "" : "; unused, may be NULL");
         members += fl->role == ROLE_STATE || fl->role == ROLE_COEF;
     }
@@ -225,9 +235,9 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     case ARG_SCRATCH:
         sb_printf(o, "scratch + %d", a->index);
         return;
-    case ARG_SIDE: { /* a periodic field's faces are all exchanged, never filled */
+    case ARG_SIDE: { /* the faces of a field's periodic axis are exchanged, never filled */
         int axis = a->index / 2;
-        if (p->fields[a->field].bc == BC_PERIODIC)
+        if (ir_bc(&p->fields[a->field], axis, 0).kind == BC_PERIODIC)
             sb_puts(o, "0");
         else if (a->index % 2)
             sb_printf(o, "dd->coords[%d] == dd->procs[%d] - 1", axis, axis);

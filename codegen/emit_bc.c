@@ -1,6 +1,7 @@
 /* Device source of the boundary and bookkeeping kernels: halo fills by boundary condition,
  * zeroing of temps, whole-buffer copies and halo copies. */
 #include "emit.h"
+#include "opt_temporal_build.h" /* tb_source */
 
 #include <stdio.h>
 
@@ -14,30 +15,6 @@ static KExpr *padded(CgCtx *ctx, int d)
 
 /* The stride of axis d (1 along x). */
 static KExpr *stride(CgCtx *ctx, int d) { return d == 0 ? k_int(&ctx->kb, 1) : k_varf(&ctx->kb, "s%d", d); }
-
-/* src_<c>: the interior coordinate whose value halo coordinate c takes, along an axis of n
- * points. Periodic and mirror are written for any n (even n smaller than the halo). */
-static KExpr *source_coord(CgCtx *ctx, KBlock *out, BoundaryKind bc, const char *c, KExpr *n)
-{
-    Kb *b = &ctx->kb;
-    KExpr *x = k_var(b, c);
-    const char *name = arena_printf(ctx->arena, "src_%s", c);
-    if (bc == BC_PERIODIC)
-        return k_let(b, out, "int", name, k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, n), n), n));
-    if (bc == BC_CLAMP)
-        return k_let(b, out, "int", name, k_select(b, k_bin(b, KO_LT, x, k_int(b, 0)), k_int(b, 0), k_plus(b, n, -1)));
-    if (bc != BC_MIRROR)
-        return k_let(b, out, "int", name, x);
-    /* reflect about 0 and n-1 without repeating the edge: period 2(n-1), which passes INT_MAX
-     * for n > 2^30, so the reflection is computed in 64 bits */
-    KExpr *period = k_var(b, "period"), *src = k_var(b, name);
-    KExpr *wrapped = k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, period), period), period);
-    k_push(b, out, k_decl(b, 0, "long long", name, k_select(b, k_bin(b, KO_GT, period, k_int(b, 0)), wrapped, k_int(b, 0))));
-    KStmt *reflect = k_if(b, k_bin(b, KO_GE, src, n));
-    k_push(b, &reflect->body, k_assign(b, src, k_sub(b, period, src)));
-    k_push(b, out, reflect);
-    return src;
-}
 
 /* buf[base + (long long)at * stride] = value, under `if (side)` in the distributed variant. */
 static void fill_store(CgCtx *ctx, KBlock *out, const char *side, KExpr *at, int axis, KExpr *value, int field)
@@ -53,28 +30,30 @@ static void fill_store(CgCtx *ctx, KBlock *out, const char *side, KExpr *at, int
     k_push(b, out, st);
 }
 
-/* One layer h of the halo: its low and high copies (or the constant). */
-static void fill_layer(CgCtx *ctx, KBlock *out, int field, int axis, int sided)
+/* One face of layer h of the halo (side 0: low, 1: high): the face's constant, or a copy of the
+ * interior point its condition names; nothing on a fixed face. */
+static void fill_face(CgCtx *ctx, KBlock *out, int field, int axis, int side, int sided)
 {
     Kb *b = &ctx->kb;
-    const IrField *f = &ctx->prog->fields[field];
+    IrBc bc = ir_bc(&ctx->prog->fields[field], axis, side);
     int h = ctx->prog->halo[axis];
     KExpr *layer = k_var(b, "h"), *n = k_varf(b, "n%d", axis);
-    const char *lo_side = sided ? "side_lo" : NULL, *hi_side = sided ? "side_hi" : NULL;
-    if (f->bc == BC_CONSTANT) {
-        fill_store(ctx, out, lo_side, k_sub(b, k_int(b, h), layer), axis, k_real(b, f->bc_value), field);
-        fill_store(ctx, out, hi_side, k_add(b, k_plus(b, k_plus(b, n, h), -1), layer), axis, k_real(b, f->bc_value), field);
+    const char *guard = sided ? (side ? "side_hi" : "side_lo") : NULL, *c = side ? "hi" : "lo";
+    /* the halo coordinate: -h below the grid, n-1+h above it */
+    KExpr *at = side ? k_add(b, k_plus(b, n, -1), layer) : k_un(b, KO_NEG, layer);
+    if (bc.kind == BC_FIXED)
+        return;
+    if (bc.kind == BC_CONSTANT) {
+        fill_store(ctx, out, guard, k_plus(b, at, h), axis, k_real(b, bc.value), field);
         return;
     }
-    KExpr *lo = k_let(b, out, "int", "lo", k_un(b, KO_NEG, layer));
-    KExpr *hi = k_let(b, out, "int", "hi", k_add(b, k_plus(b, n, -1), layer));
-    if (f->bc == BC_MIRROR)
-        k_let(b, out, "long long", "period", k_plus(b, k_mul(b, k_cast(b, "long long", k_int(b, 2)), n), -2));
-    KExpr *src_lo = source_coord(ctx, out, f->bc, "lo", n), *src_hi = source_coord(ctx, out, f->bc, "hi", n);
-    KExpr *from_lo = k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", k_plus(b, src_lo, h)), stride(ctx, axis)));
-    KExpr *from_hi = k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", k_plus(b, src_hi, h)), stride(ctx, axis)));
-    fill_store(ctx, out, lo_side, k_plus(b, lo, h), axis, k_index(b, cg_buf(ctx, field, 0), from_lo), field);
-    fill_store(ctx, out, hi_side, k_plus(b, hi, h), axis, k_index(b, cg_buf(ctx, field, 0), from_hi), field);
+    /* the source at any distance (n may be smaller than the halo), by the one formula of
+     * periodic, clamp and mirror that fused steps use too */
+    KExpr *x = k_let(b, out, "int", c, at);
+    KExpr *src = tb_source(ctx, out, bc.kind, x, n, 1, arena_printf(ctx->arena, "src_%s", c));
+    KExpr *from = k_mul(b, k_cast(b, "long long", k_plus(b, src, h)), stride(ctx, axis));
+    KExpr *value = k_index(b, cg_buf(ctx, field, 0), k_add(b, k_var(b, "base"), from));
+    fill_store(ctx, out, guard, k_plus(b, x, h), axis, value, field);
 }
 
 void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
@@ -86,8 +65,12 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     int block[3] = {CG_UTIL_BLOCK, 1, 1};
     static const char axis_letter[3] = {'x', 'y', 'z'};
     KKernel *k = cg_kernel(ctx, name, block, args);
+    IrBc lo = ir_bc(f, axis, 0), hi = ir_bc(f, axis, 1);
+    const char *kinds = ir_bc_name(lo.kind);
+    if (hi.kind != lo.kind)
+        kinds = arena_printf(ctx->arena, "%s | %s", kinds, ir_bc_name(hi.kind));
     k->comment = arena_printf(ctx->arena, "halo of %s along %c (%s), over the padded extent of the other axes",
-                              f->name, axis_letter[axis], ir_bc_name(f->bc));
+                              f->name, axis_letter[axis], kinds);
     KExpr *q = k_let(b, &k->body, "int", "q", k_cast(b, "int", k_add(b, k_mul(b, k_block(b, 0), k_uint(b, CG_UTIL_BLOCK)), k_thread(b, 0))));
     KExpr *r = o2 < p->dims ? k_let(b, &k->body, "int", "r", k_cast(b, "int", k_block(b, 1))) : NULL;
     KStmt *guard = k_if(b, k_or(b, k_bin(b, KO_GE, q, padded(ctx, o1)), r ? k_bin(b, KO_GE, r, padded(ctx, o2)) : NULL));
@@ -102,7 +85,8 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     /* the distributed code's variant fills only the sides that are faces of the global grid */
     int sided = cg_args_find(args, ARG_SIDE, 0, 0, 2 * axis) >= 0;
     KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, p->halo[axis] + 1), NULL, 0);
-    fill_layer(ctx, &layers->body, field, axis, sided);
+    fill_face(ctx, &layers->body, field, axis, 0, sided);
+    fill_face(ctx, &layers->body, field, axis, 1, sided);
     k_push(b, &k->body, layers);
     cg_add_kernel(ctx, k);
 }

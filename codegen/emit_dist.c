@@ -9,8 +9,8 @@
  * rest. Any kernel family, fused steps (tblock) included, runs as it does on one GPU; a
  * two-stage step needs no exchange between its stages. Faces of the global grid keep their
  * boundary condition through the sided fill kernels (the one-GPU fills, restricted to the
- * global faces); a periodic field's global faces are exchanged with the rank at the other end
- * (with itself when the axis is not split).
+ * global faces); the global faces of a field's periodic axes are exchanged with the rank at the
+ * other end (with itself when the axis is not split), axis by axis.
  *
  * The exchange goes axis by axis, x then y then z, each over the full padded extent of the
  * other axes, as the one-GPU fills do: edges and corners (box stencils) come from the diagonal
@@ -47,7 +47,17 @@ static int field_read_at(const IrProgram *p, int f, int level, int offset_only)
     return 0;
 }
 
-/* Whether the program mixes periodic fields with fields whose global faces are filled. */
+/* The axes (bit a) on which field f is periodic (docs/language.md: on both faces or none). */
+static int periodic_axes(const IrProgram *p, int f)
+{
+    int m = 0;
+    for (int a = 0; a < p->dims; a++)
+        m |= ir_bc(&p->fields[f], a, 0).kind == BC_PERIODIC ? 1 << a : 0;
+    return m;
+}
+
+/* The axes on which the program mixes periodic fields with fields whose global faces are
+ * filled. */
 static int mixed_periodic(const IrProgram *p)
 {
     int per = 0, other = 0;
@@ -57,20 +67,19 @@ static int mixed_periodic(const IrProgram *p)
             continue;
         if (fl->role == ROLE_COEF && !api_coef_needed(p, f))
             continue;
-        if (fl->bc == BC_PERIODIC)
-            per = 1;
-        else
-            other = 1;
+        per |= periodic_axes(p, f);
+        other |= ~periodic_axes(p, f) & ((1 << p->dims) - 1);
     }
-    return per && other;
+    return per & other;
 }
 
+/* The axes on which some field is periodic: they are exchanged though not split. */
 static int any_periodic(const IrProgram *p)
 {
+    int m = 0;
     for (int f = 0; f < p->nfields; f++)
-        if (p->fields[f].bc == BC_PERIODIC)
-            return 1;
-    return 0;
+        m |= periodic_axes(p, f);
+    return m;
 }
 
 /* Prints the parts of a template (template.h: '@' the prefix, '^' in capitals). */
@@ -249,9 +258,9 @@ const char *api_sided_fill_name(const Api *api, const PlanLaunch *l)
 /* ------------------------------------------------------------------ host code */
 
 /* The part that is the same for every program. Before it: @_DIST_DIMS_, @_DIST_HALO_[3],
- * @_DIST_REACH_[3], @_DIST_PERIODIC_, @_DIST_MIXED_, @_DIST_STAGES_, @_DIST_NCCL_REAL_,
- * @_DIST_MAXF_ (most buffers exchanged at once) and @_DIST_DIGEST_ (the program and
- * configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
+ * @_DIST_REACH_[3], @_DIST_PERIODIC_(a), @_DIST_PERIODIC_AXES_, @_DIST_MIXED_, @_DIST_STAGES_,
+ * @_DIST_NCCL_REAL_, @_DIST_MAXF_ (most buffers exchanged at once) and @_DIST_DIGEST_ (the
+ * program and configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
 static const char *const DIST_TEMPLATE[] = {
     "static void @_dist_fail_(@_dist *d, const char *msg)\n"
     "{\n"
@@ -275,7 +284,7 @@ static const char *const DIST_TEMPLATE[] = {
     "/* Whether axis a exchanges: split, or periodic (a rank exchanges with itself when p = 1). */\n"
     "static int @_dist_exchanges_(const @_dist *d, int a)\n"
     "{\n"
-    "    return d->width[a] > 0 && (d->procs[a] > 1 || @_DIST_PERIODIC_);\n"
+    "    return d->width[a] > 0 && (d->procs[a] > 1 || @_DIST_PERIODIC_(a));\n"
     "}\n"
     "\n"
     "/* The layout of rank r's buffers: owned size, offset, extension per face (the layers it\n"
@@ -286,8 +295,8 @@ static const char *const DIST_TEMPLATE[] = {
     "    for (int a = 0; a < 3; a++) {\n"
     "        @_dist_piece_(d->global[a], d->procs[a], c[a], &n[a], &off[a]);\n"
     "        const int ext = @_dist_exchanges_(d, a) ? d->width[a] - @_DIST_HALO_[a] : 0;\n"
-    "        lo[a] = ext > 0 && (c[a] > 0 || @_DIST_PERIODIC_) ? ext : 0;\n"
-    "        hi[a] = ext > 0 && (c[a] < d->procs[a] - 1 || @_DIST_PERIODIC_) ? ext : 0;\n"
+    "        lo[a] = ext > 0 && (c[a] > 0 || @_DIST_PERIODIC_(a)) ? ext : 0;\n"
+    "        hi[a] = ext > 0 && (c[a] < d->procs[a] - 1 || @_DIST_PERIODIC_(a)) ? ext : 0;\n"
     "    }\n"
     "}\n"
     "\n",
@@ -355,12 +364,12 @@ static const char *const DIST_TEMPLATE[] = {
     "    if (@_DIST_MIXED_ && depth * @_DIST_STAGES_ > 1)\n"
     "        return @_dist_fail_(d, \"periodic and other boundaries in one program need depth 1 and one stage\"),\n"
     "               ^_DIST_INVALID;\n"
-    "    if (@_DIST_PERIODIC_ && @_DIST_COORDS_ && depth * @_DIST_STAGES_ > 1)\n"
+    "    if (@_DIST_PERIODIC_AXES_ && @_DIST_COORDS_ && depth * @_DIST_STAGES_ > 1)\n"
     "        return @_dist_fail_(d, \"a periodic program that reads x, y or z needs depth 1 and one stage\"),\n"
     "               ^_DIST_INVALID;\n"
     "    for (int a = 0; a < @_DIST_DIMS_; a++) {\n"
     "        const int width = depth * @_DIST_REACH_[a];\n"
-    "        if (width > 0 && (procs[a] > 1 || @_DIST_PERIODIC_) && global[a] / procs[a] < width) {\n"
+    "        if (width > 0 && (procs[a] > 1 || @_DIST_PERIODIC_(a)) && global[a] / procs[a] < width) {\n"
     "            snprintf(d->message, sizeof d->message, \"a sub-domain of %d points along %c is thinner than \"\n"
     "                     \"the %d layers it must send (depth %d x reach %d)\", global[a] / procs[a], \"xyz\"[a],\n"
     "                     width, depth, @_DIST_REACH_[a]);\n"
@@ -437,8 +446,8 @@ static const char *const DIST_TEMPLATE[] = {
     "        lo[a] = (c[a] + procs[a] - 1) % procs[a];\n"
     "        hi[a] = (c[a] + 1) % procs[a];\n"
     "        const int ex = @_dist_exchanges_(d, a);\n"
-    "        d->peer_lo[a] = ex && (c[a] > 0 || @_DIST_PERIODIC_) ? @_dist_rank_of_(procs, lo[0], lo[1], lo[2]) : -1;\n"
-    "        d->peer_hi[a] = ex && (c[a] < procs[a] - 1 || @_DIST_PERIODIC_) ? @_dist_rank_of_(procs, hi[0], hi[1], hi[2]) : -1;\n"
+    "        d->peer_lo[a] = ex && (c[a] > 0 || @_DIST_PERIODIC_(a)) ? @_dist_rank_of_(procs, lo[0], lo[1], lo[2]) : -1;\n"
+    "        d->peer_hi[a] = ex && (c[a] < procs[a] - 1 || @_DIST_PERIODIC_(a)) ? @_dist_rank_of_(procs, hi[0], hi[1], hi[2]) : -1;\n"
     "    }\n"
     "    for (int a = 0; a < @_DIST_DIMS_; a++) {\n"
     "        size_t face = (size_t)d->width[a];\n"
@@ -571,7 +580,7 @@ static const char *const DIST_TEMPLATE[] = {
     "\n",
     "typedef struct {\n"
     "    @_real *buf;\n"
-    "    int periodic;\n"
+    "    int periodic; /* the axes (bit a) on which its global faces are exchanged */\n"
     "} @_xfield_;\n"
     "\n",
     "/* Exchanges the slabs of axis a of the buffers x[0..nx): the owned layers next to each face\n"
@@ -593,7 +602,7 @@ static const char *const DIST_TEMPLATE[] = {
     "    cudaError_t ce = cudaSuccess;\n"
     "    for (int s = 0; s < 2; s++)\n"
     "        for (int i = 0; i < nx && peer[s] >= 0 && ce == cudaSuccess; i++)\n"
-    "            if (!at_global[s] || x[i].periodic) {\n"
+    "            if (!at_global[s] || (x[i].periodic >> a & 1)) {\n"
     "                ce = @_dist_slab_(d, sendb[s] + count[s], x[i].buf, 1, a, send_first[s], stream);\n"
     "                count[s] += slab;\n"
     "            }\n"
@@ -617,7 +626,7 @@ static const char *const DIST_TEMPLATE[] = {
     "    for (int s = 0; s < 2 && ce == cudaSuccess && ne == ncclSuccess; s++) {\n"
     "        size_t at = 0;\n"
     "        for (int i = 0; i < nx && peer[s] >= 0 && ce == cudaSuccess; i++)\n"
-    "            if (!at_global[s] || x[i].periodic) {\n"
+    "            if (!at_global[s] || (x[i].periodic >> a & 1)) {\n"
     "                ce = @_dist_slab_(d, recvb[s] + at, x[i].buf, 0, a, recv_first[s], stream);\n"
     "                at += slab;\n"
     "            }\n"
@@ -644,7 +653,7 @@ static const char *const DIST_TEMPLATE[] = {
     "        ne = ncclGroupStart();\n"
     "    for (int s = 0; s < 2 && ne == ncclSuccess && ce == cudaSuccess; s++)\n"
     "        for (int i = 0; i < nx && peer[s] >= 0 && ne == ncclSuccess && ce == cudaSuccess; i++)\n"
-    "            if (!at_global[s] || x[i].periodic) {\n"
+    "            if (!at_global[s] || (x[i].periodic >> a & 1)) {\n"
     "                @_real *from = x[i].buf + layer * (size_t)send_first[s];\n"
     "                if (self)\n"
     "                    ce = cudaMemcpyAsync(x[i].buf + layer * (size_t)recv_first[1 - s], from, count * sizeof(@_real),\n"
@@ -654,7 +663,7 @@ static const char *const DIST_TEMPLATE[] = {
     "            }\n"
     "    for (int s = 1; s >= 0 && !self && ne == ncclSuccess; s--)\n"
     "        for (int i = 0; i < nx && peer[s] >= 0 && ne == ncclSuccess; i++)\n"
-    "            if (!at_global[s] || x[i].periodic)\n"
+    "            if (!at_global[s] || (x[i].periodic >> a & 1))\n"
     "                ne = ncclRecv(x[i].buf + layer * (size_t)recv_first[s], count, @_DIST_NCCL_REAL_, peer[s],\n"
     "                              d->comm, stream);\n"
     "    if (!self) {\n"
@@ -886,7 +895,7 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
         const IrField *fl = &p->fields[f];
         if (fl->role == ROLE_STATE && cg_writing_stage(p, f) >= 0)
             sb_printf(o, "    xs[nx++] = (%s_xfield_){b->%s[%d], %d};\n", x, api->member[f], fl->levels - 1,
-                      fl->bc == BC_PERIODIC);
+                      periodic_axes(p, f));
     }
     sb_printf(o, "    err = %s_drange_(b, p, n, stream, 0, t);\n"
               "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, stream, len - t, t);\n", x, x);
@@ -918,8 +927,10 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "/* layers one step reads beyond a point (the sum of its stages' radii) */\n");
     sb_printf(o, "static const int %s_DIST_REACH_[3] = {%d, %d, %d};\n", x, step_reach(p, 0), step_reach(p, 1),
               step_reach(p, 2));
-    sb_printf(o, "#define %s_DIST_PERIODIC_ %d\n#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x,
-              any_periodic(p), x, mixed_periodic(p), x, p->nstages);
+    sb_printf(o, "/* the axes (bit a) where a field is periodic, and where periodic and filled ones mix */\n"
+              "#define %s_DIST_PERIODIC_AXES_ %d\n", x, any_periodic(p));
+    sb_printf(o, "#define %s_DIST_PERIODIC_(a) (%s_DIST_PERIODIC_AXES_ >> (a) & 1)\n", x, x);
+    sb_printf(o, "#define %s_DIST_MIXED_ %d\n#define %s_DIST_STAGES_ %d\n", x, mixed_periodic(p), x, p->nstages);
     sb_printf(o, "/* the step reads x, y or z: beyond a periodic face the layers' coordinates do not wrap */\n"
               "#define %s_DIST_COORDS_ %d\n", x, (ir_program_builtins(p) & IR_USES_COORDS) != 0);
     sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");
@@ -939,7 +950,7 @@ static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
         const char *m = api->member[f];
-        int per = fl->bc == BC_PERIODIC;
+        int per = periodic_axes(p, f);
         if (fl->role == ROLE_COEF && all && api_coef_needed(p, f))
             sb_printf(o, "    x[n++] = (%s_xfield_){(%s *)b->%s, %d};\n", api->pfx, api->T, m, per);
         if (fl->role != ROLE_STATE)
@@ -1073,7 +1084,7 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
             continue;
         }
         const long width = (long)depth * step_reach(p, a);
-        const int exchanges = width > 0 && (procs[a] > 1 || any_periodic(p));
+        const int exchanges = width > 0 && (procs[a] > 1 || (any_periodic(p) >> a & 1));
         if (exchanges && global[a] / procs[a] < width) {
             snprintf(why, (size_t)whylen, "a part of %ld points along %c is thinner than the %ld layers it must "
                      "send (depth %d x reach %d)", global[a] / procs[a], "xyz"[a], width, depth, step_reach(p, a));
@@ -1081,7 +1092,7 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
         }
         /* the largest part, with the most faces that compute layers again (NAME_dist_layout_) */
         const long ext = exchanges ? width - p->halo[a] : 0;
-        const long faces = any_periodic(p) ? 2 : procs[a] - 1 < 2 ? procs[a] - 1 : 2;
+        const long faces = any_periodic(p) >> a & 1 ? 2 : procs[a] - 1 < 2 ? procs[a] - 1 : 2;
         local[a] = (global[a] + procs[a] - 1) / procs[a] + faces * ext;
     }
     return 0;
@@ -1093,7 +1104,7 @@ void cg_dist_traits(const Plan *plan, CgDistTraits *t)
     for (int a = 0; a < 3; a++)
         t->reach[a] = step_reach(p, a);
     t->periodic = any_periodic(p);
-    t->depth1_only = mixed_periodic(p);
+    t->depth1_only = mixed_periodic(p) != 0;
     t->overlap_able = overlap_able(plan);
     t->tblock = plan->step_count > 1 ? plan->step_count : 1;
 }

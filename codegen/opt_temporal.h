@@ -18,13 +18,16 @@ typedef struct {
 void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g);
 
 /* How fused steps treat the points outside the grid, by the state fields' boundary condition:
- * TB_HOLD (fixed, constant) keeps the loaded halo through every step, as the halo fills between
- * steps would; TB_WRAP (periodic) loads wrapped copies and computes them like interior points;
- * TB_MAP (clamp, mirror) computes a halo point as the interior point its condition names.
- * TB_MIXED: state fields of two of these classes, or clamp beside mirror (no kernel). *kind is
- * the condition of TB_WRAP and TB_MAP. */
+ * TB_HOLD (fixed, constant, in any mix of faces) keeps the loaded halo through every step, as
+ * the halo fills between steps would; TB_WRAP (periodic) loads wrapped copies and computes them
+ * like interior points; TB_MAP (clamp, mirror) computes a halo point as the interior point its
+ * condition names. TB_MIXED: state fields of two of these classes, clamp beside mirror, or a
+ * field whose faces differ and are not all fixed or constant (no kernel). *kind is the condition
+ * of TB_WRAP and TB_MAP, the same on every face. */
 typedef enum { TB_HOLD, TB_WRAP, TB_MAP, TB_MIXED } TbEdge;
 TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind);
+/* The class of one field's faces (TB_MIXED: they differ and are not all fixed or constant). */
+TbEdge cg_temporal_edge_of(const IrField *f);
 /* The fewest points along axis d on which c's fused steps are exact, 0 for any: the fast
  * reflections and wraps of opt_temporal_common.c's tb_source reach one grid's length past an
  * edge, and the streaming kernels' planes reach tblock*(halo+1)+1 past it. */

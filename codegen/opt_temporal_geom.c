@@ -28,21 +28,32 @@ void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g)
     }
 }
 
+TbEdge cg_temporal_edge_of(const IrField *f)
+{
+    for (int a = 0; a < 3; a++)
+        for (int s = 0; s < 2; s++)
+            if (ir_bc(f, a, s).kind != BC_FIXED && ir_bc(f, a, s).kind != BC_CONSTANT)
+                return !ir_bc_uniform(f) ? TB_MIXED : ir_bc(f, 0, 0).kind == BC_PERIODIC ? TB_WRAP : TB_MAP;
+    return TB_HOLD;
+}
+
+static int holds(const IrField *f) { return cg_temporal_edge_of(f) == TB_HOLD; }
+
 TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind)
 {
     TbEdge edge = TB_HOLD;
     BoundaryKind seen = BC_FIXED;
     for (int f = 0; f < p->nfields; f++) {
-        BoundaryKind bc = p->fields[f].bc;
-        if (!is_state(p, f) || bc == BC_FIXED || bc == BC_CONSTANT)
+        BoundaryKind bc = ir_bc(&p->fields[f], 0, 0).kind;
+        if (!is_state(p, f) || holds(&p->fields[f]))
             continue;
-        if (seen != BC_FIXED && seen != bc)
+        if ((seen != BC_FIXED && seen != bc) || !ir_bc_uniform(&p->fields[f]))
             return TB_MIXED;
         seen = bc;
         edge = bc == BC_PERIODIC ? TB_WRAP : TB_MAP;
     }
     for (int f = 0; f < p->nfields && edge != TB_HOLD; f++)
-        if (is_state(p, f) && (p->fields[f].bc == BC_FIXED || p->fields[f].bc == BC_CONSTANT))
+        if (is_state(p, f) && holds(&p->fields[f]))
             return TB_MIXED;
     if (kind)
         *kind = seen;

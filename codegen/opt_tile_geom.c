@@ -23,7 +23,7 @@ int tile_halo_column_field(const IrProgram *p, int stage, int w)
     const IrStage *st = &p->stages[stage];
     int f = st->writes[w].field;
     const IrField *fl = &p->fields[f];
-    if (p->dims < 2 || fl->role != ROLE_STATE || fl->bc != BC_FIXED)
+    if (p->dims < 2 || fl->role != ROLE_STATE || !ir_bc_all(fl, BC_FIXED))
         return 0;
     for (int i = 0; i < st->nnodes; i++)
         if (st->nodes[i].op == N_READ && st->nodes[i].field == f && st->nodes[i].level == 0)

@@ -156,7 +156,8 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
 }
 
 /* The boundary conditions fused steps take (opt_temporal.h's TbEdge): one class for all state
- * fields; clamp and mirror in the overlapped tile only; in a distributed run's local part
+ * fields and all their faces (a field whose faces differ: fixed and constant only); clamp and
+ * mirror in the overlapped tile only; in a distributed run's local part
  * (where the faces between ranks hold received layers) fixed and constant only; mirror on a grid
  * deeper than the tblock*halo points it reflects. */
 static int c_edges(const Space *s, const Config *c, char *why, int whylen)
@@ -167,6 +168,15 @@ static int c_edges(const Space *s, const Config *c, char *why, int whylen)
     BoundaryKind bc = BC_FIXED;
     TbEdge edge = cg_temporal_edge(p, &bc);
     const char *what = NULL;
+    for (int f = 0; f < p->nfields && edge == TB_MIXED; f++) {
+        const IrField *fl = &p->fields[f];
+        if (fl->role == ROLE_STATE && !ir_bc_uniform(fl) && cg_temporal_edge_of(fl) != TB_HOLD) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has a boundary per axis or face with periodic, "
+                     "clamp or mirror; fused steps take one condition on every face (or fixed and constant "
+                     "faces in any mix)", c->v[P_TB], fl->name);
+            return 0;
+        }
+    }
     if (edge == TB_MIXED)
         what = "its state fields mix boundary kinds; fused steps need one kind for all (fixed and "
                "constant together)";
@@ -287,9 +297,9 @@ static const SpaceConstraint constraints[] = {
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
     {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
                                 "temp in memory"},
-    {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
-                              "clamp and mirror without retime; fixed or constant in a distributed "
-                              "run; grids deeper than fused steps reach"},
+    {"tblock-edges", c_edges, "one boundary kind for all state fields and all their faces (fixed and "
+                              "constant together); clamp and mirror without retime; fixed or constant "
+                              "in a distributed run; grids deeper than fused steps reach"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
     {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
                             "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},

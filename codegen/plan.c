@@ -9,9 +9,10 @@
  * One step: the kernel of each stage (writing the +1 buffers of state fields and the buffers of
  * temps, reading level 0 / -1), the halo fills of the temps it wrote; copies level 0 -> +1 of
  * state fields the step does not write; rotate; the halo fills of the written state fields
- * whose boundary condition is not fixed. The prologue fills the halos of every field's newest
- * buffer by its boundary condition, copies the halo of fixed state fields into their other
- * buffers, and zeroes temps (a fixed temp halo holds 0). */
+ * with a face that is not fixed (one kernel per axis, x first, each face by its condition). The
+ * prologue copies the halo of state fields with a fixed face into their other buffers, fills
+ * the halos of every buffer by the boundary conditions, and zeroes temps (a fixed temp halo
+ * holds 0). */
 #include "emit.h"
 #include "opt_temporal.h"
 #include "pass.h"
@@ -76,7 +77,7 @@ static void add_fills(Builder *b, int field, int level)
     const IrProgram *p = b->ctx.prog;
     static const char axis_letter[3] = {'x', 'y', 'z'};
     for (int axis = 0; axis < p->dims; axis++) {
-        if (p->halo[axis] == 0)
+        if (p->halo[axis] == 0 || ir_bc_axis_fixed(&p->fields[field], axis))
             continue;
         const char *name = arena_printf(b->ctx.arena, "%s_bc_%s_%c", b->ctx.prefix,
                                         p->fields[field].name, axis_letter[axis]);
@@ -137,16 +138,19 @@ static void build_prologue(Builder *b)
         if (is_materialized_temp(p, f)) {
             const int lv0[1] = {0};
             add_whole(b, f, "zero", cg_emit_zero, lv0, 1);
-        } else if (fl->role != ROLE_TEMP && fl->bc != BC_FIXED) {
+            continue;
+        }
+        if (fl->role == ROLE_STATE && ir_bc_any(fl, BC_FIXED) && fl->levels > 1) {
+            const int others[2] = {1, -1};
+            add_whole(b, f, "halo_copy", cg_emit_halo_copy, others, fl->levels > 2 ? 2 : 1);
+        }
+        if (fl->role != ROLE_TEMP && !ir_bc_all(fl, BC_FIXED)) {
             /* every buffer of the field, as the interpreter's start of a run does */
             add_fills(b, f, 0);
             if (fl->role == ROLE_STATE && fl->levels > 2)
                 add_fills(b, f, -1);
             if (fl->role == ROLE_STATE)
                 add_fills(b, f, 1);
-        } else if (fl->role == ROLE_STATE && fl->bc == BC_FIXED && fl->levels > 1) {
-            const int others[2] = {1, -1};
-            add_whole(b, f, "halo_copy", cg_emit_halo_copy, others, fl->levels > 2 ? 2 : 1);
         }
     }
 }
@@ -169,7 +173,7 @@ static int build_step(Builder *b)
             return -1;
         for (int f = 0; f < p->nfields; f++)
             if (is_materialized_temp(p, f) && cg_writing_stage(p, f) == s &&
-                p->fields[f].bc != BC_FIXED)
+                !ir_bc_all(&p->fields[f], BC_FIXED))
                 add_fills(b, f, 0);
     }
     for (int f = 0; f < p->nfields; f++) {
@@ -184,7 +188,7 @@ static int build_step(Builder *b)
         b->launches[b->nlaunches - 1].steps = 1;
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
-        if (fl->role == ROLE_STATE && fl->bc != BC_FIXED && field_written(p, f))
+        if (fl->role == ROLE_STATE && !ir_bc_all(fl, BC_FIXED) && field_written(p, f))
             add_fills(b, f, 0);
     }
     return 0;

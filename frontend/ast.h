@@ -43,8 +43,16 @@ typedef enum { ELEM_FLOAT, ELEM_DOUBLE } ElemType;
 typedef enum {
     DECL_PARAM, /* name, value (may be NULL) */
     DECL_CONST, /* name, value */
-    DECL_FIELD, /* name, role, levels (0 = not given), bc, bc_value (may be NULL) */
+    DECL_FIELD, /* name, role, levels (0 = not given), the boundary (bc_axes, bc) */
 } DeclKind;
+
+/* One face's boundary condition as written: its kind, constant(v)'s value (may be NULL) and
+ * where it is. */
+typedef struct {
+    BoundaryKind kind;
+    AstExpr *value;
+    Loc loc;
+} AstBc;
 
 typedef struct {
     DeclKind kind;
@@ -54,8 +62,12 @@ typedef struct {
     FieldRole role;
     int levels;
     int has_bc;
-    BoundaryKind bc;
-    AstExpr *bc_value;
+    /* `boundary` gives bc_axes conditions (1: every face; else one per axis, x first; more than
+     * 3 are counted, not kept), each for the low and the high face: bc[axis][0] and [1], equal
+     * where one condition was written for the axis (bc_split[axis] == 0). */
+    int bc_axes;
+    AstBc bc[3][2];
+    int bc_split[3];
     Loc bc_loc;
 } AstDecl;
 

@@ -160,11 +160,18 @@ static void print_decl(FILE *out, const AstDecl *d)
         if (d->levels)
             fprintf(out, " levels %d", d->levels);
         if (d->has_bc) {
-            fprintf(out, " boundary %s", bcs[d->bc]);
-            if (d->bc == BC_CONSTANT && d->bc_value) {
-                fputc('(', out);
-                print_expr(out, d->bc_value, PREC_COND);
-                fputc(')', out);
+            fputs(" boundary ", out);
+            for (int a = 0; a < d->bc_axes && a < 3; a++) {
+                fputs(a ? ", " : "", out);
+                for (int face = 0; face <= d->bc_split[a]; face++) {
+                    const AstBc *bc = &d->bc[a][face];
+                    fprintf(out, "%s%s", face ? " | " : "", bcs[bc->kind]);
+                    if (bc->kind == BC_CONSTANT && bc->value) {
+                        fputc('(', out);
+                        print_expr(out, bc->value, PREC_COND);
+                        fputc(')', out);
+                    }
+                }
             }
         }
         break;

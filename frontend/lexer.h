@@ -18,6 +18,7 @@ typedef struct {
     const char *last_text, *before_text; /* the last token's text, and the one before it's */
     int last_len, before_len;
     int last_had_error; /* the lexer reported an error while reading the last token */
+    int bar_ok;         /* '|' is a token (between a boundary's faces), not an unknown character */
 } Lexer;
 
 void lex_init(Lexer *lx, const Source *src, Arena *arena, Diag *diag);

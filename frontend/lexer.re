@@ -214,6 +214,12 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
         ">=" { TOKEN(TOK_GE); }
         "&&" { TOKEN(TOK_AND); }
         "||" { TOKEN(TOK_OR); }
+        "|" {
+            if (lx->bar_ok && lx->nest == 0) /* not inside constant(...) */
+                TOKEN('|');
+            bad_char(lx, loc_here(lx, lx->tok, lx->cur));
+            continue;
+        }
         "(" { *loc = loc_here(lx, lx->tok, lx->cur); return open_bracket(lx, '(', *loc); }
         "[" { *loc = loc_here(lx, lx->tok, lx->cur); return open_bracket(lx, '[', *loc); }
         ")" { *loc = loc_here(lx, lx->tok, lx->cur); return close_bracket(lx, ')'); }

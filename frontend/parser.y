@@ -19,8 +19,11 @@ typedef struct ParseState ParseState;
  * tree depth, both bounded so that later recursive passes stay within the stack. */
 typedef struct { AstExpr *e; int nest, depth; } ExprVal;
 typedef struct { AstExpr **items; int n, cap, nest, depth; } ExprList;
-typedef struct { int levels; Loc levels_loc; int has_bc; BoundaryKind bc; AstExpr *bc_value; Loc bc_loc; } FieldOpts;
-typedef struct { BoundaryKind kind; AstExpr *value; int known; } BcVal;
+typedef struct { AstBc bc; int known; } BcVal;
+/* `boundary`'s conditions: per axis, the low and the high face (docs/language.md). */
+typedef struct { AstBc face[2]; int split, known; } BcAxis;
+typedef struct { AstBc bc[3][2]; int split[3], n, known; } BcAxes;
+typedef struct { int levels; Loc levels_loc; int has_bc; BcAxes bc; Loc bc_loc; } FieldOpts;
 typedef struct { long v[3]; int n; } SizeList;
 }
 
@@ -251,6 +254,8 @@ static void unknown_bc(ParseState *ps, Loc at, const char *word)
     ExprList list;
     FieldOpts opts;
     BcVal bc;
+    BcAxis bc_axis;
+    BcAxes bc_axes;
     SizeList sizes;
     FieldRole role;
 }
@@ -269,6 +274,8 @@ static void unknown_bc(ParseState *ps, Loc at, const char *word)
 %type <list> args offsets
 %type <opts> field_opts
 %type <bc> bc
+%type <bc_axis> bc_axis
+%type <bc_axes> bc_axes
 %type <sizes> sizes
 %type <role> role
 
@@ -384,8 +391,11 @@ decl
     | role IDENT field_opts ';' {
           if ($3.levels && $1 != ROLE_STATE)
               diag_error(ps->diag, $3.levels_loc, STC_E_BAD_OPTION, "'levels' applies only to state fields");
-          add_decl(ps, (AstDecl){.kind = DECL_FIELD, .loc = @2, .name = $2, .role = $1, .levels = $3.levels,
-                                 .has_bc = $3.has_bc, .bc = $3.bc, .bc_value = $3.bc_value, .bc_loc = $3.bc_loc});
+          AstDecl d = {.kind = DECL_FIELD, .loc = @2, .name = $2, .role = $1, .levels = $3.levels,
+                       .has_bc = $3.has_bc, .bc_axes = $3.bc.n, .bc_loc = $3.bc_loc};
+          memcpy(d.bc, $3.bc.bc, sizeof d.bc);
+          memcpy(d.bc_split, $3.bc.split, sizeof d.bc_split);
+          add_decl(ps, d);
       }
     ;
 
@@ -428,28 +438,52 @@ field_opts
               $$.levels_loc = @2;
           }
       }
-    | field_opts "boundary" bc {
+    | field_opts "boundary" bc_axes {
           $$ = $1;
           if ($1.has_bc) {
               diag_error(ps->diag, @2, STC_E_DUP_DECL, "'boundary' given twice");
               diag_note(ps->diag, $1.bc_loc, "first given here");
           } else if ($3.known) {
               $$.has_bc = 1;
-              $$.bc = $3.kind;
-              $$.bc_value = $3.value;
+              $$.bc = $3;
               $$.bc_loc = @3;
           }
       }
     ;
 
+/* One condition for every face, or one per axis (x, y, z), each `low | high` or one for both. */
+bc_axes
+    : bc_axis {
+          memset(&$$, 0, sizeof $$);
+          $$.n = 1;
+          $$.known = $1.known;
+          memcpy($$.bc[0], $1.face, sizeof $1.face);
+          $$.split[0] = $1.split;
+      }
+    | bc_axes ',' bc_axis {
+          $$ = $1;
+          if ($$.n < 3) {
+              memcpy($$.bc[$$.n], $3.face, sizeof $3.face);
+              $$.split[$$.n] = $3.split;
+          }
+          $$.n++;
+          $$.known &= $3.known;
+      }
+    ;
+
+bc_axis
+    : bc         { $$ = (BcAxis){{$1.bc, $1.bc}, 0, $1.known}; }
+    | bc '|' bc  { $$ = (BcAxis){{$1.bc, $3.bc}, 1, $1.known && $3.known}; }
+    ;
+
 bc
-    : "fixed"               { $$ = (BcVal){BC_FIXED, NULL, 1}; }
-    | "constant" '(' expr ')' { $$ = (BcVal){BC_CONSTANT, $3.e, 1}; }
-    | "periodic"            { $$ = (BcVal){BC_PERIODIC, NULL, 1}; }
-    | "clamp"               { $$ = (BcVal){BC_CLAMP, NULL, 1}; }
-    | "mirror"              { $$ = (BcVal){BC_MIRROR, NULL, 1}; }
-    | IDENT                 { unknown_bc(ps, @1, $1); $$ = (BcVal){BC_FIXED, NULL, 0}; }
-    | IDENT '(' expr ')'    { unknown_bc(ps, @1, $1); $$ = (BcVal){BC_FIXED, NULL, 0}; }
+    : "fixed"               { $$ = (BcVal){{BC_FIXED, NULL, @$}, 1}; }
+    | "constant" '(' expr ')' { $$ = (BcVal){{BC_CONSTANT, $3.e, @$}, 1}; }
+    | "periodic"            { $$ = (BcVal){{BC_PERIODIC, NULL, @$}, 1}; }
+    | "clamp"               { $$ = (BcVal){{BC_CLAMP, NULL, @$}, 1}; }
+    | "mirror"              { $$ = (BcVal){{BC_MIRROR, NULL, @$}, 1}; }
+    | IDENT                 { unknown_bc(ps, @1, $1); $$ = (BcVal){{BC_FIXED, NULL, @$}, 0}; }
+    | IDENT '(' expr ')'    { unknown_bc(ps, @1, $1); $$ = (BcVal){{BC_FIXED, NULL, @$}, 0}; }
     ;
 
 stmt
@@ -505,7 +539,12 @@ args
 
 static int parse_lex(PARSE_STYPE *val, Loc *loc, ParseState *ps)
 {
+    /* '|' is a token between a boundary's faces only; elsewhere the lexer says "did you mean ||" */
     int t = lex_next(&ps->lx, val, loc);
+    if (t == TOK_BOUNDARY)
+        ps->lx.bar_ok = 1;
+    else if (t == ';' || t == '{' || t == '}' || t == TOK_LEVELS)
+        ps->lx.bar_ok = 0;
     if (ps->prev_token == 0 || ps->prev_token == ';' || ps->prev_token == '{' || ps->prev_token == '}')
         ps->item_token = t;
     ps->before_token = ps->prev_token;
@@ -621,9 +660,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     int field = ps->item_token == TOK_STATE || ps->item_token == TOK_COEF || ps->item_token == TOK_TEMP;
     int bc = ps->before_token == TOK_FIXED || ps->before_token == TOK_PERIODIC || ps->before_token == TOK_CLAMP ||
              ps->before_token == TOK_MIRROR || ps->before_token == ')';
-    if (field && bc && found == YYTRANSLATE(',')) { /* `boundary periodic, fixed` */
-        diag_error(ps->diag, at, STC_E_SYNTAX, "a field takes one boundary condition, for every face; a "
-                   "condition per axis or per face is not in the language yet");
+    if (field && bc && found == YYTRANSLATE('|')) { /* `boundary clamp | mirror | fixed` */
+        diag_error(ps->diag, at, STC_E_SYNTAX, "an axis has two faces, written 'low | high'; a third "
+                   "condition has no face to go to");
         return 0;
     }
     if (has(set, n, YYTRANSLATE(';')) && found != YYTRANSLATE(';')) {

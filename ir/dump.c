@@ -1,10 +1,41 @@
 /* Readable printing of the IR and its analyses (--dump-ir), and the names used for it. */
 #include "build.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 
 const char *ir_op_name(IrOp op)
 {
     return ir_op(op)->name;
+}
+
+static void put_bc(StrBuf *o, IrBc bc)
+{
+    sb_puts(o, ir_bc_name(bc.kind));
+    if (bc.kind != BC_CONSTANT)
+        return;
+    char text[32];
+    snprintf(text, sizeof text, "%.15g", bc.value); /* shortest that reads back the same */
+    if (strtod(text, NULL) != bc.value)
+        snprintf(text, sizeof text, "%.17g", bc.value);
+    sb_printf(o, "(%s)", text);
+}
+
+void ir_bc_spec(StrBuf *o, const IrField *f, int dims)
+{
+    int axes = ir_bc_uniform(f) ? 1 : dims;
+    for (int a = 0; a < axes; a++) {
+        IrBc lo = ir_bc(f, a, 0), hi = ir_bc(f, a, 1);
+        sb_puts(o, a ? ", " : "");
+        put_bc(o, lo);
+        if (hi.kind != lo.kind || hi.value != lo.value) {
+            sb_puts(o, " | ");
+            put_bc(o, hi);
+        }
+    }
+    if (!o->data)
+        sb_puts(o, "");
 }
 
 const char *ir_shape_name(IrShape s)
@@ -34,9 +65,10 @@ static void dump_fields(FILE *out, const IrProgram *p)
         fprintf(out, "  %s: %s", fd->name, ir_role_name(fd->role));
         if (fd->role == ROLE_STATE)
             fprintf(out, ", levels %d", fd->levels);
-        fprintf(out, ", bc %s", ir_bc_name(fd->bc));
-        if (fd->bc == BC_CONSTANT)
-            fprintf(out, "(%.17g)", fd->bc_value);
+        StrBuf bc = {0};
+        ir_bc_spec(&bc, fd, p->dims);
+        fprintf(out, ", bc %s", bc.data);
+        sb_free(&bc);
         if (fd->read) {
             fprintf(out, ", footprint");
             for (int d = 0; d < p->dims; d++)

@@ -110,30 +110,43 @@ int interp_map_coord(BoundaryKind bc, int x, int n)
     }
 }
 
-/* Fills the halo of one buffer. A halo point maps each coordinate independently, so edges and
- * corners take the value of the interior point the mapped coordinates name. */
-static void fill_halo(InterpGrid *g, double *b, BoundaryKind bc, double value)
+/* The halo layers of face s of axis a of one buffer, over the padded extent of the other axes:
+ * the face's constant, or a copy of the point its condition maps the coordinate to. */
+static void fill_face(InterpGrid *g, double *b, int a, int s, IrBc bc)
 {
-    if (bc == BC_FIXED)
-        return;
     const int *h = g->prog->halo;
-    for (int k = -h[2]; k < g->n[2] + h[2]; k++)
-        for (int j = -h[1]; j < g->n[1] + h[1]; j++) {
-            int inner = k >= 0 && k < g->n[2] && j >= 0 && j < g->n[1];
-            for (int i = -h[0]; i < g->n[0] + h[0]; i++) {
-                if (inner && i == 0 && g->n[0] > 0) {
-                    i = g->n[0] - 1; /* skip the interior of this row */
+    int lo[3], hi[3];
+    for (int d = 0; d < 3; d++) {
+        lo[d] = -h[d];
+        hi[d] = g->n[d] + h[d];
+    }
+    lo[a] = s ? g->n[a] : -h[a];
+    hi[a] = s ? g->n[a] + h[a] : 0;
+    for (int k = lo[2]; k < hi[2]; k++)
+        for (int j = lo[1]; j < hi[1]; j++)
+            for (int i = lo[0]; i < hi[0]; i++) {
+                int c[3] = {i, j, k};
+                long at = interp_index(g, i, j, k);
+                if (bc.kind == BC_CONSTANT) {
+                    b[at] = bc.value;
                     continue;
                 }
-                long at = interp_index(g, i, j, k);
-                if (bc == BC_CONSTANT)
-                    b[at] = value;
-                else
-                    b[at] = b[interp_index(g, interp_map_coord(bc, i, g->n[0]),
-                                           interp_map_coord(bc, j, g->n[1]),
-                                           interp_map_coord(bc, k, g->n[2]))];
+                c[a] = interp_map_coord(bc.kind, c[a], g->n[a]);
+                b[at] = b[interp_index(g, c[0], c[1], c[2])];
             }
-        }
+}
+
+/* Fills the halo of one buffer by the field's conditions (docs/language.md): axis by axis, x
+ * first, each over the padded extent of the axes before and after it, so an edge or a corner
+ * takes its last axis's condition applied to what the earlier axes left; a fixed face is left
+ * alone. With one mapping condition (periodic, clamp, mirror) on every face this maps each
+ * coordinate independently. */
+static void fill_halo(InterpGrid *g, double *b, const IrField *f)
+{
+    for (int a = 0; a < g->prog->dims; a++)
+        for (int s = 0; s < 2 && g->prog->halo[a] > 0; s++)
+            if (ir_bc(f, a, s).kind != BC_FIXED)
+                fill_face(g, b, a, s, ir_bc(f, a, s));
 }
 
 static void for_each_halo_point(InterpGrid *g, double *dst, const double *src)
@@ -153,7 +166,7 @@ void interp_fill_halos(InterpGrid *g)
 {
     for (int f = 0; f < g->prog->nfields && f < 64; f++) {
         const IrField *fd = &g->prog->fields[f];
-        fill_halo(g, g->buf[f][g->newest[f]], fd->bc, fd->bc_value);
+        fill_halo(g, g->buf[f][g->newest[f]], fd);
     }
 }
 
@@ -293,17 +306,12 @@ static void prepare(InterpGrid *g)
         const IrField *fd = &p->fields[f];
         int levels = field_levels(g, f);
         double *newest = g->buf[f][g->newest[f]];
-        if (fd->role == ROLE_TEMP && fd->bc == BC_FIXED) {
-            for_each_halo_point(g, newest, NULL); /* a fixed temp's halo holds 0 */
-            continue;
-        }
+        if (fd->role == ROLE_TEMP && ir_bc_any(fd, BC_FIXED))
+            for_each_halo_point(g, newest, NULL); /* a fixed face of a temp holds 0 */
         for (int l = 0; l < levels; l++) {
-            if (fd->bc == BC_FIXED) {
-                if (l != g->newest[f])
-                    for_each_halo_point(g, g->buf[f][l], newest);
-            } else {
-                fill_halo(g, g->buf[f][l], fd->bc, fd->bc_value);
-            }
+            if (ir_bc_any(fd, BC_FIXED) && l != g->newest[f])
+                for_each_halo_point(g, g->buf[f][l], newest); /* fixed faces: the newest halo */
+            fill_halo(g, g->buf[f][l], fd);
         }
     }
 }
@@ -327,7 +335,7 @@ int interp_run_ticking(InterpGrid *g, int steps, InterpTick tick, void *ctx)
             for (int f = 0; f < p->nfields; f++) {
                 const IrField *fd = &p->fields[f];
                 if (fd->role == ROLE_TEMP && fd->write_stage == s)
-                    fill_halo(g, g->buf[f][0], fd->bc, fd->bc_value);
+                    fill_halo(g, g->buf[f][0], fd);
             }
         }
         for (int f = 0; f < p->nfields && f < 64; f++) {
@@ -338,7 +346,7 @@ int interp_run_ticking(InterpGrid *g, int steps, InterpTick tick, void *ctx)
             if (!fd->written) /* keeps its value: the whole buffer, halo included */
                 memcpy(g->buf[f][next], g->buf[f][g->newest[f]], sizeof(double) * (size_t)g->total);
             g->newest[f] = next;
-            fill_halo(g, g->buf[f][next], fd->bc, fd->bc_value);
+            fill_halo(g, g->buf[f][next], fd);
         }
     }
     return steps;

@@ -22,6 +22,7 @@
 #ifndef STC_IR_H
 #define STC_IR_H
 #include "../frontend/ast.h"
+#include "../util/strbuf.h"
 
 #define IR_INDEX_SLACK (1 << 20)
 #define IR_MAX_EXTENT (2147483647 - IR_INDEX_SLACK) /* largest n[d] + 2*halo[d]: 2146435071 */
@@ -61,12 +62,20 @@ typedef struct {
     int radius[3]; /* largest |offset| read per axis in this stage */
 } IrStage;
 
+/* A boundary condition of one face: its kind, and constant(v)'s value (0 for other kinds). */
+typedef struct {
+    BoundaryKind kind;
+    double value;
+} IrBc;
+
 typedef struct {
     const char *name;
     FieldRole role;
     int levels;        /* state: 2 or 3 buffers; coef and temp: 1 */
-    BoundaryKind bc;
-    double bc_value;   /* BC_CONSTANT */
+    /* The condition of each face: [axis][0] the low face, [axis][1] the high one. Axes the grid
+     * does not have repeat its last axis, so a question over all three reads the grid's axes.
+     * Read through ir_bc and the helpers after IrField. */
+    IrBc bc_face[3][2];
     int lo[3], hi[3];  /* footprint: smallest and largest offset read per axis, all stages */
     int read, written; /* whether the step reads / writes it */
     int write_stage;   /* temp and state: the stage that writes it, -1 if none */
@@ -75,6 +84,45 @@ typedef struct {
      * stage reads it (a temp read only at offset 0 in its own stage stays in registers). */
     int materialized;
 } IrField;
+
+/* The condition of face (0 low, 1 high) of axis: the one place that says how a halo is filled. */
+static inline IrBc ir_bc(const IrField *f, int axis, int face) { return f->bc_face[axis][face]; }
+/* Whether some face of f has condition kind / every face has it. */
+static inline int ir_bc_any(const IrField *f, BoundaryKind kind)
+{
+    for (int a = 0; a < 3; a++)
+        if (f->bc_face[a][0].kind == kind || f->bc_face[a][1].kind == kind)
+            return 1;
+    return 0;
+}
+static inline int ir_bc_all(const IrField *f, BoundaryKind kind)
+{
+    for (int a = 0; a < 3; a++)
+        if (f->bc_face[a][0].kind != kind || f->bc_face[a][1].kind != kind)
+            return 0;
+    return 1;
+}
+/* Whether every face of f has the same condition (ir_bc(f, 0, 0)). */
+static inline int ir_bc_uniform(const IrField *f)
+{
+    for (int a = 0; a < 3; a++)
+        for (int s = 0; s < 2; s++)
+            if (f->bc_face[a][s].kind != f->bc_face[0][0].kind || f->bc_face[a][s].value != f->bc_face[0][0].value)
+                return 0;
+    return 1;
+}
+/* Whether the halo of f along axis holds only what the fills leave alone: both faces fixed. */
+static inline int ir_bc_axis_fixed(const IrField *f, int axis)
+{
+    return f->bc_face[axis][0].kind == BC_FIXED && f->bc_face[axis][1].kind == BC_FIXED;
+}
+/* Sets every face of f (a field built by hand, a test). */
+static inline void ir_bc_set(IrField *f, BoundaryKind kind, double value)
+{
+    for (int a = 0; a < 3; a++)
+        for (int s = 0; s < 2; s++)
+            f->bc_face[a][s] = (IrBc){kind, kind == BC_CONSTANT ? value : 0.0};
+}
 
 typedef struct {
     const char *name;
@@ -162,6 +210,9 @@ void ir_find_deps(IrProgram *prog);
 
 /* Prints the IR and its analyses readably (--dump-ir). */
 void ir_dump(FILE *out, const IrProgram *prog);
+/* Appends f's boundary as the language writes it (docs/language.md): one condition where every
+ * face has it, else one per axis of a dims-D grid, `low | high` where an axis's faces differ. */
+void ir_bc_spec(StrBuf *o, const IrField *f, int dims);
 
 /* Names for printing. */
 const char *ir_op_name(IrOp op);

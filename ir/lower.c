@@ -706,6 +706,52 @@ static int lower_expr(Lower *L, const AstExpr *e)
 
 /* ---- declarations ---- */
 
+/* One face's condition; constant(v)'s value must be a constant. */
+static IrBc lower_face(Lower *L, const AstBc *bc)
+{
+    IrBc face = {bc->kind, 0.0};
+    double v = 0;
+    if (bc->kind != BC_CONSTANT)
+        return face;
+    if (!bc->value)
+        diag_error(L->diag, bc->loc, STC_E_NOT_CONST, "boundary constant needs a value");
+    else if (require_const(L, bc->value, "a boundary value", &v) == 0)
+        face.value = v;
+    return face;
+}
+
+/* A field's boundary (docs/language.md): one condition for every face, or one per axis, each
+ * for both faces or `low | high`; periodic joins the two faces of its axis. Axes the grid does
+ * not have repeat its last one (ir.h). */
+static void lower_boundary(Lower *L, const AstDecl *d, IrField *f)
+{
+    int dims = L->p->dims, n = d->has_bc ? d->bc_axes : 1;
+    ir_bc_set(f, BC_FIXED, 0);
+    if (!d->has_bc)
+        return;
+    if (n != 1 && L->dims_known && n != dims) {
+        static const char *const axes[] = {"", "x", "x, y", "x, y, z"};
+        diag_error(L->diag, d->bc_loc, STC_E_BAD_BOUNDARY,
+                   "'boundary' gives %d conditions for a %dd grid: give one for every face, or one per "
+                   "axis (%s)", n, dims, axes[dims]);
+        return;
+    }
+    for (int a = 0; a < 3; a++) {
+        if (a >= n) {
+            memcpy(f->bc_face[a], f->bc_face[n - 1], sizeof f->bc_face[a]);
+            continue;
+        }
+        f->bc_face[a][0] = lower_face(L, &d->bc[a][0]);
+        f->bc_face[a][1] = d->bc_split[a] ? lower_face(L, &d->bc[a][1]) : f->bc_face[a][0];
+        if ((d->bc[a][0].kind == BC_PERIODIC) != (d->bc[a][1].kind == BC_PERIODIC)) {
+            const AstBc *p = &d->bc[a][d->bc[a][0].kind == BC_PERIODIC ? 0 : 1];
+            diag_error(L->diag, p->loc, STC_E_BAD_BOUNDARY,
+                       "periodic joins the low and the high face of an axis: write it alone for %s "
+                       "('periodic'), not for one face", n == 1 ? "every axis" : (const char *[]){"x", "y", "z"}[a]);
+        }
+    }
+}
+
 static void declare(Lower *L, const AstDecl *d)
 {
     IrProgram *p = L->p;
@@ -733,20 +779,13 @@ static void declare(Lower *L, const AstDecl *d)
         f.name = d->name;
         f.role = d->role;
         f.levels = d->role == ROLE_STATE ? 2 : 1;
-        f.bc = d->has_bc ? d->bc : BC_FIXED;
         f.write_stage = -1;
         f.loc = d->loc;
         f.materialized = d->role != ROLE_TEMP;
         /* The parser reports levels on other roles and counts other than 2 or 3. */
         if (d->role == ROLE_STATE && (d->levels == 2 || d->levels == 3))
             f.levels = d->levels;
-        if (d->has_bc && d->bc == BC_CONSTANT) {
-            if (!d->bc_value)
-                diag_error(L->diag, d->bc_loc, STC_E_NOT_CONST,
-                           "boundary constant needs a value");
-            else if (require_const(L, d->bc_value, "a boundary value", &v) == 0)
-                f.bc_value = v;
-        }
+        lower_boundary(L, d, &f);
         int index = p->nfields < MAX_FIELDS ? p->nfields : -1;
         if (sym_add(L, d->name, SYM_FIELD, index, d->loc) < 0)
             return;

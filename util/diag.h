@@ -81,6 +81,7 @@ enum {
     STC_E_NO_STENCIL = 108,   /* --stencil names no stencil, or file has none */
     STC_E_DUP_STENCIL = 109,
     STC_E_TOO_MANY_FIELDS = 110, /* more fields than the interpreter and kernels take (64) */
+    STC_E_BAD_BOUNDARY = 111, /* a boundary per axis of the wrong count, or periodic on one face */
     /* 200-299: semantic checks of lowering */
     STC_E_WRITE_READONLY = 200,
     STC_E_OFFSET_NOT_INT = 201,

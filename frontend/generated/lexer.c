@@ -146,7 +146,7 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
 		case '`':
 		case '~':
 		case 0x7F:
-			if (lx->lim <= lx->cur) goto yy166;
+			if (lx->lim <= lx->cur) goto yy167;
 			goto yy1;
 		case '\t':
 		case '\v':
@@ -241,7 +241,7 @@ static int lex_token(Lexer *lx, PARSE_STYPE *val, Loc *loc)
 		case 's': goto yy38;
 		case 't': goto yy39;
 		case '|': goto yy40;
-		default: goto yy41;
+		default: goto yy42;
 	}
 yy1:
 	++lx->cur;
@@ -265,7 +265,7 @@ yy5:
 yy6:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy43;
+		case '=': goto yy44;
 		default: goto yy7;
 	}
 yy7:
@@ -275,7 +275,7 @@ yy8:
 	switch (yych) {
 		case 0x00:
 		case '\n': goto yy9;
-		case '"': goto yy44;
+		case '"': goto yy45;
 		default: goto yy8;
 	}
 yy9:
@@ -297,7 +297,7 @@ yy11:
 yy12:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '&': goto yy45;
+		case '&': goto yy46;
 		default: goto yy2;
 	}
 yy13:
@@ -321,20 +321,20 @@ yy16:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy46;
+		case '9': goto yy47;
 		default: goto yy2;
 	}
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy48;
+		case '*': goto yy49;
 		case '/': goto yy10;
 		default: goto yy7;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy46;
+		case '.': goto yy47;
 		case '0':
 		case '1':
 		case '2':
@@ -394,10 +394,10 @@ yy18:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy49;
+		case 'z': goto yy50;
 		case 'E':
-		case 'e': goto yy52;
-		case 'd': goto yy53;
+		case 'e': goto yy53;
+		case 'd': goto yy54;
 		default: goto yy19;
 	}
 yy19:
@@ -417,19 +417,19 @@ yy20:
 yy21:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy55;
+		case '=': goto yy56;
 		default: goto yy7;
 	}
 yy22:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy56;
+		case '=': goto yy57;
 		default: goto yy7;
 	}
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy57;
+		case '=': goto yy58;
 		default: goto yy7;
 	}
 yy24:
@@ -516,91 +516,98 @@ yy29:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy58;
+		case 'o': goto yy59;
 		default: goto yy25;
 	}
 yy30:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'l': goto yy59;
-		case 'o': goto yy60;
+		case 'l': goto yy60;
+		case 'o': goto yy61;
 		default: goto yy25;
 	}
 yy31:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy61;
+		case 'o': goto yy62;
 		default: goto yy25;
 	}
 yy32:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy62;
-		case 'l': goto yy63;
+		case 'i': goto yy63;
+		case 'l': goto yy64;
 		default: goto yy25;
 	}
 yy33:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy64;
+		case 'r': goto yy65;
 		default: goto yy25;
 	}
 yy34:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy65;
+		case 'e': goto yy66;
 		default: goto yy25;
 	}
 yy35:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy66;
+		case 'i': goto yy67;
 		default: goto yy25;
 	}
 yy36:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy67;
-		case 'e': goto yy68;
+		case 'a': goto yy68;
+		case 'e': goto yy69;
 		default: goto yy25;
 	}
 yy37:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy69;
+		case 'e': goto yy70;
 		default: goto yy25;
 	}
 yy38:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy70;
-		case 't': goto yy71;
+		case 'i': goto yy71;
+		case 't': goto yy72;
 		default: goto yy25;
 	}
 yy39:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy72;
-		case 'y': goto yy73;
+		case 'e': goto yy73;
+		case 'y': goto yy74;
 		default: goto yy25;
 	}
 yy40:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '|': goto yy74;
-		default: goto yy2;
+		case '|': goto yy75;
+		default: goto yy41;
 	}
 yy41:
+	{
+            if (lx->bar_ok && lx->nest == 0) /* not inside constant(...) */
+                TOKEN('|');
+            bad_char(lx, loc_here(lx, lx->tok, lx->cur));
+            continue;
+        }
+yy42:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
@@ -730,24 +737,24 @@ yy41:
 		case '|':
 		case '}':
 		case '~':
-		case 0x7F: goto yy42;
-		default: goto yy41;
+		case 0x7F: goto yy43;
+		default: goto yy42;
 	}
-yy42:
-	{ bad_char(lx, loc_here(lx, lx->tok, lx->cur)); continue; }
 yy43:
+	{ bad_char(lx, loc_here(lx, lx->tok, lx->cur)); continue; }
+yy44:
 	++lx->cur;
 	{ TOKEN(TOK_NE); }
-yy44:
+yy45:
 	++lx->cur;
 	{
             val->str = arena_strndup(lx->arena, lx->tok + 1, (size_t)(lx->cur - lx->tok - 2));
             TOKEN(TOK_STRING);
         }
-yy45:
+yy46:
 	++lx->cur;
 	{ TOKEN(TOK_AND); }
-yy46:
+yy47:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '.':
@@ -801,7 +808,7 @@ yy46:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy49;
+		case 'z': goto yy50;
 		case '0':
 		case '1':
 		case '2':
@@ -811,12 +818,12 @@ yy46:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy46;
+		case '9': goto yy47;
 		case 'E':
-		case 'e': goto yy52;
-		default: goto yy47;
+		case 'e': goto yy53;
+		default: goto yy48;
 	}
-yy47:
+yy48:
 	{
             *loc = loc_here(lx, lx->tok, lx->cur);
             char *text = arena_strndup(lx->arena, lx->tok, (size_t)(lx->cur - lx->tok));
@@ -828,7 +835,7 @@ yy47:
             }
             return TOK_REAL;
         }
-yy48:
+yy49:
 	++lx->cur;
 	{
             Loc start = loc_here(lx, lx->tok, lx->cur);
@@ -840,9 +847,9 @@ yy48:
             }
             continue;
         }
-yy49:
-	yych = *++lx->cur;
 yy50:
+	yych = *++lx->cur;
+yy51:
 	switch (yych) {
 		case '.':
 		case '0':
@@ -907,10 +914,10 @@ yy50:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy49;
-		default: goto yy51;
+		case 'z': goto yy50;
+		default: goto yy52;
 	}
-yy51:
+yy52:
 	{
             *loc = loc_here(lx, lx->tok, lx->cur);
             if (loc->len == 2 && lx->tok[0] >= '1' && lx->tok[0] <= '3' && (lx->tok[1] == 'D'))
@@ -922,12 +929,12 @@ yy51:
             val->rval = 0;
             return TOK_REAL;
         }
-yy52:
+yy53:
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 0x00: goto yy51;
+		case 0x00: goto yy52;
 		case '+':
-		case '-': goto yy75;
+		case '-': goto yy76;
 		case '0':
 		case '1':
 		case '2':
@@ -937,10 +944,10 @@ yy52:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy77;
-		default: goto yy50;
+		case '9': goto yy78;
+		default: goto yy51;
 	}
-yy53:
+yy54:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '.':
@@ -1006,86 +1013,79 @@ yy53:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy49;
-		default: goto yy54;
+		case 'z': goto yy50;
+		default: goto yy55;
 	}
-yy54:
+yy55:
 	{
             val->ival = digits_value(lx->tok, lx->cur - 1);
             TOKEN(TOK_DIMS);
         }
-yy55:
-	++lx->cur;
-	{ TOKEN(TOK_LE); }
 yy56:
 	++lx->cur;
-	{ TOKEN(TOK_EQ); }
+	{ TOKEN(TOK_LE); }
 yy57:
 	++lx->cur;
-	{ TOKEN(TOK_GE); }
+	{ TOKEN(TOK_EQ); }
 yy58:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'u': goto yy78;
-		default: goto yy25;
-	}
+	++lx->cur;
+	{ TOKEN(TOK_GE); }
 yy59:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy79;
+		case 'u': goto yy79;
 		default: goto yy25;
 	}
 yy60:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy80;
-		case 'n': goto yy81;
+		case 'a': goto yy80;
 		default: goto yy25;
 	}
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'u': goto yy82;
+		case 'e': goto yy81;
+		case 'n': goto yy82;
 		default: goto yy25;
 	}
 yy62:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'x': goto yy83;
+		case 'u': goto yy83;
 		default: goto yy25;
 	}
 yy63:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy84;
+		case 'x': goto yy84;
 		default: goto yy25;
 	}
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy85;
+		case 'o': goto yy85;
 		default: goto yy25;
 	}
 yy65:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy86;
-		case 'v': goto yy88;
+		case 'i': goto yy86;
 		default: goto yy25;
 	}
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy89;
+		case 't': goto yy87;
+		case 'v': goto yy89;
 		default: goto yy25;
 	}
 yy67:
@@ -1106,42 +1106,49 @@ yy69:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'd': goto yy92;
+		case 'r': goto yy92;
 		default: goto yy25;
 	}
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'z': goto yy93;
+		case 'd': goto yy93;
 		default: goto yy25;
 	}
 yy71:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy94;
-		case 'e': goto yy95;
+		case 'z': goto yy94;
 		default: goto yy25;
 	}
 yy72:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'm': goto yy96;
+		case 'a': goto yy95;
+		case 'e': goto yy96;
 		default: goto yy25;
 	}
 yy73:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'p': goto yy97;
+		case 'm': goto yy97;
 		default: goto yy25;
 	}
 yy74:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'p': goto yy98;
+		default: goto yy25;
+	}
+yy75:
 	++lx->cur;
 	{ TOKEN(TOK_OR); }
-yy75:
+yy76:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1153,13 +1160,13 @@ yy75:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy77;
-		default: goto yy76;
+		case '9': goto yy78;
+		default: goto yy77;
 	}
-yy76:
-	lx->cur = lx->marker;
-	goto yy51;
 yy77:
+	lx->cur = lx->marker;
+	goto yy52;
+yy78:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '.':
@@ -1215,7 +1222,7 @@ yy77:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy49;
+		case 'z': goto yy50;
 		case '0':
 		case '1':
 		case '2':
@@ -1225,66 +1232,66 @@ yy77:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy77;
-		default: goto yy47;
-	}
-yy78:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'n': goto yy98;
-		default: goto yy25;
+		case '9': goto yy78;
+		default: goto yy48;
 	}
 yy79:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'm': goto yy99;
+		case 'n': goto yy99;
 		default: goto yy25;
 	}
 yy80:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'f': goto yy100;
+		case 'm': goto yy100;
 		default: goto yy25;
 	}
 yy81:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 's': goto yy102;
+		case 'f': goto yy101;
 		default: goto yy25;
 	}
 yy82:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'b': goto yy103;
+		case 's': goto yy103;
 		default: goto yy25;
 	}
 yy83:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy104;
+		case 'b': goto yy104;
 		default: goto yy25;
 	}
 yy84:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy105;
+		case 'e': goto yy105;
 		default: goto yy25;
 	}
 yy85:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'd': goto yy106;
+		case 'a': goto yy106;
 		default: goto yy25;
 	}
 yy86:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'd': goto yy107;
+		default: goto yy25;
+	}
+yy87:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1350,71 +1357,64 @@ yy86:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy87;
+		default: goto yy88;
 	}
-yy87:
-	{ TOKEN(TOK_LET); }
 yy88:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'e': goto yy108;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_LET); }
 yy89:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy109;
+		case 'e': goto yy109;
 		default: goto yy25;
 	}
 yy90:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy110;
+		case 'r': goto yy110;
 		default: goto yy25;
 	}
 yy91:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy111;
+		case 'a': goto yy111;
 		default: goto yy25;
 	}
 yy92:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'u': goto yy112;
+		case 'i': goto yy112;
 		default: goto yy25;
 	}
 yy93:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy113;
+		case 'u': goto yy113;
 		default: goto yy25;
 	}
 yy94:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy115;
+		case 'e': goto yy114;
 		default: goto yy25;
 	}
 yy95:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'n': goto yy116;
-		case 'p': goto yy117;
+		case 't': goto yy116;
 		default: goto yy25;
 	}
 yy96:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
+		case 'n': goto yy117;
 		case 'p': goto yy118;
 		default: goto yy25;
 	}
@@ -1422,24 +1422,31 @@ yy97:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy120;
+		case 'p': goto yy119;
 		default: goto yy25;
 	}
 yy98:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'd': goto yy122;
+		case 'e': goto yy121;
 		default: goto yy25;
 	}
 yy99:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'p': goto yy123;
+		case 'd': goto yy123;
 		default: goto yy25;
 	}
 yy100:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'p': goto yy124;
+		default: goto yy25;
+	}
+yy101:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1505,39 +1512,39 @@ yy100:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy101;
+		default: goto yy102;
 	}
-yy101:
-	{ TOKEN(TOK_COEF); }
 yy102:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 't': goto yy125;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_COEF); }
 yy103:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'l': goto yy127;
+		case 't': goto yy126;
 		default: goto yy25;
 	}
 yy104:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'd': goto yy128;
+		case 'l': goto yy128;
 		default: goto yy25;
 	}
 yy105:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy130;
+		case 'd': goto yy129;
 		default: goto yy25;
 	}
 yy106:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 't': goto yy131;
+		default: goto yy25;
+	}
+yy107:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1603,46 +1610,46 @@ yy106:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy107;
+		default: goto yy108;
 	}
-yy107:
-	{ TOKEN(TOK_GRID); }
 yy108:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'l': goto yy132;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_GRID); }
 yy109:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy133;
+		case 'l': goto yy133;
 		default: goto yy25;
 	}
 yy110:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'm': goto yy134;
+		case 'o': goto yy134;
 		default: goto yy25;
 	}
 yy111:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'o': goto yy136;
+		case 'm': goto yy135;
 		default: goto yy25;
 	}
 yy112:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'c': goto yy137;
+		case 'o': goto yy137;
 		default: goto yy25;
 	}
 yy113:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 0x00: goto yy26;
+		case 'c': goto yy138;
+		default: goto yy25;
+	}
+yy114:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1708,181 +1715,181 @@ yy113:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy114;
+		default: goto yy115;
 	}
-yy114:
-	{ TOKEN(TOK_SIZE); }
 yy115:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'e': goto yy138;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_SIZE); }
 yy116:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'c': goto yy140;
+		case 'e': goto yy139;
 		default: goto yy25;
 	}
 yy117:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 's': goto yy141;
+		case 'c': goto yy141;
 		default: goto yy25;
 	}
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy119;
-	}
-yy119:
-	{ TOKEN(TOK_TEMP); }
-yy120:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy121;
-	}
-yy121:
-	{ TOKEN(TOK_TYPE); }
-yy122:
-	yych = *++lx->cur;
-	switch (yych) {
 		case 0x00: goto yy26;
-		case 'a': goto yy143;
+		case 's': goto yy142;
 		default: goto yy25;
 	}
+yy119:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy120;
+	}
+yy120:
+	{ TOKEN(TOK_TEMP); }
+yy121:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy122;
+	}
+yy122:
+	{ TOKEN(TOK_TYPE); }
 yy123:
 	yych = *++lx->cur;
 	switch (yych) {
+		case 0x00: goto yy26;
+		case 'a': goto yy144;
+		default: goto yy25;
+	}
+yy124:
+	yych = *++lx->cur;
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -1946,11 +1953,11 @@ yy123:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy124;
+		default: goto yy125;
 	}
-yy124:
-	{ TOKEN(TOK_CLAMP); }
 yy125:
+	{ TOKEN(TOK_CLAMP); }
+yy126:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -2015,175 +2022,175 @@ yy125:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		case 'a': goto yy144;
-		default: goto yy126;
+		case 'a': goto yy145;
+		default: goto yy127;
 	}
-yy126:
-	{ TOKEN(TOK_CONST); }
 yy127:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'e': goto yy145;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_CONST); }
 yy128:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy129;
-	}
-yy129:
-	{ TOKEN(TOK_FIXED); }
-yy130:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy131;
-	}
-yy131:
-	{ TOKEN(TOK_FLOAT); }
-yy132:
-	yych = *++lx->cur;
-	switch (yych) {
 		case 0x00: goto yy26;
-		case 's': goto yy147;
+		case 'e': goto yy146;
 		default: goto yy25;
 	}
+yy129:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy130;
+	}
+yy130:
+	{ TOKEN(TOK_FIXED); }
+yy131:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy132;
+	}
+yy132:
+	{ TOKEN(TOK_FLOAT); }
 yy133:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'r': goto yy149;
+		case 's': goto yy148;
 		default: goto yy25;
 	}
 yy134:
 	yych = *++lx->cur;
 	switch (yych) {
+		case 0x00: goto yy26;
+		case 'r': goto yy150;
+		default: goto yy25;
+	}
+yy135:
+	yych = *++lx->cur;
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -2247,27 +2254,27 @@ yy134:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy135;
+		default: goto yy136;
 	}
-yy135:
-	{ TOKEN(TOK_PARAM); }
 yy136:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'd': goto yy151;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_PARAM); }
 yy137:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'e': goto yy152;
+		case 'd': goto yy152;
 		default: goto yy25;
 	}
 yy138:
 	yych = *++lx->cur;
 	switch (yych) {
+		case 0x00: goto yy26;
+		case 'e': goto yy153;
+		default: goto yy25;
+	}
+yy139:
+	yych = *++lx->cur;
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -2331,20 +2338,20 @@ yy138:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy139;
+		default: goto yy140;
 	}
-yy139:
-	{ TOKEN(TOK_STATE); }
 yy140:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'i': goto yy154;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_STATE); }
 yy141:
 	yych = *++lx->cur;
 	switch (yych) {
+		case 0x00: goto yy26;
+		case 'i': goto yy155;
+		default: goto yy25;
+	}
+yy142:
+	yych = *++lx->cur;
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -2408,244 +2415,244 @@ yy141:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy142;
+		default: goto yy143;
 	}
-yy142:
-	{ TOKEN(TOK_STEPS); }
 yy143:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'r': goto yy155;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_STEPS); }
 yy144:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'n': goto yy156;
+		case 'r': goto yy156;
 		default: goto yy25;
 	}
 yy145:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy146;
-	}
-yy146:
-	{ TOKEN(TOK_DOUBLE); }
-yy147:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy148;
-	}
-yy148:
-	{ TOKEN(TOK_LEVELS); }
-yy149:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy150;
-	}
-yy150:
-	{ TOKEN(TOK_MIRROR); }
-yy151:
-	yych = *++lx->cur;
-	switch (yych) {
 		case 0x00: goto yy26;
-		case 'i': goto yy157;
+		case 'n': goto yy157;
 		default: goto yy25;
 	}
+yy146:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy147;
+	}
+yy147:
+	{ TOKEN(TOK_DOUBLE); }
+yy148:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy149;
+	}
+yy149:
+	{ TOKEN(TOK_LEVELS); }
+yy150:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy151;
+	}
+yy151:
+	{ TOKEN(TOK_MIRROR); }
 yy152:
 	yych = *++lx->cur;
 	switch (yych) {
+		case 0x00: goto yy26;
+		case 'i': goto yy158;
+		default: goto yy25;
+	}
+yy153:
+	yych = *++lx->cur;
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -2709,249 +2716,179 @@ yy152:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy153;
+		default: goto yy154;
 	}
-yy153:
-	{ TOKEN(TOK_REDUCE); }
 yy154:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy26;
-		case 'l': goto yy158;
-		default: goto yy25;
-	}
+	{ TOKEN(TOK_REDUCE); }
 yy155:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'y': goto yy160;
+		case 'l': goto yy159;
 		default: goto yy25;
 	}
 yy156:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 't': goto yy162;
+		case 'y': goto yy161;
 		default: goto yy25;
 	}
 yy157:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00: goto yy26;
-		case 'c': goto yy164;
+		case 't': goto yy163;
 		default: goto yy25;
 	}
 yy158:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy159;
+		case 0x00: goto yy26;
+		case 'c': goto yy165;
+		default: goto yy25;
 	}
 yy159:
-	{ TOKEN(TOK_STENCIL); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy160;
+	}
 yy160:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy161;
-	}
+	{ TOKEN(TOK_STENCIL); }
 yy161:
-	{ TOKEN(TOK_BOUNDARY); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy162;
+	}
 yy162:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy24;
-		default: goto yy163;
-	}
+	{ TOKEN(TOK_BOUNDARY); }
 yy163:
-	{ TOKEN(TOK_CONSTANT); }
-yy164:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -3017,11 +2954,81 @@ yy164:
 		case 'x':
 		case 'y':
 		case 'z': goto yy24;
-		default: goto yy165;
+		default: goto yy164;
 	}
+yy164:
+	{ TOKEN(TOK_CONSTANT); }
 yy165:
-	{ TOKEN(TOK_PERIODIC); }
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy24;
+		default: goto yy166;
+	}
 yy166:
+	{ TOKEN(TOK_PERIODIC); }
+yy167:
 	{ *loc = loc_here(lx, lx->tok, lx->tok); return TOK_YYEOF; }
 }
 

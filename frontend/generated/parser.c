@@ -149,29 +149,32 @@ enum yysymbol_kind_t
   YYSYMBOL_46_ = 46,                       /* ';'  */
   YYSYMBOL_47_ = 47,                       /* '='  */
   YYSYMBOL_48_ = 48,                       /* ','  */
-  YYSYMBOL_49_ = 49,                       /* '('  */
-  YYSYMBOL_50_ = 50,                       /* ')'  */
-  YYSYMBOL_51_ = 51,                       /* '!'  */
-  YYSYMBOL_52_ = 52,                       /* '@'  */
-  YYSYMBOL_53_ = 53,                       /* '['  */
-  YYSYMBOL_54_ = 54,                       /* ']'  */
-  YYSYMBOL_YYACCEPT = 55,                  /* $accept  */
-  YYSYMBOL_file = 56,                      /* file  */
-  YYSYMBOL_stencil = 57,                   /* stencil  */
-  YYSYMBOL_stencil_head = 58,              /* stencil_head  */
-  YYSYMBOL_stencil_name = 59,              /* stencil_name  */
-  YYSYMBOL_items = 60,                     /* items  */
-  YYSYMBOL_item = 61,                      /* item  */
-  YYSYMBOL_decl = 62,                      /* decl  */
-  YYSYMBOL_role = 63,                      /* role  */
-  YYSYMBOL_sizes = 64,                     /* sizes  */
-  YYSYMBOL_field_opts = 65,                /* field_opts  */
-  YYSYMBOL_bc = 66,                        /* bc  */
-  YYSYMBOL_stmt = 67,                      /* stmt  */
-  YYSYMBOL_expr = 68,                      /* expr  */
-  YYSYMBOL_primary = 69,                   /* primary  */
-  YYSYMBOL_offsets = 70,                   /* offsets  */
-  YYSYMBOL_args = 71                       /* args  */
+  YYSYMBOL_49_ = 49,                       /* '|'  */
+  YYSYMBOL_50_ = 50,                       /* '('  */
+  YYSYMBOL_51_ = 51,                       /* ')'  */
+  YYSYMBOL_52_ = 52,                       /* '!'  */
+  YYSYMBOL_53_ = 53,                       /* '@'  */
+  YYSYMBOL_54_ = 54,                       /* '['  */
+  YYSYMBOL_55_ = 55,                       /* ']'  */
+  YYSYMBOL_YYACCEPT = 56,                  /* $accept  */
+  YYSYMBOL_file = 57,                      /* file  */
+  YYSYMBOL_stencil = 58,                   /* stencil  */
+  YYSYMBOL_stencil_head = 59,              /* stencil_head  */
+  YYSYMBOL_stencil_name = 60,              /* stencil_name  */
+  YYSYMBOL_items = 61,                     /* items  */
+  YYSYMBOL_item = 62,                      /* item  */
+  YYSYMBOL_decl = 63,                      /* decl  */
+  YYSYMBOL_role = 64,                      /* role  */
+  YYSYMBOL_sizes = 65,                     /* sizes  */
+  YYSYMBOL_field_opts = 66,                /* field_opts  */
+  YYSYMBOL_bc_axes = 67,                   /* bc_axes  */
+  YYSYMBOL_bc_axis = 68,                   /* bc_axis  */
+  YYSYMBOL_bc = 69,                        /* bc  */
+  YYSYMBOL_stmt = 70,                      /* stmt  */
+  YYSYMBOL_expr = 71,                      /* expr  */
+  YYSYMBOL_primary = 72,                   /* primary  */
+  YYSYMBOL_offsets = 73,                   /* offsets  */
+  YYSYMBOL_args = 74                       /* args  */
 };
 typedef enum yysymbol_kind_t yysymbol_kind_t;
 
@@ -698,16 +701,16 @@ union yyalloc
 /* YYFINAL -- State number of the termination state.  */
 #define YYFINAL  2
 /* YYLAST -- Last index in YYTABLE.  */
-#define YYLAST   330
+#define YYLAST   329
 
 /* YYNTOKENS -- Number of terminals.  */
-#define YYNTOKENS  55
+#define YYNTOKENS  56
 /* YYNNTS -- Number of nonterminals.  */
-#define YYNNTS  17
+#define YYNNTS  19
 /* YYNRULES -- Number of rules.  */
-#define YYNRULES  75
+#define YYNRULES  79
 /* YYNSTATES -- Number of states.  */
-#define YYNSTATES  152
+#define YYNSTATES  158
 
 /* YYMAXUTOK -- Last valid token kind.  */
 #define YYMAXUTOK   290
@@ -727,16 +730,16 @@ static const yytype_int8 yytranslate[] =
        0,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
-       2,     2,     2,    51,     2,     2,     2,     2,     2,     2,
-      49,    50,    41,    39,    48,    40,     2,    42,     2,     2,
+       2,     2,     2,    52,     2,     2,     2,     2,     2,     2,
+      50,    51,    41,    39,    48,    40,     2,    42,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,    36,    46,
-      37,    47,    38,    35,    52,     2,     2,     2,     2,     2,
+      37,    47,    38,    35,    53,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
-       2,    53,     2,    54,     2,     2,     2,     2,     2,     2,
+       2,    54,     2,    55,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
-       2,     2,     2,    45,     2,    44,     2,     2,     2,     2,
+       2,     2,     2,    45,    49,    44,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
        2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
@@ -760,14 +763,14 @@ static const yytype_int8 yytranslate[] =
 /* YYRLINE[YYN] -- Source line where rule number YYN was defined.  */
 static const yytype_int16 yyrline[] =
 {
-       0,   286,   286,   287,   288,   292,   293,   294,   302,   306,
-     307,   311,   312,   316,   317,   318,   322,   333,   336,   344,
-     352,   355,   365,   375,   378,   381,   384,   393,   394,   395,
-     399,   406,   417,   418,   431,   446,   447,   448,   449,   450,
-     451,   452,   456,   457,   458,   462,   463,   464,   465,   466,
-     467,   468,   469,   470,   471,   472,   473,   474,   475,   476,
-     477,   478,   482,   483,   484,   485,   486,   487,   488,   489,
-     490,   491,   495,   496,   500,   501
+       0,   293,   293,   294,   295,   299,   300,   301,   309,   313,
+     314,   318,   319,   323,   324,   325,   329,   340,   343,   351,
+     359,   362,   372,   382,   385,   388,   391,   403,   404,   405,
+     409,   416,   427,   428,   441,   456,   463,   475,   476,   480,
+     481,   482,   483,   484,   485,   486,   490,   491,   492,   496,
+     497,   498,   499,   500,   501,   502,   503,   504,   505,   506,
+     507,   508,   509,   510,   511,   512,   516,   517,   518,   519,
+     520,   521,   522,   523,   524,   525,   529,   530,   534,   535
 };
 #endif
 
@@ -790,10 +793,10 @@ yysymbol_name (yysymbol_kind_t yysymbol)
   "reduce", "float", "double", "==", "!=", "<=", ">=", "&&", "||",
   "identifier", "string", "integer", "dimension", "number", "'?'", "':'",
   "'<'", "'>'", "'+'", "'-'", "'*'", "'/'", "UNARY", "'}'", "'{'", "';'",
-  "'='", "','", "'('", "')'", "'!'", "'@'", "'['", "']'", "$accept",
+  "'='", "','", "'|'", "'('", "')'", "'!'", "'@'", "'['", "']'", "$accept",
   "file", "stencil", "stencil_head", "stencil_name", "items", "item",
-  "decl", "role", "sizes", "field_opts", "bc", "stmt", "expr", "primary",
-  "offsets", "args", YY_NULLPTR
+  "decl", "role", "sizes", "field_opts", "bc_axes", "bc_axis", "bc",
+  "stmt", "expr", "primary", "offsets", "args", YY_NULLPTR
   };
   return yy_sname[yysymbol];
 }
@@ -813,22 +816,22 @@ yysymbol_name (yysymbol_kind_t yysymbol)
    STATE-NUM.  */
 static const yytype_int16 yypact[] =
 {
-     -48,    76,   -48,   -48,   -26,   -48,   -48,   -48,   -48,   -37,
-      54,   -48,    36,     4,    48,    24,    62,    38,    42,   -48,
-     -48,   -48,    57,    77,    96,   -48,   -48,   -48,    94,   -48,
-     -48,   -48,    81,    98,   100,   113,   115,   -48,    40,   116,
-       6,   118,   131,   133,    74,   -48,   -48,   -48,   -48,   -48,
-     -48,   -48,   149,   -48,   -48,    74,    74,    74,    74,   114,
-     -43,   -48,   -48,    74,    74,    74,    74,   148,   -48,   -11,
-     -48,   171,   194,   217,   240,    74,    51,   142,    74,   -48,
-     -48,    91,   -48,    74,    74,    74,    74,    74,    74,    74,
-      74,    74,    74,    74,    74,    74,   -48,   152,     8,   -48,
-     -48,   -48,   -48,   -48,   282,    55,   -48,    92,   159,   282,
-     -47,   -48,    70,    70,    70,    70,    -9,   288,   263,    70,
-      70,    80,    80,   -48,   -48,   -48,   -48,   143,   -48,   -48,
-     -48,   144,   -48,    74,   -48,   -48,   150,    74,   -48,    74,
-      74,    74,   282,    74,   282,   282,   110,   129,    19,   -48,
-     -48,   -48
+     -48,   107,   -48,   -48,   -21,   -48,   -48,   -48,   -48,    20,
+      52,   -48,    25,     4,    55,    73,    77,    83,    91,   -48,
+     -48,   -48,   110,   112,    92,   -48,   -48,   -48,   113,   -48,
+     -48,   -48,    74,    99,   115,   116,   118,   -48,    33,   131,
+      47,   111,   133,   134,    72,   -48,   -48,   -48,   -48,   -48,
+     -48,   -48,   127,   -48,   -48,    72,    72,    72,    72,   140,
+      30,   -48,   -48,    72,    72,    72,    72,   147,   -48,   -11,
+     -48,   170,   193,   216,   239,    72,    36,   138,    72,   -48,
+     -48,    90,   -48,    72,    72,    72,    72,    72,    72,    72,
+      72,    72,    72,    72,    72,    72,   -48,   151,     8,   -48,
+     -48,   -48,   -48,   -48,   281,    41,   -48,    75,   159,   281,
+     -47,   -48,   -35,   -35,   -35,   -35,    -9,   287,   262,   -35,
+     -35,    59,    59,   -48,   -48,   -48,   -48,   142,   -48,   -48,
+     -48,   150,   153,   -48,   154,    72,   -48,   -48,   148,    72,
+     -48,    72,    72,    72,     8,     8,   281,    72,   281,   281,
+     109,   128,   -48,   -48,    19,   -48,   -48,   -48
 };
 
 /* YYDEFACT[STATE-NUM] -- Default reduction number in state STATE-NUM.
@@ -842,30 +845,30 @@ static const yytype_int8 yydefact[] =
        6,    15,     0,     0,     0,     0,     0,    30,     0,     0,
        0,     0,     0,     0,     0,    32,    17,    16,    18,    19,
       20,    21,     0,    22,    23,     0,     0,     0,     0,     0,
-      65,    62,    63,     0,     0,     0,     0,     0,    45,     0,
-      31,     0,     0,     0,     0,     0,     0,     0,     0,    60,
-      59,     0,    61,     0,     0,     0,     0,     0,     0,     0,
-       0,     0,     0,     0,     0,     0,    43,     0,     0,    26,
-      24,    25,    42,    44,    74,     0,    69,     0,     0,    72,
-       0,    64,    49,    50,    52,    54,    48,    47,     0,    51,
-      53,    55,    56,    57,    58,    33,    35,     0,    37,    38,
-      39,    40,    34,     0,    71,    70,    66,     0,    67,     0,
-       0,     0,    75,     0,    73,    46,     0,     0,     0,    36,
-      41,    68
+      69,    66,    67,     0,     0,     0,     0,     0,    49,     0,
+      31,     0,     0,     0,     0,     0,     0,     0,     0,    64,
+      63,     0,    65,     0,     0,     0,     0,     0,     0,     0,
+       0,     0,     0,     0,     0,     0,    47,     0,     0,    26,
+      24,    25,    46,    48,    78,     0,    73,     0,     0,    76,
+       0,    68,    53,    54,    56,    58,    52,    51,     0,    55,
+      57,    59,    60,    61,    62,    33,    39,     0,    41,    42,
+      43,    44,    34,    35,    37,     0,    75,    74,    70,     0,
+      71,     0,     0,     0,     0,     0,    79,     0,    77,    50,
+       0,     0,    36,    38,     0,    40,    45,    72
 };
 
 /* YYPGOTO[NTERM-NUM].  */
-static const yytype_int8 yypgoto[] =
+static const yytype_int16 yypgoto[] =
 {
      -48,   -48,   -48,   -48,   -48,   -48,   -48,   -48,   -48,   -48,
-     -48,   -48,   -48,   -44,   -48,    58,   126
+     -48,   -48,    60,    61,   -48,   -44,   -48,    66,   139
 };
 
 /* YYDEFGOTO[NTERM-NUM].  */
 static const yytype_uint8 yydefgoto[] =
 {
        0,     1,     5,     6,     9,    10,    26,    27,    28,    38,
-      69,   132,    29,   104,    68,   110,   105
+      69,   132,   133,   134,    29,   104,    68,   110,   105
 };
 
 /* YYTABLE[YYPACT[STATE-NUM]] -- What to do in state STATE-NUM.  If
@@ -873,113 +876,111 @@ static const yytype_uint8 yydefgoto[] =
    number is the opposite.  If YYTABLE_NINF, syntax error.  */
 static const yytype_int16 yytable[] =
 {
-      67,   137,    97,    98,     7,     8,    76,   138,    11,    77,
-      78,    71,    72,    73,    74,    83,    84,    85,    86,    79,
+      67,   139,    97,    98,    92,    93,    94,    95,   140,     7,
+       8,    71,    72,    73,    74,    83,    84,    85,    86,    79,
       80,    81,    82,   126,   127,   128,   129,   130,    90,    91,
       92,    93,    94,    95,   109,    99,    32,    33,   131,   112,
      113,   114,   115,   116,   117,   118,   119,   120,   121,   122,
-     123,   124,    54,    55,    -7,    12,    37,    -7,    13,    14,
-      15,    16,    17,    18,    19,    20,    21,   137,    40,    59,
-      34,    35,    41,   151,    22,    23,     2,     3,    36,     4,
-      30,    60,    31,    61,    24,    62,    51,    42,    52,   142,
-      63,    64,    59,   144,    39,   145,   146,   147,    25,   109,
-      65,   106,    66,   133,    60,   134,    61,    43,    62,    92,
-      93,    94,    95,    63,    64,    83,    84,    85,    86,    87,
-      88,    94,    95,    65,    45,    66,    89,    46,    90,    91,
-      92,    93,    94,    95,    83,    84,    85,    86,    87,    88,
-     133,   111,   135,    44,    47,    89,    48,    90,    91,    92,
-      93,    94,    95,    83,    84,    85,    86,    87,    88,    49,
-     149,    50,    53,    75,    89,    56,    90,    91,    92,    93,
-      94,    95,    83,    84,    85,    86,    87,    88,    57,   150,
-      58,    70,   108,    89,   125,    90,    91,    92,    93,    94,
-      95,   136,   140,   141,    96,    83,    84,    85,    86,    87,
-      88,   148,   107,   143,     0,     0,    89,     0,    90,    91,
-      92,    93,    94,    95,     0,     0,     0,   100,    83,    84,
-      85,    86,    87,    88,     0,     0,     0,     0,     0,    89,
-       0,    90,    91,    92,    93,    94,    95,     0,     0,     0,
-     101,    83,    84,    85,    86,    87,    88,     0,     0,     0,
-       0,     0,    89,     0,    90,    91,    92,    93,    94,    95,
-       0,     0,     0,   102,    83,    84,    85,    86,    87,    88,
-       0,     0,     0,     0,     0,    89,     0,    90,    91,    92,
-      93,    94,    95,     0,     0,     0,   103,    83,    84,    85,
-      86,    87,    88,     0,     0,     0,     0,     0,    89,   139,
-      90,    91,    92,    93,    94,    95,    83,    84,    85,    86,
-      87,    88,    83,    84,    85,    86,    87,    89,     0,    90,
-      91,    92,    93,    94,    95,    90,    91,    92,    93,    94,
-      95
+     123,   124,    -7,    12,    59,    -7,    13,    14,    15,    16,
+      17,    18,    19,    20,    21,    11,    60,   139,    61,    30,
+      62,    31,    22,    23,   157,    63,    64,    34,    35,    51,
+      76,    52,    24,    77,    78,    36,    65,   106,    66,   135,
+      59,   146,   136,    54,    55,   148,    25,   149,   150,   151,
+      94,    95,    60,   109,    61,    37,    62,     2,     3,    39,
+       4,    63,    64,    40,    83,    84,    85,    86,    87,    88,
+      46,    41,    65,   135,    66,    89,   137,    90,    91,    92,
+      93,    94,    95,    83,    84,    85,    86,    87,    88,    44,
+      42,   111,    43,    45,    89,    47,    90,    91,    92,    93,
+      94,    95,    83,    84,    85,    86,    87,    88,    56,    70,
+     155,    48,    49,    89,    50,    90,    91,    92,    93,    94,
+      95,    83,    84,    85,    86,    87,    88,    53,   108,   156,
+      57,    58,    89,   125,    90,    91,    92,    93,    94,    95,
+      75,   138,   142,    96,    83,    84,    85,    86,    87,    88,
+     143,   144,   147,   145,   152,    89,   153,    90,    91,    92,
+      93,    94,    95,   154,     0,   107,   100,    83,    84,    85,
+      86,    87,    88,     0,     0,     0,     0,     0,    89,     0,
+      90,    91,    92,    93,    94,    95,     0,     0,     0,   101,
+      83,    84,    85,    86,    87,    88,     0,     0,     0,     0,
+       0,    89,     0,    90,    91,    92,    93,    94,    95,     0,
+       0,     0,   102,    83,    84,    85,    86,    87,    88,     0,
+       0,     0,     0,     0,    89,     0,    90,    91,    92,    93,
+      94,    95,     0,     0,     0,   103,    83,    84,    85,    86,
+      87,    88,     0,     0,     0,     0,     0,    89,   141,    90,
+      91,    92,    93,    94,    95,    83,    84,    85,    86,    87,
+      88,    83,    84,    85,    86,    87,    89,     0,    90,    91,
+      92,    93,    94,    95,    90,    91,    92,    93,    94,    95
 };
 
 static const yytype_int16 yycheck[] =
 {
-      44,    48,    13,    14,    30,    31,    49,    54,    45,    52,
-      53,    55,    56,    57,    58,    24,    25,    26,    27,    63,
+      44,    48,    13,    14,    39,    40,    41,    42,    55,    30,
+      31,    55,    56,    57,    58,    24,    25,    26,    27,    63,
       64,    65,    66,    15,    16,    17,    18,    19,    37,    38,
       39,    40,    41,    42,    78,    46,    32,    33,    30,    83,
       84,    85,    86,    87,    88,    89,    90,    91,    92,    93,
-      94,    95,    46,    47,     0,     1,    32,     3,     4,     5,
-       6,     7,     8,     9,    10,    11,    12,    48,    30,    18,
-      22,    23,    30,    54,    20,    21,     0,     1,    30,     3,
-      44,    30,    46,    32,    30,    34,    46,    30,    48,   133,
-      39,    40,    18,   137,    32,   139,   140,   141,    44,   143,
-      49,    50,    51,    48,    30,    50,    32,    30,    34,    39,
-      40,    41,    42,    39,    40,    24,    25,    26,    27,    28,
-      29,    41,    42,    49,    30,    51,    35,    46,    37,    38,
-      39,    40,    41,    42,    24,    25,    26,    27,    28,    29,
-      48,    50,    50,    47,    46,    35,    46,    37,    38,    39,
-      40,    41,    42,    24,    25,    26,    27,    28,    29,    46,
-      50,    46,    46,    49,    35,    47,    37,    38,    39,    40,
-      41,    42,    24,    25,    26,    27,    28,    29,    47,    50,
-      47,    32,    40,    35,    32,    37,    38,    39,    40,    41,
-      42,    32,    49,    49,    46,    24,    25,    26,    27,    28,
-      29,   143,    76,    53,    -1,    -1,    35,    -1,    37,    38,
-      39,    40,    41,    42,    -1,    -1,    -1,    46,    24,    25,
-      26,    27,    28,    29,    -1,    -1,    -1,    -1,    -1,    35,
-      -1,    37,    38,    39,    40,    41,    42,    -1,    -1,    -1,
-      46,    24,    25,    26,    27,    28,    29,    -1,    -1,    -1,
-      -1,    -1,    35,    -1,    37,    38,    39,    40,    41,    42,
-      -1,    -1,    -1,    46,    24,    25,    26,    27,    28,    29,
-      -1,    -1,    -1,    -1,    -1,    35,    -1,    37,    38,    39,
-      40,    41,    42,    -1,    -1,    -1,    46,    24,    25,    26,
-      27,    28,    29,    -1,    -1,    -1,    -1,    -1,    35,    36,
-      37,    38,    39,    40,    41,    42,    24,    25,    26,    27,
-      28,    29,    24,    25,    26,    27,    28,    35,    -1,    37,
-      38,    39,    40,    41,    42,    37,    38,    39,    40,    41,
-      42
+      94,    95,     0,     1,    18,     3,     4,     5,     6,     7,
+       8,     9,    10,    11,    12,    45,    30,    48,    32,    44,
+      34,    46,    20,    21,    55,    39,    40,    22,    23,    46,
+      50,    48,    30,    53,    54,    30,    50,    51,    52,    48,
+      18,   135,    51,    46,    47,   139,    44,   141,   142,   143,
+      41,    42,    30,   147,    32,    32,    34,     0,     1,    32,
+       3,    39,    40,    30,    24,    25,    26,    27,    28,    29,
+      46,    30,    50,    48,    52,    35,    51,    37,    38,    39,
+      40,    41,    42,    24,    25,    26,    27,    28,    29,    47,
+      30,    51,    30,    30,    35,    46,    37,    38,    39,    40,
+      41,    42,    24,    25,    26,    27,    28,    29,    47,    32,
+      51,    46,    46,    35,    46,    37,    38,    39,    40,    41,
+      42,    24,    25,    26,    27,    28,    29,    46,    40,    51,
+      47,    47,    35,    32,    37,    38,    39,    40,    41,    42,
+      50,    32,    50,    46,    24,    25,    26,    27,    28,    29,
+      50,    48,    54,    49,   144,    35,   145,    37,    38,    39,
+      40,    41,    42,   147,    -1,    76,    46,    24,    25,    26,
+      27,    28,    29,    -1,    -1,    -1,    -1,    -1,    35,    -1,
+      37,    38,    39,    40,    41,    42,    -1,    -1,    -1,    46,
+      24,    25,    26,    27,    28,    29,    -1,    -1,    -1,    -1,
+      -1,    35,    -1,    37,    38,    39,    40,    41,    42,    -1,
+      -1,    -1,    46,    24,    25,    26,    27,    28,    29,    -1,
+      -1,    -1,    -1,    -1,    35,    -1,    37,    38,    39,    40,
+      41,    42,    -1,    -1,    -1,    46,    24,    25,    26,    27,
+      28,    29,    -1,    -1,    -1,    -1,    -1,    35,    36,    37,
+      38,    39,    40,    41,    42,    24,    25,    26,    27,    28,
+      29,    24,    25,    26,    27,    28,    35,    -1,    37,    38,
+      39,    40,    41,    42,    37,    38,    39,    40,    41,    42
 };
 
 /* YYSTOS[STATE-NUM] -- The symbol kind of the accessing symbol of
    state STATE-NUM.  */
 static const yytype_int8 yystos[] =
 {
-       0,    56,     0,     1,     3,    57,    58,    30,    31,    59,
-      60,    45,     1,     4,     5,     6,     7,     8,     9,    10,
-      11,    12,    20,    21,    30,    44,    61,    62,    63,    67,
-      44,    46,    32,    33,    22,    23,    30,    32,    64,    32,
+       0,    57,     0,     1,     3,    58,    59,    30,    31,    60,
+      61,    45,     1,     4,     5,     6,     7,     8,     9,    10,
+      11,    12,    20,    21,    30,    44,    62,    63,    64,    70,
+      44,    46,    32,    33,    22,    23,    30,    32,    65,    32,
       30,    30,    30,    30,    47,    30,    46,    46,    46,    46,
       46,    46,    48,    46,    46,    47,    47,    47,    47,    18,
-      30,    32,    34,    39,    40,    49,    51,    68,    69,    65,
-      32,    68,    68,    68,    68,    49,    49,    52,    53,    68,
-      68,    68,    68,    24,    25,    26,    27,    28,    29,    35,
+      30,    32,    34,    39,    40,    50,    52,    71,    72,    66,
+      32,    71,    71,    71,    71,    50,    50,    53,    54,    71,
+      71,    71,    71,    24,    25,    26,    27,    28,    29,    35,
       37,    38,    39,    40,    41,    42,    46,    13,    14,    46,
-      46,    46,    46,    46,    68,    71,    50,    71,    40,    68,
-      70,    50,    68,    68,    68,    68,    68,    68,    68,    68,
-      68,    68,    68,    68,    68,    32,    15,    16,    17,    18,
-      19,    30,    66,    48,    50,    50,    32,    48,    54,    36,
-      49,    49,    68,    53,    68,    68,    68,    68,    70,    50,
-      50,    54
+      46,    46,    46,    46,    71,    74,    51,    74,    40,    71,
+      73,    51,    71,    71,    71,    71,    71,    71,    71,    71,
+      71,    71,    71,    71,    71,    32,    15,    16,    17,    18,
+      19,    30,    67,    68,    69,    48,    51,    51,    32,    48,
+      55,    36,    50,    50,    48,    49,    71,    54,    71,    71,
+      71,    71,    68,    69,    73,    51,    51,    55
 };
 
 /* YYR1[RULE-NUM] -- Symbol kind of the left-hand side of rule RULE-NUM.  */
 static const yytype_int8 yyr1[] =
 {
-       0,    55,    56,    56,    56,    57,    57,    57,    58,    59,
-      59,    60,    60,    61,    61,    61,    62,    62,    62,    62,
-      62,    62,    62,    62,    62,    62,    62,    63,    63,    63,
-      64,    64,    65,    65,    65,    66,    66,    66,    66,    66,
-      66,    66,    67,    67,    67,    68,    68,    68,    68,    68,
-      68,    68,    68,    68,    68,    68,    68,    68,    68,    68,
-      68,    68,    69,    69,    69,    69,    69,    69,    69,    69,
-      69,    69,    70,    70,    71,    71
+       0,    56,    57,    57,    57,    58,    58,    58,    59,    60,
+      60,    61,    61,    62,    62,    62,    63,    63,    63,    63,
+      63,    63,    63,    63,    63,    63,    63,    64,    64,    64,
+      65,    65,    66,    66,    66,    67,    67,    68,    68,    69,
+      69,    69,    69,    69,    69,    69,    70,    70,    70,    71,
+      71,    71,    71,    71,    71,    71,    71,    71,    71,    71,
+      71,    71,    71,    71,    71,    71,    72,    72,    72,    72,
+      72,    72,    72,    72,    72,    72,    73,    73,    74,    74
 };
 
 /* YYR2[RULE-NUM] -- Number of symbols on the right-hand side of rule RULE-NUM.  */
@@ -988,11 +989,11 @@ static const yytype_int8 yyr2[] =
        0,     2,     0,     2,     2,     3,     4,     2,     3,     1,
        1,     0,     2,     1,     1,     2,     3,     3,     3,     3,
        3,     3,     3,     3,     5,     5,     4,     1,     1,     1,
-       1,     3,     0,     3,     3,     1,     4,     1,     1,     1,
-       1,     4,     5,     4,     5,     1,     5,     3,     3,     3,
-       3,     3,     3,     3,     3,     3,     3,     3,     3,     2,
-       2,     2,     1,     1,     3,     1,     4,     4,     7,     3,
-       4,     4,     1,     3,     1,     3
+       1,     3,     0,     3,     3,     1,     3,     1,     3,     1,
+       4,     1,     1,     1,     1,     4,     5,     4,     5,     1,
+       5,     3,     3,     3,     3,     3,     3,     3,     3,     3,
+       3,     3,     3,     2,     2,     2,     1,     1,     3,     1,
+       4,     4,     7,     3,     4,     4,     1,     3,     1,     3
 };
 
 
@@ -2023,8 +2024,11 @@ yyreduce:
                                 {
           if ((yyvsp[-1].opts).levels && (yyvsp[-3].role) != ROLE_STATE)
               diag_error(ps->diag, (yyvsp[-1].opts).levels_loc, STC_E_BAD_OPTION, "'levels' applies only to state fields");
-          add_decl(ps, (AstDecl){.kind = DECL_FIELD, .loc = (yylsp[-2]), .name = (yyvsp[-2].str), .role = (yyvsp[-3].role), .levels = (yyvsp[-1].opts).levels,
-                                 .has_bc = (yyvsp[-1].opts).has_bc, .bc = (yyvsp[-1].opts).bc, .bc_value = (yyvsp[-1].opts).bc_value, .bc_loc = (yyvsp[-1].opts).bc_loc});
+          AstDecl d = {.kind = DECL_FIELD, .loc = (yylsp[-2]), .name = (yyvsp[-2].str), .role = (yyvsp[-3].role), .levels = (yyvsp[-1].opts).levels,
+                       .has_bc = (yyvsp[-1].opts).has_bc, .bc_axes = (yyvsp[-1].opts).bc.n, .bc_loc = (yyvsp[-1].opts).bc_loc};
+          memcpy(d.bc, (yyvsp[-1].opts).bc.bc, sizeof d.bc);
+          memcpy(d.bc_split, (yyvsp[-1].opts).bc.split, sizeof d.bc_split);
+          add_decl(ps, d);
       }
     break;
 
@@ -2081,178 +2085,207 @@ yyreduce:
       }
     break;
 
-  case 34: /* field_opts: field_opts "boundary" bc  */
-                               {
+  case 34: /* field_opts: field_opts "boundary" bc_axes  */
+                                    {
           (yyval.opts) = (yyvsp[-2].opts);
           if ((yyvsp[-2].opts).has_bc) {
               diag_error(ps->diag, (yylsp[-1]), STC_E_DUP_DECL, "'boundary' given twice");
               diag_note(ps->diag, (yyvsp[-2].opts).bc_loc, "first given here");
-          } else if ((yyvsp[0].bc).known) {
+          } else if ((yyvsp[0].bc_axes).known) {
               (yyval.opts).has_bc = 1;
-              (yyval.opts).bc = (yyvsp[0].bc).kind;
-              (yyval.opts).bc_value = (yyvsp[0].bc).value;
+              (yyval.opts).bc = (yyvsp[0].bc_axes);
               (yyval.opts).bc_loc = (yylsp[0]);
           }
       }
     break;
 
-  case 35: /* bc: "fixed"  */
-                            { (yyval.bc) = (BcVal){BC_FIXED, NULL, 1}; }
+  case 35: /* bc_axes: bc_axis  */
+              {
+          memset(&(yyval.bc_axes), 0, sizeof (yyval.bc_axes));
+          (yyval.bc_axes).n = 1;
+          (yyval.bc_axes).known = (yyvsp[0].bc_axis).known;
+          memcpy((yyval.bc_axes).bc[0], (yyvsp[0].bc_axis).face, sizeof (yyvsp[0].bc_axis).face);
+          (yyval.bc_axes).split[0] = (yyvsp[0].bc_axis).split;
+      }
     break;
 
-  case 36: /* bc: "constant" '(' expr ')'  */
-                              { (yyval.bc) = (BcVal){BC_CONSTANT, (yyvsp[-1].ex).e, 1}; }
+  case 36: /* bc_axes: bc_axes ',' bc_axis  */
+                          {
+          (yyval.bc_axes) = (yyvsp[-2].bc_axes);
+          if ((yyval.bc_axes).n < 3) {
+              memcpy((yyval.bc_axes).bc[(yyval.bc_axes).n], (yyvsp[0].bc_axis).face, sizeof (yyvsp[0].bc_axis).face);
+              (yyval.bc_axes).split[(yyval.bc_axes).n] = (yyvsp[0].bc_axis).split;
+          }
+          (yyval.bc_axes).n++;
+          (yyval.bc_axes).known &= (yyvsp[0].bc_axis).known;
+      }
     break;
 
-  case 37: /* bc: "periodic"  */
-                            { (yyval.bc) = (BcVal){BC_PERIODIC, NULL, 1}; }
+  case 37: /* bc_axis: bc  */
+                 { (yyval.bc_axis) = (BcAxis){{(yyvsp[0].bc).bc, (yyvsp[0].bc).bc}, 0, (yyvsp[0].bc).known}; }
     break;
 
-  case 38: /* bc: "clamp"  */
-                            { (yyval.bc) = (BcVal){BC_CLAMP, NULL, 1}; }
+  case 38: /* bc_axis: bc '|' bc  */
+                 { (yyval.bc_axis) = (BcAxis){{(yyvsp[-2].bc).bc, (yyvsp[0].bc).bc}, 1, (yyvsp[-2].bc).known && (yyvsp[0].bc).known}; }
     break;
 
-  case 39: /* bc: "mirror"  */
-                            { (yyval.bc) = (BcVal){BC_MIRROR, NULL, 1}; }
+  case 39: /* bc: "fixed"  */
+                            { (yyval.bc) = (BcVal){{BC_FIXED, NULL, (yyloc)}, 1}; }
     break;
 
-  case 40: /* bc: "identifier"  */
-                            { unknown_bc(ps, (yylsp[0]), (yyvsp[0].str)); (yyval.bc) = (BcVal){BC_FIXED, NULL, 0}; }
+  case 40: /* bc: "constant" '(' expr ')'  */
+                              { (yyval.bc) = (BcVal){{BC_CONSTANT, (yyvsp[-1].ex).e, (yyloc)}, 1}; }
     break;
 
-  case 41: /* bc: "identifier" '(' expr ')'  */
-                            { unknown_bc(ps, (yylsp[-3]), (yyvsp[-3].str)); (yyval.bc) = (BcVal){BC_FIXED, NULL, 0}; }
+  case 41: /* bc: "periodic"  */
+                            { (yyval.bc) = (BcVal){{BC_PERIODIC, NULL, (yyloc)}, 1}; }
     break;
 
-  case 42: /* stmt: "let" "identifier" '=' expr ';'  */
+  case 42: /* bc: "clamp"  */
+                            { (yyval.bc) = (BcVal){{BC_CLAMP, NULL, (yyloc)}, 1}; }
+    break;
+
+  case 43: /* bc: "mirror"  */
+                            { (yyval.bc) = (BcVal){{BC_MIRROR, NULL, (yyloc)}, 1}; }
+    break;
+
+  case 44: /* bc: "identifier"  */
+                            { unknown_bc(ps, (yylsp[0]), (yyvsp[0].str)); (yyval.bc) = (BcVal){{BC_FIXED, NULL, (yyloc)}, 0}; }
+    break;
+
+  case 45: /* bc: "identifier" '(' expr ')'  */
+                            { unknown_bc(ps, (yylsp[-3]), (yyvsp[-3].str)); (yyval.bc) = (BcVal){{BC_FIXED, NULL, (yyloc)}, 0}; }
+    break;
+
+  case 46: /* stmt: "let" "identifier" '=' expr ';'  */
                                { add_stmt(ps, STMT_LET, (yyvsp[-3].str), (yylsp[-3]), (yyvsp[-1].ex).e); }
     break;
 
-  case 43: /* stmt: "identifier" '=' expr ';'  */
+  case 47: /* stmt: "identifier" '=' expr ';'  */
                                { add_stmt(ps, STMT_ASSIGN, (yyvsp[-3].str), (yylsp[-3]), (yyvsp[-1].ex).e); }
     break;
 
-  case 44: /* stmt: "reduce" "identifier" '=' expr ';'  */
+  case 48: /* stmt: "reduce" "identifier" '=' expr ';'  */
                                   { add_stmt(ps, STMT_REDUCE, (yyvsp[-3].str), (yylsp[-3]), (yyvsp[-1].ex).e); }
     break;
 
-  case 46: /* expr: expr '?' expr ':' expr  */
+  case 50: /* expr: expr '?' expr ':' expr  */
                              { (yyval.ex) = expr_cond(ps, (yyloc), (yyvsp[-4].ex), (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 47: /* expr: expr "||" expr  */
+  case 51: /* expr: expr "||" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_OR, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 48: /* expr: expr "&&" expr  */
+  case 52: /* expr: expr "&&" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_AND, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 49: /* expr: expr "==" expr  */
+  case 53: /* expr: expr "==" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_EQ, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 50: /* expr: expr "!=" expr  */
+  case 54: /* expr: expr "!=" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_NE, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 51: /* expr: expr '<' expr  */
+  case 55: /* expr: expr '<' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_LT, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 52: /* expr: expr "<=" expr  */
+  case 56: /* expr: expr "<=" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_LE, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 53: /* expr: expr '>' expr  */
+  case 57: /* expr: expr '>' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_GT, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 54: /* expr: expr ">=" expr  */
+  case 58: /* expr: expr ">=" expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_GE, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 55: /* expr: expr '+' expr  */
+  case 59: /* expr: expr '+' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_ADD, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 56: /* expr: expr '-' expr  */
+  case 60: /* expr: expr '-' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_SUB, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 57: /* expr: expr '*' expr  */
+  case 61: /* expr: expr '*' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_MUL, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 58: /* expr: expr '/' expr  */
+  case 62: /* expr: expr '/' expr  */
                              { (yyval.ex) = expr_binary(ps, (yyloc), OP_DIV, (yyvsp[-2].ex), (yyvsp[0].ex)); }
     break;
 
-  case 59: /* expr: '-' expr  */
+  case 63: /* expr: '-' expr  */
                              { (yyval.ex) = expr_unary(ps, (yyloc), OP_NEG, (yyvsp[0].ex)); }
     break;
 
-  case 60: /* expr: '+' expr  */
+  case 64: /* expr: '+' expr  */
                              { (yyval.ex) = expr_unary(ps, (yyloc), OP_PLUS, (yyvsp[0].ex)); }
     break;
 
-  case 61: /* expr: '!' expr  */
+  case 65: /* expr: '!' expr  */
                              { (yyval.ex) = expr_unary(ps, (yyloc), OP_NOT, (yyvsp[0].ex)); }
     break;
 
-  case 62: /* primary: "integer"  */
+  case 66: /* primary: "integer"  */
                                    { (yyval.ex) = expr_num(ps, (yyloc), (double)(yyvsp[0].ival), 1); }
     break;
 
-  case 63: /* primary: "number"  */
+  case 67: /* primary: "number"  */
                                    { (yyval.ex) = expr_num(ps, (yyloc), (yyvsp[0].rval), 0); }
     break;
 
-  case 64: /* primary: '(' expr ')'  */
+  case 68: /* primary: '(' expr ')'  */
                                    { (yyval.ex) = (yyvsp[-1].ex); (yyval.ex).nest++; check_limits(ps, (yyloc), (yyval.ex).nest, (yyvsp[-1].ex).nest, 0); }
     break;
 
-  case 65: /* primary: "identifier"  */
+  case 69: /* primary: "identifier"  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_NAME, (yyvsp[0].str), 0, NULL); }
     break;
 
-  case 66: /* primary: "identifier" '@' '-' "integer"  */
+  case 70: /* primary: "identifier" '@' '-' "integer"  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_NAME, (yyvsp[-3].str), -(int)(yyvsp[0].ival), NULL); }
     break;
 
-  case 67: /* primary: "identifier" '[' offsets ']'  */
+  case 71: /* primary: "identifier" '[' offsets ']'  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_READ, (yyvsp[-3].str), 0, &(yyvsp[-1].list)); }
     break;
 
-  case 68: /* primary: "identifier" '@' '-' "integer" '[' offsets ']'  */
+  case 72: /* primary: "identifier" '@' '-' "integer" '[' offsets ']'  */
                                         { (yyval.ex) = expr_name(ps, (yyloc), AST_READ, (yyvsp[-6].str), -(int)(yyvsp[-3].ival), &(yyvsp[-1].list)); }
     break;
 
-  case 69: /* primary: "identifier" '(' ')'  */
+  case 73: /* primary: "identifier" '(' ')'  */
                                    { ExprList none = {0}; (yyval.ex) = expr_name(ps, (yyloc), AST_CALL, (yyvsp[-2].str), 0, &none); }
     break;
 
-  case 70: /* primary: "identifier" '(' args ')'  */
+  case 74: /* primary: "identifier" '(' args ')'  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_CALL, (yyvsp[-3].str), 0, &(yyvsp[-1].list)); }
     break;
 
-  case 71: /* primary: "clamp" '(' args ')'  */
+  case 75: /* primary: "clamp" '(' args ')'  */
                                    { (yyval.ex) = expr_name(ps, (yyloc), AST_CALL, "clamp", 0, &(yyvsp[-1].list)); }
     break;
 
-  case 72: /* offsets: expr  */
+  case 76: /* offsets: expr  */
                         { (yyval.list) = list_add(ps, (ExprList){0}, (yyvsp[0].ex)); }
     break;
 
-  case 73: /* offsets: offsets ',' expr  */
+  case 77: /* offsets: offsets ',' expr  */
                         { (yyval.list) = list_add(ps, (yyvsp[-2].list), (yyvsp[0].ex)); }
     break;
 
-  case 74: /* args: expr  */
+  case 78: /* args: expr  */
                         { (yyval.list) = list_add(ps, (ExprList){0}, (yyvsp[0].ex)); }
     break;
 
-  case 75: /* args: args ',' expr  */
+  case 79: /* args: args ',' expr  */
                         { (yyval.list) = list_add(ps, (yyvsp[-2].list), (yyvsp[0].ex)); }
     break;
 
@@ -2474,7 +2507,12 @@ yyreturnlab:
 
 static int parse_lex(PARSE_STYPE *val, Loc *loc, ParseState *ps)
 {
+    /* '|' is a token between a boundary's faces only; elsewhere the lexer says "did you mean ||" */
     int t = lex_next(&ps->lx, val, loc);
+    if (t == TOK_BOUNDARY)
+        ps->lx.bar_ok = 1;
+    else if (t == ';' || t == '{' || t == '}' || t == TOK_LEVELS)
+        ps->lx.bar_ok = 0;
     if (ps->prev_token == 0 || ps->prev_token == ';' || ps->prev_token == '{' || ps->prev_token == '}')
         ps->item_token = t;
     ps->before_token = ps->prev_token;
@@ -2590,9 +2628,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     int field = ps->item_token == TOK_STATE || ps->item_token == TOK_COEF || ps->item_token == TOK_TEMP;
     int bc = ps->before_token == TOK_FIXED || ps->before_token == TOK_PERIODIC || ps->before_token == TOK_CLAMP ||
              ps->before_token == TOK_MIRROR || ps->before_token == ')';
-    if (field && bc && found == YYTRANSLATE(',')) { /* `boundary periodic, fixed` */
-        diag_error(ps->diag, at, STC_E_SYNTAX, "a field takes one boundary condition, for every face; a "
-                   "condition per axis or per face is not in the language yet");
+    if (field && bc && found == YYTRANSLATE('|')) { /* `boundary clamp | mirror | fixed` */
+        diag_error(ps->diag, at, STC_E_SYNTAX, "an axis has two faces, written 'low | high'; a third "
+                   "condition has no face to go to");
         return 0;
     }
     if (has(set, n, YYTRANSLATE(';')) && found != YYTRANSLATE(';')) {

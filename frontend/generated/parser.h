@@ -60,8 +60,11 @@ typedef struct ParseState ParseState;
  * tree depth, both bounded so that later recursive passes stay within the stack. */
 typedef struct { AstExpr *e; int nest, depth; } ExprVal;
 typedef struct { AstExpr **items; int n, cap, nest, depth; } ExprList;
-typedef struct { int levels; Loc levels_loc; int has_bc; BoundaryKind bc; AstExpr *bc_value; Loc bc_loc; } FieldOpts;
-typedef struct { BoundaryKind kind; AstExpr *value; int known; } BcVal;
+typedef struct { AstBc bc; int known; } BcVal;
+/* `boundary`'s conditions: per axis, the low and the high face (docs/language.md). */
+typedef struct { AstBc face[2]; int split, known; } BcAxis;
+typedef struct { AstBc bc[3][2]; int split[3], n, known; } BcAxes;
+typedef struct { int levels; Loc levels_loc; int has_bc; BcAxes bc; Loc bc_loc; } FieldOpts;
 typedef struct { long v[3]; int n; } SizeList;
 
 
@@ -123,6 +126,8 @@ union PARSE_STYPE
     ExprList list;
     FieldOpts opts;
     BcVal bc;
+    BcAxis bc_axis;
+    BcAxes bc_axes;
     SizeList sizes;
     FieldRole role;
 

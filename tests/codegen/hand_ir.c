@@ -27,8 +27,7 @@ int hb_field(Arena *a, IrProgram *p, const char *name, FieldRole role, int level
     f->name = arena_strdup(a, name);
     f->role = role;
     f->levels = role == ROLE_STATE ? levels : 1;
-    f->bc = bc;
-    f->bc_value = bc_value;
+    ir_bc_set(f, bc, bc_value);
     f->write_stage = -1;
     f->materialized = role != ROLE_TEMP;
     return p->nfields - 1;

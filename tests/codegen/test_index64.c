@@ -144,7 +144,7 @@ int main(void)
     IrProgram *star = hb_example(a, 0), *box = hb_example(a, 1), *heat = hb_example(a, 5);
     IrProgram *mirror = hb_example(a, 0);
     mirror->name = "star2d1r_mirror";
-    mirror->fields[0].bc = BC_MIRROR;
+    ir_bc_set(&mirror->fields[0], BC_MIRROR, 0);
     static const char *const star_cfgs[] = {
         "", "tb=256x1x1,smem=on,stream=y,sb=8,uf=1x8x1", "tb=256x1x1,smem=on,stream=y,sb=8,regq=3",
         "tb=128x4x1,uf=2x1x1,bm=2x4x1", "tb=512x1x1,smem=on,cm=1x16x1",

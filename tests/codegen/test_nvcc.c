@@ -1,7 +1,7 @@
-/* Emits the .cu/.h of every hand-built program, every stencil of examples/ and examples/bench/
- * (and a few non-default configurations), compiles them with nvcc for sm_80 and sm_90 with
- * warnings as errors (two jobs at a time), and compiles each Plan's device source alone with
- * NVRTC when libnvrtc loads. Exits 77 when there is no nvcc. The hand-built programs' files are
+/* Emits the .cu/.h of every hand-built program, every stencil of examples/, examples/bench/ and
+ * tests/programs/ (and a few non-default configurations), compiles them with nvcc for sm_80 and
+ * sm_90 with warnings as errors (two jobs at a time), and compiles each Plan's device source
+ * alone with NVRTC when libnvrtc loads. Exits 77 when there is no nvcc. The hand-built programs' files are
  * compiled on their own; the examples' files, to keep the test fast, in a few batch files that
  * #include several of them (their C prefixes differ, so they do not clash). */
 #include <assert.h>
@@ -232,6 +232,7 @@ int main(void)
     if (root) {
         examples += emit_dir(root, "examples");
         examples += emit_dir(root, "examples/bench");
+        examples += emit_dir(root, "tests/programs");
     }
     printf("%d files (%d example stencils), NVRTC %s\n", nfiles, examples,
            nvrtc ? "checked" : "not found");

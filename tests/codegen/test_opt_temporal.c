@@ -423,7 +423,7 @@ static IrProgram *with_boundary(IrProgram *p, BoundaryKind bc)
 {
     for (int f = 0; f < p->nfields; f++)
         if (p->fields[f].role == ROLE_STATE)
-            p->fields[f].bc = bc;
+            ir_bc_set(&p->fields[f], bc, 0);
     return p;
 }
 
@@ -460,8 +460,8 @@ static void test_edges(Arena *a)
     assert(clamp->fused_min_n[0] == 0 && clamp->fused_min_n[1] == 10); /* planes along y only */
     refused(a, with_boundary(hb_example(a, 0), BC_MIRROR), "tb=64x1,stream=y,sb=16,tblock=4,retime=on", "retime=off");
     IrProgram *mixed = heat3d(a);
-    mixed->fields[0].bc = BC_PERIODIC;
-    mixed->fields[1].bc = BC_CLAMP;
+    ir_bc_set(&mixed->fields[0], BC_PERIODIC, 0);
+    ir_bc_set(&mixed->fields[1], BC_CLAMP, 0);
     refused(a, mixed, "tb=16x8x8,tblock=2", "mix boundary kinds");
     const long small[3] = {9, 64, 1}, big[3] = {512, 512, 1};
     IrProgram *mirror = with_boundary(hb_example(a, 0), BC_MIRROR);

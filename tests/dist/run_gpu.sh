@@ -62,6 +62,9 @@ s3=examples/bench/star3d1r.st
   prog gs examples/reaction_diffusion.st gray_scott float "" 67 61 1 9 &
   prog flux examples/flux_divergence.st flux_divergence double "" 67 61 1 6 &
   prog allbc tests/dist/allbc.st allbc float "" 67 61 1 5 &
+  prog faces tests/dist/faces.st faces float "" 67 61 1 6 &
+  prog facess tests/dist/faces.st faces double "tb=64x1,stream=y,sb=64" 67 61 1 6 &
+  prog facesmix tests/dist/faces.st facesmix float "" 67 61 1 5 &
   prog h1 examples/heat1d.st heat1d float "" 1001 1 1 10 &
   prog s3v $s3 star3d1r float "tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2" 38 33 29 7 &
   prog adv examples/advdiff_source.st advdiff_source float "" 67 61 1 9 &
@@ -86,6 +89,10 @@ run gs 2 2 1 1 9 1; run gs 2 1 2 1 9 3; run gs 4 2 2 1 9 1; run gs 4 2 2 1 9 3; 
 run gs 4 2 2 1 9 1 errors; run gs 2 2 1 1 9 1 errors
 run flux 2 2 1 1 6 1; run flux 2 1 2 1 6 2; run flux 4 2 2 1 6 1; run flux 4 2 2 1 6 2; run flux 4 4 1 1 6 1
 run allbc 2 2 1 1 5 1; run allbc 4 2 2 1 5 1; run allbc 4 1 4 1 5 1
+# a boundary per axis and per face: periodic x exchanged at the ends (deep halos), each y face filled
+run faces 2 2 1 1 6 1; run faces 2 1 2 1 6 3; run faces 4 2 2 1 6 2; run faces 4 4 1 1 6 3
+run facess 4 2 2 1 6 2; run facess 2 1 2 1 6 1
+run facesmix 2 2 1 1 5 1; run facesmix 4 2 2 1 5 1; run facesmix 4 1 4 1 5 1
 run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2
 # the built-ins x, y, z, nx, ny, nz, step: global coordinates on every rank, deep halos included
 run adv 2 2 1 1 9 1; run adv 4 2 2 1 9 2; run adv 4 1 4 1 9 3; run advt 4 2 2 1 9 3; run advt 2 1 2 1 9 6

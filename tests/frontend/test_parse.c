@@ -110,13 +110,15 @@ static void test_every_construct(void)
     CHECK(st->decls[1].kind == DECL_PARAM && !st->decls[1].value);
     CHECK(st->decls[2].kind == DECL_CONST && st->decls[2].value->num_is_int);
     AstDecl *u = &st->decls[3];
-    CHECK(u->kind == DECL_FIELD && u->role == ROLE_STATE && u->levels == 3 && u->has_bc && u->bc == BC_CONSTANT);
-    CHECK(u->bc_value && u->bc_value->kind == AST_UNARY && u->bc_value->op == OP_NEG);
+    CHECK(u->kind == DECL_FIELD && u->role == ROLE_STATE && u->levels == 3 && u->has_bc && u->bc_axes == 1);
+    CHECK(u->bc[0][0].kind == BC_CONSTANT && u->bc[0][1].kind == BC_CONSTANT && !u->bc_split[0]);
+    AstExpr *bv = u->bc[0][0].value;
+    CHECK(bv && bv->kind == AST_UNARY && bv->op == OP_NEG);
     CHECK(u->loc.line == 10 && u->loc.col == 9 && u->loc.len == 1);
-    CHECK(st->decls[4].bc == BC_PERIODIC && st->decls[4].levels == 0);
-    CHECK(st->decls[5].role == ROLE_COEF && st->decls[5].bc == BC_CLAMP);
-    CHECK(st->decls[6].role == ROLE_TEMP && st->decls[6].bc == BC_MIRROR);
-    CHECK(st->decls[7].has_bc && st->decls[7].bc == BC_FIXED);
+    CHECK(st->decls[4].bc[0][0].kind == BC_PERIODIC && st->decls[4].levels == 0);
+    CHECK(st->decls[5].role == ROLE_COEF && st->decls[5].bc[0][0].kind == BC_CLAMP);
+    CHECK(st->decls[6].role == ROLE_TEMP && st->decls[6].bc[0][1].kind == BC_MIRROR);
+    CHECK(st->decls[7].has_bc && st->decls[7].bc[0][0].kind == BC_FIXED);
     CHECK(st->decls[8].kind == DECL_PARAM && strcmp(st->decls[8].name, "late") == 0);
     /* declare-before-use bookkeeping: let and t come after 8 decls, u after 9 */
     CHECK(st->stmt_after_decls[0] == 8 && st->stmt_after_decls[1] == 8 && st->stmt_after_decls[2] == 9);
@@ -164,6 +166,33 @@ static void test_every_construct(void)
     check_round_trip(every_construct);
 }
 
+/* A boundary per axis and per face: `low | high` per axis, x first. */
+static void test_boundary_per_face(void)
+{
+    Arena *arena = arena_new();
+    AstFile f;
+    const char *text = "stencil c { grid 3d;\n"
+                       "  state u boundary periodic, constant(1) | clamp, mirror;\n"
+                       "  u = u; }\n";
+    CHECK(parse_str(arena, text, &f) == 0);
+    const AstDecl *u = &f.stencils[0].decls[0];
+    CHECK(u->has_bc && u->bc_axes == 3);
+    CHECK(u->bc[0][0].kind == BC_PERIODIC && u->bc[0][1].kind == BC_PERIODIC && !u->bc_split[0]);
+    CHECK(u->bc[1][0].kind == BC_CONSTANT && u->bc[1][0].value && u->bc[1][0].value->num == 1);
+    CHECK(u->bc[1][1].kind == BC_CLAMP && u->bc_split[1]);
+    CHECK(u->bc[1][1].loc.line == 2 && u->bc[1][1].loc.col == 44 && u->bc[1][1].loc.len == 5);
+    CHECK(u->bc[2][0].kind == BC_MIRROR && u->bc[2][1].kind == BC_MIRROR);
+    /* '|' outside a boundary is still the unknown character that suggests '||' */
+    CHECK(parse_str(arena, "stencil c { grid 1d; state u boundary clamp | mirror; u = u | u; }", &f) == 1);
+    CHECK(strstr(diag_text, "did you mean '||'?") && strstr(diag_text, "[STC-001]"));
+    /* a third face, and more axes than 3 (counted; lowering says the grid has fewer) */
+    CHECK(parse_str(arena, "stencil c { grid 1d; state u boundary clamp | mirror | fixed; u = u; }", &f) == 1);
+    CHECK(strstr(diag_text, "a third condition has no face"));
+    CHECK(parse_str(arena, "stencil c { grid 3d; state u boundary clamp, clamp, clamp, mirror; u = u; }", &f) == 0);
+    CHECK(f.stencils[0].decls[0].bc_axes == 4 && f.stencils[0].decls[0].bc[2][0].kind == BC_CLAMP);
+    arena_free(arena);
+}
+
 static void test_round_trips(void)
 {
     static const char *const texts[] = {
@@ -175,6 +204,8 @@ static void test_round_trips(void)
         "stencil a { grid 3d; state u; u = x + -1 * -(2) + u[-(1), +2, R * 2]; }",
         "stencil \"with space\" { grid 1d; } stencil \"grid\" { grid 1d; } stencil _x9 { grid 1d; }",
         "stencil a { grid 2d; state u levels 3; reduce r = max(abs(u@-1[1, 0] - u)); u = u; reduce s = sum(u); }",
+        "stencil a { grid 3d; state u boundary periodic, constant(-1) | clamp, mirror; coef k boundary fixed | "
+        "constant(2 * 3), periodic; u = u; }",
     };
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         check_round_trip(texts[i]);
@@ -335,6 +366,7 @@ int main(void)
 {
     test_every_construct();
     test_round_trips();
+    test_boundary_per_face();
     test_empty_and_comments();
     test_error_codes();
     test_nesting_limits();

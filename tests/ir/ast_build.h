@@ -121,9 +121,9 @@ static inline void tb_field(TB *t, const char *name, FieldRole role, int levels,
     d->role = role;
     d->levels = levels;
     d->has_bc = 1;
-    d->bc = bc;
-    if (bc == BC_CONSTANT)
-        d->bc_value = tb_num(t, bc_value);
+    d->bc_axes = 1;
+    d->bc[0][0] = (AstBc){bc, bc == BC_CONSTANT ? tb_num(t, bc_value) : NULL, d->loc};
+    d->bc[0][1] = d->bc[0][0];
 }
 
 static inline void tb_param(TB *t, const char *name, double def)

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int failures;
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
@@ -325,45 +326,92 @@ static void test_reaction_diffusion(void)
 
 /* ---- every boundary condition, against loops that map coordinates on the fly ---- */
 
-static int ref_map(BoundaryKind bc, int x, int n, int *outside)
+static int ref_map(BoundaryKind bc, int x, int n)
 {
-    *outside = 0;
-    if (x >= 0 && x < n)
-        return x;
     switch (bc) {
     case BC_PERIODIC: return x < 0 ? x + n : x - n;      /* halo <= n here */
     case BC_CLAMP: return x < 0 ? 0 : n - 1;
     case BC_MIRROR: return x < 0 ? -x : 2 * (n - 1) - x; /* halo < n here */
-    default: *outside = 1; return x;
+    default: return x;
     }
 }
 
+/* A field's conditions per axis and face ([axis][0] low, [1] high), as docs/language.md
+ * states them. */
 typedef struct {
     const Shape *s;
-    BoundaryKind bc;
-    double value;
+    IrBc bc[3][2];
     const double *interior; /* padded buffer; its interior is used */
     const double *initial;  /* the initial padded buffer: the fixed halo */
 } RefField;
 
-static double ref_get(const RefField *f, int i, int j, int k)
+/* The value at c after the halo passes of axes 0..last (docs/language.md): the condition of the
+ * last axis along which c is outside applies to what the earlier axes left (constant: its value;
+ * fixed: untouched; a mapping: the point it names); a point never written keeps its initial
+ * value. Written from the rule, not from the interpreter's loops. */
+static double ref_value(const RefField *f, int c[3], int last)
 {
-    int o0, o1, o2;
-    int a = ref_map(f->bc, i, f->s->n[0], &o0);
-    int b = f->s->dims > 1 ? ref_map(f->bc, j, f->s->n[1], &o1) : (o1 = 0, j);
-    int c = f->s->dims > 2 ? ref_map(f->bc, k, f->s->n[2], &o2) : (o2 = 0, k);
-    if (o0 || o1 || o2)
-        return f->bc == BC_CONSTANT ? f->value : f->initial[at(f->s, i, j, k)];
-    return f->interior[at(f->s, a, b, c)];
+    int a = last;
+    while (a >= 0 && c[a] >= 0 && c[a] < f->s->n[a])
+        a--;
+    if (a < 0) {
+        int in = 1;
+        for (int d = 0; d < 3; d++)
+            in &= c[d] >= 0 && c[d] < f->s->n[d];
+        return (in ? f->interior : f->initial)[at(f->s, c[0], c[1], c[2])];
+    }
+    IrBc bc = f->bc[a][c[a] < 0 ? 0 : 1];
+    if (bc.kind == BC_CONSTANT)
+        return bc.value;
+    int m[3] = {c[0], c[1], c[2]};
+    m[a] = ref_map(bc.kind, c[a], f->s->n[a]);
+    return ref_value(f, m, a - 1);
 }
 
-static void bc_case(BoundaryKind bc, int dims, int radius, const int n[3], int steps)
+static double ref_get(const RefField *f, int i, int j, int k)
+{
+    int c[3] = {i, j, k};
+    return ref_value(f, c, f->s->dims - 1);
+}
+
+static RefField ref_clamp(const Shape *s, const double *values)
+{
+    RefField f = {s, {{{0}}}, values, values};
+    for (int d = 0; d < 3; d++)
+        f.bc[d][0] = f.bc[d][1] = (IrBc){BC_CLAMP, 0};
+    return f;
+}
+
+/* A field declared with a condition per axis of the grid, `low | high` where they differ. */
+static void tb_field_faces(TB *t, const char *name, IrBc bc[3][2], int dims)
+{
+    tb_field(t, name, ROLE_STATE, 0, BC_FIXED, 0);
+    AstDecl *d = &t->st.decls[t->st.ndecls - 1];
+    d->bc_axes = dims;
+    for (int a = 0; a < dims; a++) {
+        for (int s = 0; s < 2; s++)
+            d->bc[a][s] = (AstBc){bc[a][s].kind, bc[a][s].kind == BC_CONSTANT ? tb_num(t, bc[a][s].value) : NULL,
+                                  d->loc};
+        d->bc_split[a] = 1;
+    }
+}
+
+static const char *faces_name(IrBc bc[3][2], int dims, char *buf, int len)
+{
+    int at = 0;
+    for (int a = 0; a < dims && at < len; a++)
+        at += snprintf(buf + at, (size_t)(len - at), "%s%s|%s", a ? ", " : "", ir_bc_name(bc[a][0].kind),
+                       ir_bc_name(bc[a][1].kind));
+    return buf;
+}
+
+static void faces_case(IrBc bc[3][2], int dims, int radius, const int n[3], int steps)
 {
     Arena *a = arena_new();
     TB t;
     Diag dg;
     tb_init(&t, a, "bc", dims);
-    tb_field(&t, "u", ROLE_STATE, 0, bc, 0.625);
+    tb_field_faces(&t, "u", bc, dims);
     /* A full box of the given radius, so edges and corners of the halo are read. */
     int off[125][3], npts = 0;
     double w[125];
@@ -391,8 +439,10 @@ static void bc_case(BoundaryKind bc, int dims, int radius, const int n[3], int s
     double *init = copy_buf(g->buf[0][0], s.total);
     double *cur = copy_buf(init, s.total), *next = copy_buf(init, s.total);
     interp_run(g, steps);
+    RefField f = {&s, {{{0}}}, cur, init};
+    memcpy(f.bc, bc, sizeof f.bc);
     for (int st = 0; st < steps; st++) {
-        RefField f = {&s, bc, 0.625, cur, init};
+        f.interior = cur;
         for (int k = 0; k < s.n[2]; k++)
             for (int j = 0; j < s.n[1]; j++)
                 for (int i = 0; i < s.n[0]; i++) {
@@ -408,7 +458,7 @@ static void bc_case(BoundaryKind bc, int dims, int radius, const int n[3], int s
         next = tmp;
     }
     /* Compare the interior and the halo the interpreter filled. */
-    RefField f = {&s, bc, 0.625, cur, init};
+    f.interior = cur;
     const double *got = g->buf[0][g->newest[0]];
     double worst = 0;
     for (int k = -s.h[2]; k < s.n[2] + s.h[2]; k++)
@@ -418,14 +468,24 @@ static void bc_case(BoundaryKind bc, int dims, int radius, const int n[3], int s
                 if (!(d <= worst))
                     worst = d;
             }
+    char name[128];
     if (!(worst <= 1e-12))
-        fprintf(stderr, "bc %s dims %d radius %d: max difference %g\n", ir_bc_name(bc), dims, radius, worst);
+        fprintf(stderr, "bc %s dims %d radius %d: max difference %g\n", faces_name(bc, dims, name, sizeof name),
+                dims, radius, worst);
     CHECK(worst <= 1e-12);
     free(init);
     free(cur);
     free(next);
     interp_grid_free(g);
     arena_free(a);
+}
+
+static void bc_case(BoundaryKind kind, int dims, int radius, const int n[3], int steps)
+{
+    IrBc bc[3][2];
+    for (int d = 0; d < 3; d++)
+        bc[d][0] = bc[d][1] = (IrBc){kind, kind == BC_CONSTANT ? 0.625 : 0};
+    faces_case(bc, dims, radius, n, steps);
 }
 
 static void test_boundaries(void)
@@ -438,6 +498,95 @@ static void test_boundaries(void)
         bc_case(all[b], 3, 1, (int[]){5, 7, 3}, 2);
     }
 }
+
+/* ---- a condition per axis and per face ---- */
+
+#define F(kind) ((IrBc){BC_##kind, 0})
+#define C(v) ((IrBc){BC_CONSTANT, v})
+
+/* Against the rule's reference: every kind on every face of a 2D box, then 3D mixes. */
+static void test_faces_by_rule(void)
+{
+    IrBc kinds[6] = {F(FIXED), C(0.625), F(PERIODIC), F(CLAMP), F(MIRROR), C(-2)};
+    for (int x = 0; x < 6; x++)
+        for (int y = 0; y < 6; y++) {
+            /* periodic joins both faces of an axis; the others pair with their neighbour kind */
+            IrBc bc[3][2] = {{kinds[x], kinds[x].kind == BC_PERIODIC ? kinds[x] : kinds[(x + 3) % 6]},
+                             {kinds[y], kinds[y].kind == BC_PERIODIC ? kinds[y] : kinds[(y + 1) % 6]}};
+            if (bc[0][1].kind == BC_PERIODIC && bc[0][0].kind != BC_PERIODIC)
+                bc[0][1] = F(CLAMP);
+            if (bc[1][1].kind == BC_PERIODIC && bc[1][0].kind != BC_PERIODIC)
+                bc[1][1] = F(MIRROR);
+            bc[2][0] = bc[1][0];
+            bc[2][1] = bc[1][1];
+            faces_case(bc, 2, 1, (int[]){7, 5, 1}, 2);
+            faces_case(bc, 2, 2, (int[]){9, 6, 1}, 2);
+        }
+    IrBc channel3[3][2] = {{F(PERIODIC), F(PERIODIC)}, {F(FIXED), F(FIXED)}, {F(MIRROR), F(MIRROR)}};
+    IrBc inflow3[3][2] = {{C(1), F(CLAMP)}, {F(MIRROR), F(PERIODIC)}, {F(CLAMP), C(0.5)}};
+    inflow3[1][1] = F(MIRROR);
+    IrBc box3[3][2] = {{F(CLAMP), F(MIRROR)}, {C(2), F(FIXED)}, {F(PERIODIC), F(PERIODIC)}};
+    faces_case(channel3, 3, 1, (int[]){5, 7, 3}, 2);
+    faces_case(inflow3, 3, 1, (int[]){5, 4, 6}, 2);
+    faces_case(box3, 3, 2, (int[]){6, 5, 7}, 2);
+}
+
+/* By hand: `boundary constant(7) | clamp, mirror` and `periodic, fixed` on a 3 x 3 grid with
+ * u(i, j) = 10 j + i, the fixed halo starting at 100 + 10 (j + 1) + (i + 1). Rows j = -1..3,
+ * columns i = -1..3 of the filled buffer. */
+static void test_faces_by_hand(void)
+{
+    static const double inflow[5][5] = {
+        {7, 10, 11, 12, 12}, /* j = -1 mirrors row 1, x's halo included */
+        {7, 0, 1, 2, 2},     /* x: the constant below, clamp above */
+        {7, 10, 11, 12, 12},
+        {7, 20, 21, 22, 22},
+        {7, 10, 11, 12, 12}, /* j = 3 mirrors row 1 */
+    };
+    static const double channel[5][5] = {
+        {103, 101, 102, 103, 101}, /* fixed rows keep their values; x wraps them at the corners */
+        {2, 0, 1, 2, 0},
+        {12, 10, 11, 12, 10},
+        {22, 20, 21, 22, 20},
+        {143, 141, 142, 143, 141},
+    };
+    const char *const specs[2] = {"constant(7) | clamp, mirror", "periodic, fixed"};
+    IrBc faces[2][3][2] = {{{C(7), F(CLAMP)}, {F(MIRROR), F(MIRROR)}, {F(MIRROR), F(MIRROR)}},
+                                 {{F(PERIODIC), F(PERIODIC)}, {F(FIXED), F(FIXED)}, {F(FIXED), F(FIXED)}}};
+    for (int c = 0; c < 2; c++) {
+        Arena *a = arena_new();
+        TB t;
+        Diag dg;
+        tb_init(&t, a, "hand", 2);
+        tb_field_faces(&t, "u", faces[c], 2);
+        tb_assign(&t, "u", tb_bin(&t, OP_ADD, tb_read(&t, "u", -1, -1, 0), tb_read(&t, "u", 1, 1, 0)));
+        IrProgram *p = lower(&t, &dg);
+        StrBuf spec = {0};
+        ir_bc_spec(&spec, &p->fields[0], 2);
+        CHECK(strcmp(spec.data, specs[c]) == 0);
+        sb_free(&spec);
+        InterpGrid *g = interp_grid_new(p, (int[]){3, 3, 1});
+        for (int j = -1; j < 4; j++)
+            for (int i = -1; i < 4; i++) {
+                int in = i >= 0 && i < 3 && j >= 0 && j < 3;
+                g->buf[0][0][interp_index(g, i, j, 0)] = in ? 10 * j + i : 100 + 10 * (j + 1) + (i + 1);
+            }
+        interp_fill_halos(g);
+        const double(*want)[5] = c ? channel : inflow;
+        for (int j = -1; j < 4; j++)
+            for (int i = -1; i < 4; i++) {
+                double got = g->buf[0][0][interp_index(g, i, j, 0)];
+                if (got != want[j + 1][i + 1])
+                    fprintf(stderr, "%s: (%d, %d) is %g, not %g\n", specs[c], i, j, got, want[j + 1][i + 1]);
+                CHECK(got == want[j + 1][i + 1]);
+            }
+        interp_grid_free(g);
+        arena_free(a);
+    }
+}
+
+#undef F
+#undef C
 
 /* ---- two stages: face fluxes (temps) then their divergence ---- */
 
@@ -477,7 +626,7 @@ static void flux_case(BoundaryKind temp_bc)
     double *fx = calloc((size_t)s.total, sizeof(double)), *fy = calloc((size_t)s.total, sizeof(double));
     interp_run(g, steps);
     for (int st = 0; st < steps; st++) {
-        RefField U = {&s, BC_CLAMP, 0, u, u}, Kf = {&s, BC_CLAMP, 0, k, k};
+        RefField U = ref_clamp(&s, u), Kf = ref_clamp(&s, k);
         for (int j = 0; j < s.n[1]; j++)
             for (int i = 0; i < s.n[0]; i++) {
                 double c = ref_get(&U, i, j, 0), kc = ref_get(&Kf, i, j, 0);
@@ -697,6 +846,8 @@ int main(void)
     test_wave2d();
     test_reaction_diffusion();
     test_boundaries();
+    test_faces_by_rule();
+    test_faces_by_hand();
     flux_case(BC_CONSTANT);
     flux_case(BC_FIXED);
     test_register_temp();

@@ -420,8 +420,44 @@ static void test_dependences(void)
     arena_free(a);
 }
 
+/* Boundaries per axis and per face: every face of every axis, the axes a grid lacks repeating
+ * its last, the dump's spelling, and the counts and periodic faces refused (STC-111). */
+static void test_boundaries(void)
+{
+    Arena *a = arena_new();
+    int errors;
+    IrProgram *p = compile(a, "stencil s {\n grid 3d;\n"
+                              " state u boundary periodic, constant(1.5) | clamp, mirror | fixed;\n"
+                              " coef k boundary constant(2) | mirror;\n"
+                              " u = u[1,1,1] + k[-1,-1,-1];\n}\n", &errors);
+    CHECK(p && errors == 0);
+    if (p) {
+        const IrField *u = &p->fields[0], *k = &p->fields[1];
+        CHECK(ir_bc(u, 0, 0).kind == BC_PERIODIC && ir_bc(u, 0, 1).kind == BC_PERIODIC);
+        CHECK(ir_bc(u, 1, 0).kind == BC_CONSTANT && ir_bc(u, 1, 0).value == 1.5 && ir_bc(u, 1, 1).kind == BC_CLAMP);
+        CHECK(ir_bc(u, 2, 0).kind == BC_MIRROR && ir_bc(u, 2, 1).kind == BC_FIXED);
+        for (int ax = 0; ax < 3; ax++) /* one condition: every axis, low | high on each */
+            CHECK(ir_bc(k, ax, 0).kind == BC_CONSTANT && ir_bc(k, ax, 0).value == 2 && ir_bc(k, ax, 1).kind == BC_MIRROR);
+        StrBuf spec = {0};
+        ir_bc_spec(&spec, u, 3);
+        CHECK(strcmp(spec.data, "periodic, constant(1.5) | clamp, mirror | fixed") == 0);
+        sb_free(&spec);
+        ir_bc_spec(&spec, k, 3);
+        CHECK(strcmp(spec.data, "constant(2) | mirror, constant(2) | mirror, constant(2) | mirror") == 0);
+        sb_free(&spec);
+    }
+    p = compile(a, HEAD " state u boundary clamp, mirror;\n u = u[1,1];\n}\n", &errors);
+    CHECK(p && errors == 0 && ir_bc(&p->fields[0], 2, 0).kind == BC_MIRROR); /* 2D: z repeats y */
+    arena_free(a);
+    expect_error(HEAD " state u boundary clamp, mirror, fixed;\n u = u;\n}\n", 111, 3);
+    expect_error("stencil s {\n grid 1d;\n state u boundary clamp, mirror;\n u = u;\n}\n", 111, 3);
+    expect_error(HEAD " state u boundary fixed, clamp | periodic;\n u = u;\n}\n", 111, 3);
+    expect_error(HEAD " param p;\n state u boundary clamp, constant(p) | fixed;\n u = u;\n}\n", 107, 4);
+}
+
 int main(void)
 {
+    test_boundaries();
     test_dependences();
     test_errors();
     test_warnings();

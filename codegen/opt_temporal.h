@@ -29,7 +29,8 @@ TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind);
  * reflections and wraps of opt_temporal_common.c's tb_source reach one grid's length past an
  * edge, and the streaming kernels' planes reach tblock*(halo+1)+1 past it. */
 int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d);
-/* Dynamic shared memory: two buffers of the extended tile per state field. */
+/* Dynamic shared memory: two buffers of the extended tile per state field (three for a
+ * three-level field). */
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g);
 
 /* Temporal blocking with streaming (stream=on plus tblock=K, opt_temporal_stream.c): a block

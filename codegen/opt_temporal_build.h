@@ -25,7 +25,8 @@ long long tbs_inplane_offset(const TbsGeom *g, const int off[3]);
 /* ---- shared pieces (opt_temporal_common.c) ---- */
 
 /* Whether the kernel loads state field f: the step reads it. A field the step only writes
- * (v = u[0,0,1]) has no level 0 argument (cg_stage_args) and needs no input. */
+ * (v = u[0,0,1]) has no level 0 argument (cg_stage_args) and needs no input. A three-level
+ * field is always loaded (opt_temporal.c gives it both input levels). */
 int tb_loads(const CgCtx *ctx, int f);
 /* The field of the point's w-th stored write (cg_build_point's order). */
 int tb_stored_field(const IrProgram *p, int stage, int w);

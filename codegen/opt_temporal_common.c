@@ -15,6 +15,8 @@ static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROL
 int tb_loads(const CgCtx *ctx, int f)
 {
     const IrStage *st = &ctx->prog->stages[ctx->stage];
+    if (is_state(ctx->prog, f) && ctx->prog->fields[f].levels == 3)
+        return 1; /* the next step reads level 0 as its t-1 */
     for (int i = 0; is_state(ctx->prog, f) && i < st->nnodes; i++)
         if (st->nodes[i].op == N_READ && st->nodes[i].field == f && st->nodes[i].level == 0)
             return 1;

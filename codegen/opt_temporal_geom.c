@@ -63,7 +63,10 @@ int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d)
 
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
 {
-    return (long long)ir_state_fields(p, NULL) * 2 * g->elems * ir_elem_size(p);
+    long long buffers = 0;
+    for (int f = 0; f < p->nfields; f++)
+        buffers += is_state(p, f) ? (p->fields[f].levels == 3 ? 3 : 2) : 0;
+    return buffers * g->elems * ir_elem_size(p);
 }
 
 /* The lag between consecutive steps (opt_temporal_stream.c): R when every state read with an

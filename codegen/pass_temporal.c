@@ -141,9 +141,11 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
         }
         if (fl->role != ROLE_STATE)
             continue;
-        if (fl->levels != 2) {
-            snprintf(why, (size_t)whylen, "tblock=%d: state %s has %d time levels; temporal blocking "
-                     "fuses steps of two-level fields only", c->v[P_TB], fl->name, fl->levels);
+        if (fl->levels == 3 && (streaming(c) || s->distributed)) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has 3 time levels; fused steps keep both "
+                     "input levels in the overlapped tile only (%s)", c->v[P_TB], fl->name,
+                     streaming(c) ? "the streaming kernels keep one level's planes: stream=off takes it"
+                                  : "not in a distributed run, whose exchange sends one level per step");
             return 0;
         }
         if (cg_writing_stage(p, f) < 0) {
@@ -243,9 +245,9 @@ static int c_smem(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     }
     if (bytes > TB_SMEM_MAX) {
-        snprintf(why, (size_t)whylen, "tblock=%d: two buffers of the %dx%dx%d tile per state field need "
-                 "%lld bytes of shared memory; a block gets at most %d", g.K, g.E[0], g.E[1], g.E[2],
-                 bytes, TB_SMEM_MAX);
+        snprintf(why, (size_t)whylen, "tblock=%d: two buffers of the %dx%dx%d tile per state field (three "
+                 "for three levels) need %lld bytes of shared memory; a block gets at most %d", g.K, g.E[0],
+                 g.E[1], g.E[2], bytes, TB_SMEM_MAX);
         return 0;
     }
     return 1;
@@ -285,14 +287,15 @@ static const SpaceConstraint constraints[] = {
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
-    {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
-                                "temp in memory"},
+    {"tblock-fields", c_fields, "temporal blocking needs every state field written, and no temp in "
+                                "memory; three-level fields in the overlapped tile on one GPU"},
     {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
                               "clamp and mirror without retime; fixed or constant in a distributed "
                               "run; grids deeper than fused steps reach"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
-    {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
-                            "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},
+    {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field, three for three "
+                            "levels (streaming: tblock rings of 2R+1 planes, 2 planes retimed) fit the 227 "
+                            "KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
     {0},
 };

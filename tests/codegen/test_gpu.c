@@ -292,6 +292,11 @@ int main(void)
     check_program(hb_example(a, 1), a, "tb=8x8x8");
     check_program(hb_example(a, 2), a, "tb=1024x1");
     check_program(hb_example(a, 4), a, "tb=16x16");
+    /* fused steps of a three-level field: after STEPS steps its fourth buffer (the workspace's)
+     * lies at [3] (tblock=2), at [2] (3: a fused and a single step) and at [1] (4) */
+    check_program(hb_example(a, 2), a, "tb=32x8,tblock=2");
+    check_program(hb_example(a, 2), a, "tb=32x8,tblock=3");
+    check_program(hb_example(a, 2), a, "tb=32x8,tblock=4");
     const char *root = getenv("STC_SOURCE_ROOT");
     if (root) {
         check_dir(root, "examples");

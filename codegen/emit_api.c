@@ -118,10 +118,10 @@ static const char HEADER_RULES[] =
     "/* Device buffers, one padded buffer each (see the layout above). */\ntypedef struct {\n";
 
 static const char HEADER_FOURTH[] =
-    " * Fused steps of a three-level field write two levels while every block still reads both\n"
-    " * inputs, so such a field has a fourth buffer in the workspace below; it never escapes:\n"
-    " * on return *f holds [0] t, [1] t-1, [2] t-2 as without fused steps (a level that ends in\n"
-    " * the fourth buffer is copied into one of *f's, at most one buffer's copy a run).\n";
+    " * Fused steps of a three-level field leave its two newest levels and write them while every\n"
+    " * block still reads both inputs, so such a field has a fourth buffer in the workspace below;\n"
+    " * it never escapes: on return *f holds [0] t and [1] t-1 (a level that ends in the fourth\n"
+    " * buffer is copied into one of *f's, at most one buffer's copy a run); [2] holds no level.\n";
 
 static const char HEADER_DECLS[] =
     "/* The parameters' defaults (0 where the stencil gives none). */\n"
@@ -193,7 +193,9 @@ static void header_field_members(const Api *api, StrBuf *h)
         const IrField *fl = &p->fields[f];
         if (fl->role == ROLE_STATE)
             sb_printf(h, "    %s *%s[%d]; /* state: [0] step t (newest), [1] step t-1%s */\n", api->T,
-                      api->member[f], fl->levels, fl->levels > 2 ? ", [2] t-2 (overwritten by the step)" : "");
+                      api->member[f], fl->levels,
+                      fl->levels < 3 ? "" : fourth_buffer(api, f) ? ", [2] scratch (fused steps)"
+                                                                  : ", [2] t-2 (overwritten by the step)");
         else if (fl->role == ROLE_COEF)
             sb_printf(h, "    %s%s *%s; /* coef: %s%s */\n", api_coef_const(fl), api->T, api->member[f],
                       fl->bc == BC_FIXED ? "read only" : "read only, but its halo is filled at the start",
@@ -474,8 +476,8 @@ static const char HOST_GRID[] =
  * field back in the caller's three buffers, newest first as an unfused run leaves them, copying
  * the one level that may lie in the workspace (at most one buffer's copy a run). */
 static const char HOST_UNRING[] =
-    "/* Hands a field with a fourth buffer (w, in the workspace) back in the caller's three:\n"
-    " * out[l] holds level -l; a level that lies in w is copied into b[3], a caller's buffer. */\n"
+    "/* Hands a field with a fourth buffer (w, in the workspace) back in the caller's three,\n"
+    " * newest first; what lies in w is copied into b[3], a caller's buffer. */\n"
     "static cudaError_t @_unring_(${T} *const b[4], ${T} *w, ${T} *out[3], size_t bytes,\n"
     "    cudaError_t err, cudaStream_t stream)\n{\n"
     "    for (int l = 0; l < 3; l++) {\n"

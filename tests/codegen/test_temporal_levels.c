@@ -46,37 +46,6 @@ static void refused(Arena *a, const IrProgram *p, const char *cfg, int distribut
     }
 }
 
-static int count(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
-        n++;
-    return n;
-}
-
-static int is_var(const KExpr *e, const char *name) { return e->kind == KE_VAR && strcmp(e->name, name) == 0; }
-
-/* Stores array[index] = ... in block (index: a variable's name, or NULL for any), nested ones too. */
-static int count_stores(const KBlock *b, const char *array, const char *index)
-{
-    int n = 0;
-    for (int i = 0; i < b->n; i++) {
-        const KStmt *s = b->items[i];
-        n += s->kind == KS_ASSIGN && s->lhs->kind == KE_INDEX && is_var(s->lhs->a, array) &&
-             (!index || is_var(s->lhs->b, index));
-        n += count_stores(&s->body, array, index) + count_stores(&s->els, array, index);
-    }
-    return n;
-}
-
-static const KStmt *find_loop(const KBlock *b, const char *var)
-{
-    for (int i = 0; i < b->n; i++)
-        if (b->items[i]->kind == KS_FOR && strcmp(b->items[i]->name, var) == 0)
-            return b->items[i];
-    return NULL;
-}
-
 static int has_arg(const PlanLaunch *l, int field, int level)
 {
     for (int i = 0; i < l->nargs; i++)
@@ -115,11 +84,11 @@ static void test_tile(Arena *a)
 
     const KKernel *k = k_module_kernel(&plan->module, "wave_step");
     assert(k);
-    const KStmt *steps = find_loop(&k->body, "step");
+    const KStmt *steps = hb_find_loop(&k->body, "step");
     assert(steps && kir_count_index(&steps->body, "tb_prev0") > 0);
-    assert(count_stores(&k->body, "tb_buf0", NULL) == 3); /* t twice, t-1 once */
-    assert(count_stores(&k->body, "f_u_lp2", "idx") == 1 && count_stores(&k->body, "f_u_lp1", "idx") == 1);
-    assert(count_stores(&steps->body, "f_u_lp2", "idx") == 0 && count_stores(&steps->body, "f_u_lp1", "idx") == 0);
+    assert(hb_count_stores(&k->body, "tb_buf0", NULL) == 3); /* t twice, t-1 once */
+    assert(hb_count_stores(&k->body, "f_u_lp2", "idx") == 1 && hb_count_stores(&k->body, "f_u_lp1", "idx") == 1);
+    assert(hb_count_stores(&steps->body, "f_u_lp2", "idx") == 0 && hb_count_stores(&steps->body, "f_u_lp1", "idx") == 0);
     assert(strstr(plan->source, "% 3") && strstr(plan->source, "f_u_lp1[idx] = tb_in0[lidx];"));
     /* step K = 3 reads t+2 from buffer 2 and t+1 from buffer 1 */
     assert(strstr(plan->source, "tb_in0 = tb_buf0 + 2048;") && strstr(plan->source, "tb_prev0 = tb_buf0 + 1024;"));
@@ -150,7 +119,7 @@ static void test_host(Arena *a)
     assert(strstr(cu.data, "b.u[3] = (float *)(ws + 0 * temp_bytes);"));
     assert(strstr(cu.data, "err = wave_unring_(b.u, (float *)(ws + 0 * temp_bytes), f->u,"));
     assert(strstr(cu.data, "return 1 * wave_temp_bytes_(nx, ny, nz);"));
-    assert(count(cu.data, "newest = b->u[3];") == 3); /* twice after the fused launch, once after the single */
+    assert(hb_count(cu.data, "newest = b->u[3];") == 3); /* twice after the fused launch, once after the single */
     assert(strstr(h.data, "fourth buffer"));
     sb_free(&cu);
     sb_free(&h);

@@ -49,10 +49,6 @@ static const char *const axis_var[3] = {"i", "j", "k"};
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
 
-/* A three-level state field keeps levels t-1, t and t+1 in three shared buffers, and the launch
- * stores two levels (t+K-1 and t+K) at its end. */
-static int three_levels(const IrProgram *p, int f) { return is_state(p, f) && p->fields[f].levels == 3; }
-
 /* State fields from the step's input buffer in shared memory, coef fields from global memory at
  * the point's global index; where a halo point is computed as another point (TB_WRAP, TB_MAP),
  * at that point's index (vidx), and under TB_MAP around its place in the tile (vlidx). */
@@ -238,7 +234,7 @@ static void load_tile(TbCtx *tc, KBlock *out)
         KExpr *buf = k_varf(b, "tb_buf%d", f);
         k_push(b, &scope->body, k_assign(b, k_index(b, buf, lidx), v));
         k_push(b, &scope->body, k_assign(b, k_index(b, buf, k_add(b, lidx, k_int(b, g->elems))), v));
-        if (three_levels(p, f)) {
+        if (tb_three_levels(p, f)) {
             KExpr *older = load_point(tc, &scope->body, f, -1, "v_older");
             k_push(b, &scope->body, k_assign(b, k_index(b, buf, k_add(b, lidx, k_int(b, 2 * g->elems))), older));
         }
@@ -290,7 +286,7 @@ static void inner_buffers(TbCtx *tc, KBlock *out, int f)
     KExpr *step = k_var(b, "step"), *buf = k_varf(b, "tb_buf%d", f), *elems = k_int(b, tc->g->elems);
     KExpr *in = k_add(b, buf, k_mul(b, k_bin(b, KO_BAND, k_sub(b, step, k_int(b, 1)), k_int(b, 1)), elems));
     KExpr *to = k_add(b, buf, k_mul(b, k_bin(b, KO_BAND, step, k_int(b, 1)), elems));
-    int three = three_levels(tc->base.prog, f);
+    int three = tb_three_levels(tc->base.prog, f);
     if (three) {
         in = level_buffer(tc, f, step, -1);
         to = level_buffer(tc, f, step, 0);
@@ -309,7 +305,7 @@ static void last_buffers(TbCtx *tc, KBlock *out, int f)
 {
     Kb *b = &tc->base.kb;
     const TbGeom *g = tc->g;
-    int three = three_levels(tc->base.prog, f);
+    int three = tb_three_levels(tc->base.prog, f);
     long long in_at = three ? (g->K - 1) % 3 * g->elems : ((g->K - 1) & 1) * g->elems;
     KExpr *in = k_add(b, k_varf(b, "tb_buf%d", f), k_int(b, in_at));
     const char *name = arena_printf(tc->base.arena, "tb_in%d", f);
@@ -319,28 +315,15 @@ static void last_buffers(TbCtx *tc, KBlock *out, int f)
         older_buffer(tc, out, f, k_add(b, k_varf(b, "tb_buf%d", f), k_int(b, (g->K + 1) % 3 * g->elems)));
 }
 
-/* Step K's stores of a three-level field: step t+K to level +2 and, from the shared buffer,
- * step t+K-1 to level +1 (plan.c rotates the field's buffers twice); others to level +1. */
-static void last_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value)
+/* Step t+K-1 of three-level field f at the point: step K's input buffer at its place. */
+static KExpr *tile_older(CgCtx *ctx, int f)
 {
-    Kb *b = &ctx->kb;
-    int f = tb_stored_field(ctx->prog, ctx->stage, w);
-    KExpr *idx = k_var(b, "idx");
-    if (!three_levels(ctx->prog, f)) {
-        k_push(b, out, k_assign(b, k_index(b, array, idx), value));
-        return;
-    }
-    k_push(b, out, k_assign(b, k_index(b, cg_buf(ctx, f, 2), idx), value));
-    KExpr *older = k_index(b, k_varf(b, "tb_in%d", f), k_var(b, "lidx"));
-    k_push(b, out, k_assign(b, k_index(b, cg_buf(ctx, f, 1), idx), older));
+    return k_index(&ctx->kb, k_varf(&ctx->kb, "tb_in%d", f), k_var(&ctx->kb, "lidx"));
 }
 
-static int any_three_levels(const IrProgram *p)
+static void last_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value)
 {
-    for (int f = 0; f < p->nfields; f++)
-        if (three_levels(p, f))
-            return 1;
-    return 0;
+    tb_store_last(ctx, out, w, array, value, tile_older);
 }
 
 static const char *describe(CgCtx *ctx, int stage, const TbGeom *g)
@@ -350,7 +333,7 @@ static const char *describe(CgCtx *ctx, int stage, const TbGeom *g)
                         "per thread along %c), output tile %dx%dx%d, two shared buffers per state field%s.",
                         stage, g->K, g->E[0], g->E[1], g->E[2], g->M, g->M > 1 ? "s" : "", "xyz"[g->L],
                         g->dims > 0 ? g->O[0] : 1, g->dims > 1 ? g->O[1] : 1, g->dims > 2 ? g->O[2] : 1,
-                        any_three_levels(ctx->prog) ? " (three for a three-level field, which stores its last "
+                        tb_any_three_levels(ctx->prog) ? " (three for a three-level field, which stores its last "
                                                       "two steps)" : "");
 }
 
@@ -367,7 +350,7 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     for (int f = 0; f < p->nfields; f++)
         if (is_state(p, f)) {
             tb_smem_pointer(ctx, &k->body, arena_printf(ctx->arena, "tb_buf%d", f), slot * g->elems);
-            slot += three_levels(p, f) ? 3 : 2;
+            slot += tb_three_levels(p, f) ? 3 : 2;
         }
     TbCtx tc = {*ctx, g, cg_temporal_edge(p, NULL), BC_FIXED, NULL};
     cg_temporal_edge(p, &tc.bc);
@@ -382,7 +365,7 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     step_points(&tc, &steps->body, k_var(b, "step"), 0, inner_buffers);
     k_push(b, &steps->body, k_barrier(b));
     k_push(b, &k->body, steps);
-    tc.base.kstore = any_three_levels(p) ? last_store : NULL;
+    tc.base.kstore = tb_any_three_levels(p) ? last_store : NULL;
     tc.base.kidx = k_var(b, "idx");
     step_points(&tc, &k->body, k_int(b, g->K), 1, last_buffers);
     return k;
@@ -390,19 +373,20 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
 
 /* ---- the pass's kernel ---- */
 
-/* The tile's arguments: args and, for a three-level field, both input levels (the tile loads
- * both, whatever the step reads) and level +2, which step K writes (last_store); into l too. */
-static const CgArgs *tile_args(CgCtx *ctx, const CgArgs *args, PlanLaunch *l)
+/* The kernel's arguments: args and, for a three-level field, both input levels (the kernels
+ * load both, whatever the step reads) and level +2, which step K writes (tb_store_last); into
+ * l too. */
+static const CgArgs *level_args(CgCtx *ctx, const CgArgs *args, PlanLaunch *l)
 {
     const IrProgram *p = ctx->prog;
-    if (!any_three_levels(p))
+    if (!tb_any_three_levels(p))
         return args;
     CgArgs *own = arena_alloc(ctx->arena, sizeof *own); /* zeroed */
     for (int i = 0; i < args->nargs; i++)
         cg_args_add(ctx, own, args->args[i], args->writes[i]);
     static const int levels[3] = {2, 0, -1};
     for (int f = 0; f < p->nfields; f++)
-        for (int i = 0; i < 3 && three_levels(p, f); i++)
+        for (int i = 0; i < 3 && tb_three_levels(p, f); i++)
             if (cg_args_find(own, ARG_BUF, f, levels[i], 0) < 0)
                 cg_args_add(ctx, own, (PlanArg){ARG_BUF, f, levels[i], 0}, levels[i] > 0);
     l->args = own->args;
@@ -437,7 +421,7 @@ static KKernel *temporal_kernel(CgCtx *ctx, int stage, const char *name, const C
         if (empty_tile(g.O, p->dims, g.K, why, whylen))
             return NULL;
         KKernel *k = g.retime ? tbs_build_retime(ctx, stage, name, args, &g, why, whylen)
-                              : tbs_build_stream(ctx, stage, name, args, &g);
+                              : tbs_build_stream(ctx, stage, name, level_args(ctx, args, l), &g);
         tb_launch(l, g.B, g.O, g.dims, cg_temporal_stream_smem(p, &g), g.K);
         return k;
     }
@@ -450,7 +434,7 @@ static KKernel *temporal_kernel(CgCtx *ctx, int stage, const char *name, const C
     if (empty_tile(g.O, p->dims, g.K, why, whylen))
         return NULL;
     tb_launch(l, g.B, g.O, g.dims, cg_temporal_smem(p, &g), g.K);
-    return tb_build_tile(ctx, stage, name, tile_args(ctx, args, l), &g);
+    return tb_build_tile(ctx, stage, name, level_args(ctx, args, l), &g);
 }
 
 int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,

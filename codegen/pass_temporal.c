@@ -91,8 +91,11 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     TbsGeom g;
     cg_temporal_stream_geom(p, c, &g);
-    /* queue registers, and with retime the partial sums */
-    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL);
+    /* queue registers, and with retime the partial sums; a three-level field's older level */
+    int three = 0;
+    for (int f = 0; f < p->nfields; f++)
+        three += p->fields[f].role == ROLE_STATE && p->fields[f].levels == 3;
+    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL) + g.Q * three;
     if (g.Q * g.K > TBS_MAX_BODIES || regs > TBS_MAX_QUEUE_REGS) {
         snprintf(why, (size_t)whylen, "tblock=%d with stream and halo %d along %c: the plane loop would "
                  "hold %d step bodies (at most %d) and %d queue registers (at most %d)", g.K, g.R,
@@ -141,11 +144,11 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
         }
         if (fl->role != ROLE_STATE)
             continue;
-        if (fl->levels == 3 && (streaming(c) || s->distributed)) {
-            snprintf(why, (size_t)whylen, "tblock=%d: state %s has 3 time levels; fused steps keep both "
-                     "input levels in the overlapped tile only (%s)", c->v[P_TB], fl->name,
-                     streaming(c) ? "the streaming kernels keep one level's planes: stream=off takes it"
-                                  : "not in a distributed run, whose exchange sends one level per step");
+        if (fl->levels == 3 && ((streaming(c) && c->v[P_RETIME] == 2) || s->distributed)) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has 3 time levels; %s", c->v[P_TB], fl->name,
+                     s->distributed ? "fused steps keep both input levels on one GPU only (a distributed "
+                                      "run's exchange sends one level per step)"
+                                    : "the retimed kernel keeps partial sums of one level: retime=off takes it");
             return 0;
         }
         if (cg_writing_stage(p, f) < 0) {
@@ -288,7 +291,7 @@ static const SpaceConstraint constraints[] = {
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
     {"tblock-fields", c_fields, "temporal blocking needs every state field written, and no temp in "
-                                "memory; three-level fields in the overlapped tile on one GPU"},
+                                "memory; three-level fields not retimed, on one GPU"},
     {"tblock-edges", c_edges, "one boundary kind for all state fields (fixed and constant together); "
                               "clamp and mirror without retime; fixed or constant in a distributed "
                               "run; grids deeper than fused steps reach"},

@@ -323,6 +323,7 @@ int main(void)
     check_program(hb_example(a, 2), a, "tb=32x8,tblock=2");
     check_program(hb_example(a, 2), a, "tb=32x8,tblock=3");
     check_program(hb_example(a, 2), a, "tb=32x8,tblock=4");
+    check_program(hb_example(a, 2), a, "tb=64x1,stream=y,sb=16,tblock=3");
     const char *root = getenv("STC_SOURCE_ROOT");
     if (root) {
         check_dir(root, "examples");
@@ -335,6 +336,7 @@ int main(void)
         /* fused steps of three-level fields under each kind of halo, 3 steps a launch */
         snprintf(path, sizeof path, "%s/tests/programs/levels3.st", root);
         check_file_tuned(path, "tb=32x8,tblock=3", "tb=16x8x8,tblock=2");
+        check_file_tuned(path, "tb=64x1,stream=y,sb=16,tblock=3", "tb=16x8x1,stream=z,sb=8,tblock=2");
     }
     char fast[1024];
     snprintf(fast, sizeof fast, "%s/fast_ops.st", dir);

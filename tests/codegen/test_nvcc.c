@@ -227,9 +227,10 @@ int main(void)
     emit(hb_example(a, 0), "tb=32x8,tblock=2", a, 0);
     emit(hb_example(a, 0), "tb=64x1,stream=y,sb=16,tblock=4", a, 0);
     emit(hb_example(a, 0), "tb=64x1,stream=y,sb=16,tblock=2,retime=on", a, 0);
-    /* fused steps of a three-level field (three shared buffers; the host's fourth buffer),
-     * mapped (clamp) and held (fixed) halos */
+    /* fused steps of a three-level field (three shared buffers, or the older level's queue; the
+     * host's fourth buffer), mapped (clamp) and held (fixed) halos */
     emit(hb_example(a, 2), "tb=32x8,tblock=3", a, 0);
+    emit(hb_example(a, 2), "tb=64x1,stream=y,sb=16,tblock=3", a, 0);
     IrProgram *held = hb_example(a, 2);
     held->fields[0].bc = BC_FIXED;
     emit(held, "tb=32x8,tblock=2", a, 0);

@@ -131,10 +131,44 @@ static void test_host(Arena *a)
     sb_free(&h);
 }
 
+/* The streaming form (wave: clamp, halo 1 along y, lag 1): queues of 2*Lag+R+1 planes, as step
+ * s reads step s-2's plane; the loaded older level's queue qo and ring tbso; step K stores both
+ * levels. */
+static void test_stream(Arena *a)
+{
+    Plan *plan = must_build(a, hb_example(a, 2), "tb=64x1,stream=y,sb=16,tblock=3");
+    const PlanLaunch *fused = &plan->step[0];
+    assert(fused->steps == 3 && fused->rotate_after == 2 && has_arg(fused, 0, -1) && has_arg(fused, 0, 2));
+    assert(fused->smem_bytes == (3 + 1) * 4 * 64 * 4); /* K rings and the older level's, 4 planes */
+    assert(strstr(plan->source, "for (int it = 0; it < count; it += 4)"));
+    assert(strstr(plan->source, "qo0_3 = (float)0;") && strstr(plan->source, "tbso0[lcol + 0] = nxo0;"));
+    assert(strstr(plan->source, "nxo0 = f_u_lm1["));
+    const KKernel *k = k_module_kernel(&plan->module, "wave_step");
+    /* once per copy of each of the two plane loops (2D: the fast one and the checked one) */
+    assert(k && hb_count_stores(&k->body, "f_u_lp2", "idx") == 2 * 4 && hb_count_stores(&k->body, "f_u_lp1", "idx") == 2 * 4);
+    /* copy 0, step 1 reads u@-1 loaded a copy ago; step 2 reads step 0's plane two copies ago */
+    assert(strstr(plan->source, " - qo0_3 + ") && strstr(plan->source, " - q0_0_2 + "));
+}
+
+/* A weighted sum of three levels: the retimed kernel keeps partial sums of one level. */
+static IrProgram *weighted3(Arena *a)
+{
+    IrProgram *p = hb_program(a, "weighted3", 2, ELEM_FLOAT);
+    int u = hb_field(a, p, "u", ROLE_STATE, 3, BC_FIXED, 0);
+    int s = hb_stage(a, p);
+    int sum = hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.5), hb_read(a, p, s, u, 0, 0, 0, 0), -1);
+    sum = hb_op(a, p, s, N_ADD, sum, hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.25), hb_read(a, p, s, u, 0, 1, 0, 0), -1), -1);
+    sum = hb_op(a, p, s, N_ADD, sum, hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.25), hb_read(a, p, s, u, -1, 0, 1, 0), -1), -1);
+    hb_write(a, p, s, u, sum);
+    hb_finish(p);
+    return p;
+}
+
 static void test_refused(Arena *a)
 {
     const IrProgram *wave = hb_example(a, 2);
-    refused(a, wave, "tb=64x1,stream=y,sb=16,tblock=2", 0, "stream=off");
+    refused(a, weighted3(a), "tb=64x1,stream=y,sb=16,tblock=2,retime=on", 0, "retime=off");
+    must_build(a, weighted3(a), "tb=64x1,stream=y,sb=16,tblock=2");
     refused(a, wave, "tb=32x8,tblock=2", 1, "distributed run");
     Plan *plain = must_build(a, wave, "tb=32x8");
     assert(plain->ring3 == 3 && plan_buffers(plain, 0) == 3 && plain->step[0].rotate_after == 1);
@@ -146,6 +180,7 @@ int main(void)
     test_tile(a);
     test_fixed(a);
     test_host(a);
+    test_stream(a);
     test_refused(a);
     arena_free(a);
     puts("temporal_levels: ok");

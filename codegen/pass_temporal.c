@@ -241,7 +241,8 @@ static int c_smem(const Space *s, const Config *c, char *why, int whylen)
         bytes = cg_temporal_stream_smem(p, &sg);
         if (bytes > TB_SMEM_MAX) {
             snprintf(why, (size_t)whylen, "tblock=%d with stream: %d rings of %d planes of %lld points "
-                     "per state field need %lld bytes of shared memory; a block gets at most %d", sg.K,
+                     "per state field (one more for three levels) need %lld bytes of shared memory; a "
+                     "block gets at most %d", sg.K,
                      sg.K, sg.Q, sg.plane, bytes, TB_SMEM_MAX);
             return 0;
         }

@@ -53,6 +53,29 @@ int api_temp_has_buffer(const IrProgram *p, int f)
     return p->fields[f].role == ROLE_TEMP && cg_field_stored(p, f);
 }
 
+static int temp_count(const IrProgram *p)
+{
+    int ntemps = 0;
+    for (int f = 0; f < p->nfields; f++)
+        ntemps += api_temp_has_buffer(p, f);
+    return ntemps;
+}
+
+/* Whether state field f has a fourth buffer, in the workspace (Plan.ring3: fused steps of a
+ * three-level field), and the number of such fields. */
+static int fourth_buffer(const Api *api, int f)
+{
+    return api->prog->fields[f].role == ROLE_STATE && plan_buffers(api->plan, f) > api->prog->fields[f].levels;
+}
+
+static int fourth_buffers(const Api *api)
+{
+    int n = 0;
+    for (int f = 0; f < api->prog->nfields; f++)
+        n += fourth_buffer(api, f);
+    return n;
+}
+
 /* A coef is const in the API unless the prologue writes its halo (a non-fixed boundary). */
 const char *api_coef_const(const IrField *f) { return ir_bc_all(f, BC_FIXED) ? "const " : ""; }
 
@@ -93,7 +116,7 @@ static const char HEADER_RULES[] =
     " * write keep their values.\n *\n"
     " * Time levels: a state field has `levels` buffers, newest first: [0] holds step t, [1]\n"
     " * step t-1. @_run rotates the pointers in *f so that on return [0] holds the newest step\n"
-    " * and [1] the one before (the set of pointers is unchanged; only their order).\n"
+    " * and [1] the one before (the set of pointers is unchanged; only their order).\n${fourth}"
     " * Temp fields live in a workspace of @_workspace_bytes(nx, ny, nz) bytes: pass one, or\n"
     " * NULL to let @_run allocate it with cudaMallocAsync on the stream and free it after.\n"
     " * All calls are asynchronous on `stream`; errors are returned, never printed. */\n"
@@ -103,6 +126,12 @@ static const char HEADER_RULES[] =
     "#define ^_DIMS ${dims}\n#define ^_HALO_X ${hx}\n#define ^_HALO_Y ${hy}\n#define ^_HALO_Z ${hz}\n"
     "\ntypedef ${T} @_real;\n\n"
     "/* Device buffers, one padded buffer each (see the layout above). */\ntypedef struct {\n";
+
+static const char HEADER_FOURTH[] =
+    " * Fused steps of a three-level field leave its two newest levels and write them while every\n"
+    " * block still reads both inputs, so such a field has a fourth buffer in the workspace below;\n"
+    " * it never escapes: on return *f holds [0] t and [1] t-1 (a level that ends in the fourth\n"
+    " * buffer is copied into one of *f's, at most one buffer's copy a run); [2] holds no level.\n";
 
 static const char HEADER_DECLS[] =
     "/* The parameters' defaults (0 where the stencil gives none). */\n"
@@ -145,7 +174,8 @@ static TplVar *header_vars(const Api *api, const char *hname, int dist)
         {"P2", p->dims >= 3 ? arena_printf(a, "nz + %d", 2 * p->halo[2]) : "1"},
         {"p1", p->dims >= 2 ? arena_printf(a, "(size_t)ny + %d", 2 * p->halo[1]) : "1"},
         {"void_ny", p->dims < 2 ? "    (void)ny;\n" : ""}, {"nccl", dist ? "#include <nccl.h>\n" : ""},
-        {"max_extent", arena_printf(a, "%d", IR_MAX_EXTENT)}, {NULL, NULL},
+        {"max_extent", arena_printf(a, "%d", IR_MAX_EXTENT)},
+        {"fourth", fourth_buffers(api) ? HEADER_FOURTH : ""}, {NULL, NULL},
     };
     TplVar *copy = arena_alloc(a, sizeof vars);
     memcpy(copy, vars, sizeof vars);
@@ -173,7 +203,9 @@ static void header_field_members(const Api *api, StrBuf *h)
         const IrField *fl = &p->fields[f];
         if (fl->role == ROLE_STATE)
             sb_printf(h, "    %s *%s[%d]; /* state: [0] step t (newest), [1] step t-1%s */\n", api->T,
-                      api->member[f], fl->levels, fl->levels > 2 ? ", [2] t-2 (overwritten by the step)" : "");
+                      api->member[f], fl->levels,
+                      fl->levels < 3 ? "" : fourth_buffer(api, f) ? ", [2] scratch (fused steps)"
+                                                                  : ", [2] t-2 (overwritten by the step)");
         else if (fl->role == ROLE_COEF)
             sb_printf(h, "    %s%s *%s; /* coef: %s%s */\n", api_coef_const(fl), api->T, api->member[f],
                       ir_bc_all(fl, BC_FIXED) ? "read only" : "read only, but its halo is filled at the start",
@@ -213,8 +245,7 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     case ARG_BUF: {
         const IrField *f = &p->fields[a->field];
         if (f->role == ROLE_STATE) {
-            int slot = a->level <= 0 ? -a->level : f->levels - 1;
-            sb_printf(o, "b->%s[%d]", api->member[a->field], slot);
+            sb_printf(o, "b->%s[%d]", api->member[a->field], plan_slot(api->plan, a->field, a->level));
         } else {
             sb_printf(o, "b->%s", api->member[a->field]);
         }
@@ -248,20 +279,31 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     }
 }
 
+/* Field f's buffer list rotated once: the oldest to the front. */
+static void rotate_field(const Api *api, int f, StrBuf *o)
+{
+    const char *m = api->member[f];
+    int L = plan_buffers(api->plan, f);
+    sb_printf(o, "    {\n        %s *const newest = b->%s[%d];\n", api->T, m, L - 1);
+    for (int i = L - 1; i > 0; i--)
+        sb_printf(o, "        b->%s[%d] = b->%s[%d];\n", m, i, m, i - 1);
+    sb_printf(o, "        b->%s[0] = newest;\n    }\n", m);
+}
+
 void api_emit_rotation(const Api *api, StrBuf *o)
 {
-    const IrProgram *p = api->prog;
-    for (int f = 0; f < p->nfields; f++) {
-        const IrField *fl = &p->fields[f];
-        if (fl->role != ROLE_STATE)
-            continue;
-        const char *m = api->member[f];
-        int L = fl->levels;
-        sb_printf(o, "    {\n        %s *const newest = b->%s[%d];\n", api->T, m, L - 1);
-        for (int i = L - 1; i > 0; i--)
-            sb_printf(o, "        b->%s[%d] = b->%s[%d];\n", m, i, m, i - 1);
-        sb_printf(o, "        b->%s[0] = newest;\n    }\n", m);
-    }
+    for (int f = 0; f < api->prog->nfields; f++)
+        if (api->prog->fields[f].role == ROLE_STATE)
+            rotate_field(api, f, o);
+}
+
+/* The rotations after launch l: once per field, twice for a three-level field after a fused
+ * launch (plan_rotations). */
+static void launch_rotations(const Api *api, const PlanLaunch *l, StrBuf *o)
+{
+    for (int f = 0; f < api->prog->nfields; f++)
+        for (int r = 0; r < plan_rotations(api->plan, l, f); r++)
+            rotate_field(api, f, o);
 }
 
 void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
@@ -281,8 +323,7 @@ void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
         api_emit_arg(api, &l->args[i], o);
     }
     sb_puts(o, ");\n    err = cudaGetLastError();\n    if (err != cudaSuccess)\n        return err;\n");
-    if (l->rotate_after)
-        api_emit_rotation(api, o);
+    launch_rotations(api, l, o);
 }
 
 void api_emit_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o)
@@ -347,9 +388,6 @@ void api_emit_bind(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
     const char *x = api->pfx;
-    int ntemps = 0;
-    for (int f = 0; f < p->nfields; f++)
-        ntemps += api_temp_has_buffer(p, f);
     sb_printf(o, "    %s_bufs_ b;\n    memset(&b, 0, sizeof b);\n", x);
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
@@ -365,7 +403,7 @@ void api_emit_bind(const Api *api, StrBuf *o)
         }
     }
     sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
-    if (ntemps) {
+    if (temp_count(p) + fourth_buffers(api)) {
         sb_puts(o, "    char *ws = (char *)workspace;\n");
         sb_printf(o, "    const size_t temp_bytes = %s_temp_bytes_(nx, ny, nz);\n", x);
         sb_printf(o, "    if (!ws) {\n"
@@ -375,6 +413,9 @@ void api_emit_bind(const Api *api, StrBuf *o)
         for (int f = 0; f < p->nfields; f++)
             if (api_temp_has_buffer(p, f))
                 sb_printf(o, "    b.%s = (%s *)(ws + %d * temp_bytes);\n", api->member[f], api->T, t++);
+        for (int f = 0; f < p->nfields; f++)
+            if (fourth_buffer(api, f))
+                sb_printf(o, "    b.%s[3] = (%s *)(ws + %d * temp_bytes);\n", api->member[f], api->T, t++);
     }
 }
 
@@ -383,16 +424,19 @@ void api_emit_bind(const Api *api, StrBuf *o)
 void api_emit_unbind(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
-    int ntemps = 0;
-    for (int f = 0; f < p->nfields; f++)
-        ntemps += api_temp_has_buffer(p, f);
+    int t = temp_count(p);
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
-        if (fl->role == ROLE_STATE)
+        const char *m = api->member[f];
+        if (fourth_buffer(api, f))
+            api_put(api, o, arena_printf(api->arena, "    err = @_unring_(b.%s, (%s *)(ws + %d * temp_bytes), f->%s,\n"
+                                         "        @_buffer_elems(nx, ny, nz) * sizeof(%s), err, stream);\n",
+                                         m, api->T, t++, m, api->T), NULL);
+        else if (fl->role == ROLE_STATE)
             for (int l = 0; l < fl->levels; l++)
-                sb_printf(o, "    f->%s[%d] = b.%s[%d];\n", api->member[f], l, api->member[f], l);
+                sb_printf(o, "    f->%s[%d] = b.%s[%d];\n", m, l, m, l);
     }
-    if (ntemps) {
+    if (t) {
         sb_puts(o, "    if (!workspace) {\n        const cudaError_t freed = cudaFreeAsync(ws, stream);\n"
                "        if (err == cudaSuccess)\n            err = freed;\n    }\n");
     } else {
@@ -448,20 +492,30 @@ static const char HOST_GRID[] =
     "    *g = dim3((unsigned)blocks[0], (unsigned)blocks[1], (unsigned)blocks[2]);\n"
     "    return 1;\n}\n\n";
 
+/* A field's fourth buffer (Plan.ring3) is the workspace's and never escapes: @_run hands the
+ * field back in the caller's three buffers, newest first as an unfused run leaves them, copying
+ * the one level that may lie in the workspace (at most one buffer's copy a run). */
+static const char HOST_UNRING[] =
+    "/* Hands a field with a fourth buffer (w, in the workspace) back in the caller's three,\n"
+    " * newest first; what lies in w is copied into b[3], a caller's buffer. */\n"
+    "static cudaError_t @_unring_(${T} *const b[4], ${T} *w, ${T} *out[3], size_t bytes,\n"
+    "    cudaError_t err, cudaStream_t stream)\n{\n"
+    "    for (int l = 0; l < 3; l++) {\n"
+    "        out[l] = b[l];\n"
+    "        if (b[l] != w)\n"
+    "            continue;\n"
+    "        if (err == cudaSuccess)\n"
+    "            err = cudaMemcpyAsync(b[3], w, bytes, cudaMemcpyDeviceToDevice, stream);\n"
+    "        out[l] = b[3];\n"
+    "    }\n"
+    "    return err;\n}\n\n";
+
 static const char HOST_RUN[] =
     "extern \"C\" cudaError_t @_run(@_fields *f, const @_params *p, int nx, int ny, int nz,\n"
     "    int steps, void *workspace, cudaStream_t stream)\n{\n"
     "    if (!f || !p || steps < 0 || !@_grid_ok_(nx, ny, nz))\n"
     "        return cudaErrorInvalidValue;\n"
     "    const int n[3] = {nx, ${ny}, ${nz}};\n${void_ny}${void_nz}";
-
-static int temp_count(const IrProgram *p)
-{
-    int ntemps = 0;
-    for (int f = 0; f < p->nfields; f++)
-        ntemps += api_temp_has_buffer(p, f);
-    return ntemps;
-}
 
 static TplVar *host_vars(const Api *api)
 {
@@ -474,7 +528,8 @@ static TplVar *host_vars(const Api *api)
         {"hz2", arena_printf(a, "%d", 2 * p->halo[2])},
         {"e_ny", p->dims >= 2 ? arena_printf(a, "    e *= (size_t)ny + %d;\n", 2 * p->halo[1]) : ""},
         {"e_nz", p->dims >= 3 ? arena_printf(a, "    e *= (size_t)nz + %d;\n", 2 * p->halo[2]) : ""},
-        {"esize", arena_printf(a, "%d", ir_elem_size(p))}, {"ntemps", arena_printf(a, "%d", temp_count(p))},
+        {"esize", arena_printf(a, "%d", ir_elem_size(p))},
+        {"ntemps", arena_printf(a, "%d", temp_count(p) + fourth_buffers(api))}, {"T", api->T},
         {"ny", p->dims >= 2 ? "ny" : "1"}, {"nz", p->dims >= 3 ? "nz" : "1"},
         {"void_ny", p->dims < 2 ? "    (void)ny;\n" : ""}, {"void_nz", p->dims < 3 ? "    (void)nz;\n" : ""},
         {NULL, NULL},
@@ -492,7 +547,7 @@ static void host_buffer_members(const Api *api, StrBuf *o)
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
         if (fl->role == ROLE_STATE)
-            sb_printf(o, "    %s *%s[%d];\n", api->T, api->member[f], fl->levels), members++;
+            sb_printf(o, "    %s *%s[%d];\n", api->T, api->member[f], plan_buffers(api->plan, f)), members++;
         else if (fl->role == ROLE_COEF)
             sb_printf(o, "    %s%s *%s;\n", api_coef_const(fl), api->T, api->member[f]), members++;
         else if (api_temp_has_buffer(p, f))
@@ -542,6 +597,8 @@ static void emit_host(const Api *api, StrBuf *o)
     int separate_single = plan->single != plan->step && plan->nsingle > 0;
     if (separate_single)
         api_emit_group(api, "single", plan->single, plan->nsingle, 0, o);
+    if (fourth_buffers(api))
+        api_put(api, o, HOST_UNRING, vars);
     api_put(api, o, HOST_RUN, vars);
     api_emit_bind(api, o);
     api_emit_steps(api, "steps", o);
@@ -582,6 +639,9 @@ static int emit_files(const Plan *plan, const char *base, const char *h_include,
         return -1;
     if (distributed && plan->step_count > 1 && cg_temporal_edge(plan->prog, NULL) != TB_HOLD)
         return -1; /* pass_temporal.c's tblock-edges: refused before a distributed plan is built */
+    for (int f = 0; distributed && f < plan->prog->nfields; f++)
+        if (plan_buffers(plan, f) > plan->prog->fields[f].levels)
+            return -1; /* pass_temporal.c's tblock-fields: three levels fused on one GPU only */
     Arena *arena = arena_new();
     const IrProgram *p = plan->prog;
     Api api = {0};

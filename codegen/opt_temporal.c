@@ -61,7 +61,7 @@ static KExpr *tile_read(CgCtx *ctx, const IrNode *n)
         return cg_global_read(ctx, n, k_var(b, tc->edge == TB_HOLD ? "idx" : "vidx"));
     long long off = n->off[0] + (long long)n->off[1] * g->E[0] + (long long)n->off[2] * g->E[0] * g->E[1];
     KExpr *at = k_var(b, tc->edge == TB_MAP ? "vlidx" : "lidx");
-    return k_index(b, k_varf(b, "tb_in%d", n->field), k_plus(b, at, off));
+    return k_index(b, k_varf(b, n->level < 0 ? "tb_prev%d" : "tb_in%d", n->field), k_plus(b, at, off));
 }
 
 /* The built-ins' coordinates (CgCtx.kcoord): the point's i, j, k (src_i.. where halo points are
@@ -203,9 +203,20 @@ static KBlock *points_loop(Kb *b, KBlock *out, const TbGeom *g)
     return &loop->body;
 }
 
+/* `const T name = ...;` into out: the point's value of field f's level `level` in global
+ * memory: where the halo holds, the buffer's value inside it and 0 beyond; else its source's. */
+static KExpr *load_point(TbCtx *tc, KBlock *out, int f, int level, const char *name)
+{
+    CgCtx *ctx = &tc->base;
+    Kb *b = &ctx->kb;
+    if (tc->edge != TB_HOLD)
+        return k_let(b, out, ctx->T, name, k_index(b, cg_buf(ctx, f, level), k_var(b, "sidx")));
+    KExpr *load = k_index(b, cg_buf(ctx, f, level), k_var(b, "idx"));
+    return k_let(b, out, ctx->T, name, k_select(b, k_var(b, "in_buffer"), load, tb_zero(ctx)));
+}
+
 /* The extended tile of every state field the step reads into both its buffers (a held halo
- * stays in both): where the halo holds, the buffer's value inside it and 0 beyond; else every
- * point's source. */
+ * stays in both); a three-level field's level t-1 into its third buffer. */
 static void load_tile(TbCtx *tc, KBlock *out)
 {
     CgCtx *ctx = &tc->base;
@@ -219,16 +230,14 @@ static void load_tile(TbCtx *tc, KBlock *out)
         if (!tb_loads(ctx, f))
             continue;
         KStmt *scope = k_scope(b);
-        KExpr *v;
-        if (tc->edge == TB_HOLD) {
-            KExpr *load = k_index(b, cg_buf(ctx, f, 0), k_var(b, "idx"));
-            v = k_let(b, &scope->body, ctx->T, "v", k_select(b, k_var(b, "in_buffer"), load, tb_zero(ctx)));
-        } else {
-            v = k_let(b, &scope->body, ctx->T, "v", k_index(b, cg_buf(ctx, f, 0), k_var(b, "sidx")));
-        }
+        KExpr *v = load_point(tc, &scope->body, f, 0, "v");
         KExpr *buf = k_varf(b, "tb_buf%d", f);
         k_push(b, &scope->body, k_assign(b, k_index(b, buf, lidx), v));
         k_push(b, &scope->body, k_assign(b, k_index(b, buf, k_add(b, lidx, k_int(b, g->elems))), v));
+        if (tb_three_levels(p, f)) {
+            KExpr *older = load_point(tc, &scope->body, f, -1, "v_older");
+            k_push(b, &scope->body, k_assign(b, k_index(b, buf, k_add(b, lidx, k_int(b, 2 * g->elems))), older));
+        }
         k_push(b, body, scope);
     }
     k_push(b, out, k_barrier(b));
@@ -252,37 +261,80 @@ static void step_points(TbCtx *tc, KBlock *out, KExpr *step, int last, void (*bu
     k_push(b, body, guard);
 }
 
-/* Steps 1 .. K-1: step s reads buffer (s-1)&1 and writes buffer s&1. */
+/* `const T *const tb_prev<f> = buffer;`: a three-level field's level t-1 of the step. */
+static void older_buffer(TbCtx *tc, KBlock *out, int f, KExpr *buffer)
+{
+    const char *name = arena_printf(tc->base.arena, "tb_prev%d", f);
+    tb_pointer(&tc->base, out, KQ_CONST, name, buffer);
+    tb_may_go_unused(&tc->base, out, name);
+}
+
+/* tb_buf<f> + ((step + shift) % 3) * elems: the buffer of step + shift's level of a three-level
+ * field, whose step t+j lies in buffer j mod 3 (t-1 in buffer 2). */
+static KExpr *level_buffer(TbCtx *tc, int f, KExpr *step, int shift)
+{
+    Kb *b = &tc->base.kb;
+    KExpr *which = k_bin(b, KO_MOD, k_plus(b, step, shift), k_int(b, 3));
+    return k_add(b, k_varf(b, "tb_buf%d", f), k_mul(b, which, k_int(b, tc->g->elems)));
+}
+
+/* Steps 1 .. K-1: step s reads buffer (s-1)&1 and writes buffer s&1 (three levels: reads
+ * buffers (s-1)%3 and (s+1)%3, writes buffer s%3). */
 static void inner_buffers(TbCtx *tc, KBlock *out, int f)
 {
     Kb *b = &tc->base.kb;
     KExpr *step = k_var(b, "step"), *buf = k_varf(b, "tb_buf%d", f), *elems = k_int(b, tc->g->elems);
     KExpr *in = k_add(b, buf, k_mul(b, k_bin(b, KO_BAND, k_sub(b, step, k_int(b, 1)), k_int(b, 1)), elems));
     KExpr *to = k_add(b, buf, k_mul(b, k_bin(b, KO_BAND, step, k_int(b, 1)), elems));
+    int three = tb_three_levels(tc->base.prog, f);
+    if (three) {
+        in = level_buffer(tc, f, step, -1);
+        to = level_buffer(tc, f, step, 0);
+    }
     const char *name = arena_printf(tc->base.arena, "tb_in%d", f);
     tb_pointer(&tc->base, out, KQ_CONST, name, in);
     tb_pointer(&tc->base, out, 0, arena_printf(tc->base.arena, "tb_out%d", f), to);
     tb_may_go_unused(&tc->base, out, name); /* a state field the step does not read */
+    if (three)
+        older_buffer(tc, out, f, level_buffer(tc, f, step, 1));
 }
 
-/* Step K: from buffer (K-1)&1 to the level +1 buffer in global memory. */
+/* Step K: from buffer (K-1)&1 (three levels: (K-1)%3, and (K+1)%3 for t-1) to the level +1
+ * buffer in global memory. */
 static void last_buffers(TbCtx *tc, KBlock *out, int f)
 {
     Kb *b = &tc->base.kb;
     const TbGeom *g = tc->g;
-    KExpr *in = k_add(b, k_varf(b, "tb_buf%d", f), k_int(b, ((g->K - 1) & 1) * g->elems));
+    int three = tb_three_levels(tc->base.prog, f);
+    long long in_at = three ? (g->K - 1) % 3 * g->elems : ((g->K - 1) & 1) * g->elems;
+    KExpr *in = k_add(b, k_varf(b, "tb_buf%d", f), k_int(b, in_at));
     const char *name = arena_printf(tc->base.arena, "tb_in%d", f);
     tb_pointer(&tc->base, out, KQ_CONST, name, in);
     tb_may_go_unused(&tc->base, out, name);
+    if (three)
+        older_buffer(tc, out, f, k_add(b, k_varf(b, "tb_buf%d", f), k_int(b, (g->K + 1) % 3 * g->elems)));
+}
+
+/* Step t+K-1 of three-level field f at the point: step K's input buffer at its place. */
+static KExpr *tile_older(CgCtx *ctx, int f)
+{
+    return k_index(&ctx->kb, k_varf(&ctx->kb, "tb_in%d", f), k_var(&ctx->kb, "lidx"));
+}
+
+static void last_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value)
+{
+    tb_store_last(ctx, out, w, array, value, tile_older);
 }
 
 static const char *describe(CgCtx *ctx, int stage, const TbGeom *g)
 {
     return arena_printf(ctx->arena,
                         "stage %d: temporal blocking, %d steps per launch. Extended tile %dx%dx%d (%d point%s "
-                        "per thread along %c), output tile %dx%dx%d, two shared buffers per state field.",
+                        "per thread along %c), output tile %dx%dx%d, two shared buffers per state field%s.",
                         stage, g->K, g->E[0], g->E[1], g->E[2], g->M, g->M > 1 ? "s" : "", "xyz"[g->L],
-                        g->dims > 0 ? g->O[0] : 1, g->dims > 1 ? g->O[1] : 1, g->dims > 2 ? g->O[2] : 1);
+                        g->dims > 0 ? g->O[0] : 1, g->dims > 1 ? g->O[1] : 1, g->dims > 2 ? g->O[2] : 1,
+                        tb_any_three_levels(ctx->prog) ? " (three for a three-level field, which stores its last "
+                                                      "two steps)" : "");
 }
 
 KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbGeom *g)
@@ -294,10 +346,12 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     KExpr *s[3];
     tb_shared_memory(ctx, &k->body);
     cg_strides(ctx, &k->body, s);
-    int slot = 0; /* field f's pair at tb_buf<f>, buffer b at + b * elems */
+    long long slot = 0; /* field f's buffers at tb_buf<f>, buffer b at + b * elems */
     for (int f = 0; f < p->nfields; f++)
-        if (is_state(p, f))
-            tb_smem_pointer(ctx, &k->body, arena_printf(ctx->arena, "tb_buf%d", f), (long long)slot++ * 2 * g->elems);
+        if (is_state(p, f)) {
+            tb_smem_pointer(ctx, &k->body, arena_printf(ctx->arena, "tb_buf%d", f), slot * g->elems);
+            slot += tb_three_levels(p, f) ? 3 : 2;
+        }
     TbCtx tc = {*ctx, g, cg_temporal_edge(p, NULL), BC_FIXED, NULL};
     cg_temporal_edge(p, &tc.bc);
     tc.base.stage = stage;
@@ -311,13 +365,34 @@ KKernel *tb_build_tile(CgCtx *ctx, int stage, const char *name, const CgArgs *ar
     step_points(&tc, &steps->body, k_var(b, "step"), 0, inner_buffers);
     k_push(b, &steps->body, k_barrier(b));
     k_push(b, &k->body, steps);
-    tc.base.kstore = NULL;
+    tc.base.kstore = tb_any_three_levels(p) ? last_store : NULL;
     tc.base.kidx = k_var(b, "idx");
     step_points(&tc, &k->body, k_int(b, g->K), 1, last_buffers);
     return k;
 }
 
 /* ---- the pass's kernel ---- */
+
+/* The kernel's arguments: args and, for a three-level field, both input levels (the kernels
+ * load both, whatever the step reads) and level +2, which step K writes (tb_store_last); into
+ * l too. */
+static const CgArgs *level_args(CgCtx *ctx, const CgArgs *args, PlanLaunch *l)
+{
+    const IrProgram *p = ctx->prog;
+    if (!tb_any_three_levels(p))
+        return args;
+    CgArgs *own = arena_alloc(ctx->arena, sizeof *own); /* zeroed */
+    for (int i = 0; i < args->nargs; i++)
+        cg_args_add(ctx, own, args->args[i], args->writes[i]);
+    static const int levels[3] = {2, 0, -1};
+    for (int f = 0; f < p->nfields; f++)
+        for (int i = 0; i < 3 && tb_three_levels(p, f); i++)
+            if (cg_args_find(own, ARG_BUF, f, levels[i], 0) < 0)
+                cg_args_add(ctx, own, (PlanArg){ARG_BUF, f, levels[i], 0}, levels[i] > 0);
+    l->args = own->args;
+    l->nargs = own->nargs;
+    return own;
+}
 
 static int empty_tile(const int O[3], int dims, int K, char *why, int whylen)
 {
@@ -346,7 +421,7 @@ static KKernel *temporal_kernel(CgCtx *ctx, int stage, const char *name, const C
         if (empty_tile(g.O, p->dims, g.K, why, whylen))
             return NULL;
         KKernel *k = g.retime ? tbs_build_retime(ctx, stage, name, args, &g, why, whylen)
-                              : tbs_build_stream(ctx, stage, name, args, &g);
+                              : tbs_build_stream(ctx, stage, name, level_args(ctx, args, l), &g);
         tb_launch(l, g.B, g.O, g.dims, cg_temporal_stream_smem(p, &g), g.K);
         return k;
     }
@@ -359,7 +434,7 @@ static KKernel *temporal_kernel(CgCtx *ctx, int stage, const char *name, const C
     if (empty_tile(g.O, p->dims, g.K, why, whylen))
         return NULL;
     tb_launch(l, g.B, g.O, g.dims, cg_temporal_smem(p, &g), g.K);
-    return tb_build_tile(ctx, stage, name, args, &g);
+    return tb_build_tile(ctx, stage, name, level_args(ctx, args, l), &g);
 }
 
 int cg_emit_stage_temporal(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,

@@ -32,7 +32,8 @@ TbEdge cg_temporal_edge_of(const IrField *f);
  * reflections and wraps of opt_temporal_common.c's tb_source reach one grid's length past an
  * edge, and the streaming kernels' planes reach tblock*(halo+1)+1 past it. */
 int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d);
-/* Dynamic shared memory: two buffers of the extended tile per state field. */
+/* Dynamic shared memory: two buffers of the extended tile per state field (three for a
+ * three-level field). */
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g);
 
 /* Temporal blocking with streaming (stream=on plus tblock=K, opt_temporal_stream.c): a block
@@ -45,7 +46,8 @@ typedef struct {
     int R;           /* halo along sd */
     int Lag;         /* planes between consecutive steps: R for stars and 3D boxes, R+1 for 2D boxes */
     int step_barriers; /* a barrier after every ring write (3D boxes), else one per input plane */
-    int Q;           /* Lag+R+1 planes per queue (retime: R+2 rounded up to even) */
+    int Q;           /* Lag+R+1 planes per queue (retime: R+2 rounded up to even; with a
+                        three-level field 2*Lag+R+1: step s reads step s-2's plane too) */
     int retime;      /* retime=on: each step adds its input plane to 2R+1 partial sums */
     int slots;       /* shared-memory planes per ring: Q, or 2 with retime */
     int SB;          /* output planes per block along sd */
@@ -57,7 +59,8 @@ typedef struct {
 } TbsGeom;
 
 void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
-/* Dynamic shared memory: K rings of `slots` planes per state field. */
+/* Dynamic shared memory: K rings of `slots` planes per state field (K+1 for a three-level
+ * field: the loaded older level's too). */
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
 /* Whether the retimed streaming temporal kernel can compute stage 0 of p: one state field, a
  * weighted sum of its reads. Returns 1, or 0 with a reason. */

@@ -25,8 +25,17 @@ long long tbs_inplane_offset(const TbsGeom *g, const int off[3]);
 /* ---- shared pieces (opt_temporal_common.c) ---- */
 
 /* Whether the kernel loads state field f: the step reads it. A field the step only writes
- * (v = u[0,0,1]) has no level 0 argument (cg_stage_args) and needs no input. */
+ * (v = u[0,0,1]) has no level 0 argument (cg_stage_args) and needs no input. A three-level
+ * field is always loaded (opt_temporal.c gives it both input levels). */
 int tb_loads(const CgCtx *ctx, int f);
+/* Whether f is a three-level state field: the kernels keep steps t-1 and t of it, and store
+ * its last two steps (to levels +1 and +2, Plan.ring3). */
+int tb_three_levels(const IrProgram *p, int f);
+int tb_any_three_levels(const IrProgram *p);
+/* The last step's w-th store at the point's global index idx: array[idx] = value, but for a
+ * three-level field step t+K to level +2 and step t+K-1 (older(ctx, f), the family's) to level
+ * +1 (plan.c rotates the field's buffers twice). */
+void tb_store_last(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value, KExpr *(*older)(CgCtx *, int));
 /* The field of the point's w-th stored write (cg_build_point's order). */
 int tb_stored_field(const IrProgram *p, int stage, int w);
 /* (T)0 */
@@ -46,23 +55,26 @@ void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name);
  * plan's step_min_extent asks of the grid. */
 KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, int exact, const char *name);
 
-/* The streaming kernels' shared memory (K rings of `slots` planes per state field, tbs<f>_<s>),
- * the column's coordinates and predicates, and the queues' registers q<f>_<s>_<position>. */
+/* The streaming kernels' shared memory (K rings of `slots` planes per state field, tbs<f>_<s>,
+ * and a three-level field's loaded older level, tbso<f>), the column's coordinates and
+ * predicates, and the queues' registers q<f>_<s>_<position> (the older level's qo<f>_<pos>). */
 void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f);
 /* A streaming temporal kernel with what both forms declare first: shared memory, strides, rings,
  * the column (tbs_rings, tbs_column). */
 KKernel *tbs_kernel(CgCtx *ctx, const char *name, const CgArgs *args, const TbsGeom *g, const char *comment);
-/* tbs<f>_<s>[lcol + offset]: the column's place in a plane of field f's ring of step s. */
+/* tbs<f>_<s>[lcol + offset]: the column's place in a plane of field f's ring of step s (s -1:
+ * the loaded older level's ring tbso<f>). */
 KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset);
-/* Loads input plane `plane` of every state field the step reads into nx<f>. */
+/* Loads input plane `plane` of every state field the step reads into nx<f> (a three-level
+ * field's older level into nxo<f>). */
 void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane);
 /* The plane loop `for (int it = 0; it < count; it += Q)`, pushed onto out. */
 KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 /* Copy u of the plane loop, pushed onto loop: past the last plane it breaks; it puts the loaded
- * plane p0 at the newest position of step 0's queue and ring, and loads the next. Returns the
- * copy's body, where the steps go. */
+ * plane p0 at the newest position of step 0's queue and ring (and of the older level's), and
+ * loads the next. Returns the copy's body, where the steps go. */
 KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u);
 /* Whether the state fields are periodic (TB_WRAP): the streaming kernels then load every
  * column and plane from its source (cidx is the column's) and compute every point. */

@@ -15,10 +15,35 @@ static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROL
 int tb_loads(const CgCtx *ctx, int f)
 {
     const IrStage *st = &ctx->prog->stages[ctx->stage];
+    if (tb_three_levels(ctx->prog, f))
+        return 1; /* the next step reads level 0 as its t-1 */
     for (int i = 0; is_state(ctx->prog, f) && i < st->nnodes; i++)
         if (st->nodes[i].op == N_READ && st->nodes[i].field == f && st->nodes[i].level == 0)
             return 1;
     return 0;
+}
+
+int tb_three_levels(const IrProgram *p, int f) { return is_state(p, f) && p->fields[f].levels == 3; }
+
+int tb_any_three_levels(const IrProgram *p)
+{
+    for (int f = 0; f < p->nfields; f++)
+        if (tb_three_levels(p, f))
+            return 1;
+    return 0;
+}
+
+void tb_store_last(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value, KExpr *(*older)(CgCtx *, int))
+{
+    Kb *b = &ctx->kb;
+    int f = tb_stored_field(ctx->prog, ctx->stage, w);
+    KExpr *idx = k_var(b, "idx");
+    if (!tb_three_levels(ctx->prog, f)) {
+        k_push(b, out, k_assign(b, k_index(b, array, idx), value));
+        return;
+    }
+    k_push(b, out, k_assign(b, k_index(b, cg_buf(ctx, f, 2), idx), value));
+    k_push(b, out, k_assign(b, k_index(b, cg_buf(ctx, f, 1), idx), older(ctx, f)));
 }
 
 int tb_stored_field(const IrProgram *p, int stage, int w)
@@ -103,9 +128,12 @@ void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g)
 {
     const IrProgram *p = ctx->prog;
     long long slot = 0;
-    for (int f = 0; f < p->nfields; f++)
+    for (int f = 0; f < p->nfields; f++) {
         for (int s = 0; tb_loads(ctx, f) && s < g->K; s++)
             tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbs%d_%d", f, s), slot++ * g->slots * g->plane);
+        if (tb_three_levels(p, f))
+            tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbso%d", f), slot++ * g->slots * g->plane);
+    }
 }
 
 static KExpr *sd_extent(Kb *b, const TbsGeom *g) { return k_var(b, g->sd == 1 ? "n1" : "n2"); }
@@ -206,12 +234,15 @@ void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
     for (int s = 0; s < g->K; s++)
         for (int q = 0; q < g->Q; q++)
             k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "q%d_%d_%d", f, s, q), tb_zero(ctx)));
+    for (int q = 0; tb_three_levels(ctx->prog, f) && q < g->Q; q++)
+        k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "qo%d_%d", f, q), tb_zero(ctx)));
 }
 
 KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset)
 {
     Kb *b = &ctx->kb;
-    return k_index(b, k_varf(b, "tbs%d_%d", f, s), k_add(b, k_var(b, "lcol"), k_int(b, offset)));
+    KExpr *ring = s < 0 ? k_varf(b, "tbso%d", f) : k_varf(b, "tbs%d_%d", f, s);
+    return k_index(b, ring, k_add(b, k_var(b, "lcol"), k_int(b, offset)));
 }
 
 int tbs_wraps(const CgCtx *ctx) { return cg_temporal_edge(ctx->prog, NULL) == TB_WRAP; }
@@ -251,12 +282,13 @@ void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
         ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
     }
     for (int f = 0; f < p->nfields; f++) {
-        if (!tb_loads(ctx, f))
-            continue;
-        KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
-        KExpr *at = k_add(b, k_var(b, "cidx"), k_mul(b, row, k_var(b, "ssd")));
-        KExpr *v = ld ? k_select(b, ld, k_index(b, cg_buf(ctx, f, 0), at), tb_zero(ctx)) : k_index(b, cg_buf(ctx, f, 0), at);
-        k_push(b, &scope->body, k_assign(b, k_varf(b, "nx%d", f), v));
+        for (int level = 0; level >= (tb_three_levels(p, f) ? -1 : 0) && tb_loads(ctx, f); level--) {
+            KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
+            KExpr *at = k_add(b, k_var(b, "cidx"), k_mul(b, row, k_var(b, "ssd")));
+            KExpr *buf = cg_buf(ctx, f, level);
+            KExpr *v = ld ? k_select(b, ld, k_index(b, buf, at), tb_zero(ctx)) : k_index(b, buf, at);
+            k_push(b, &scope->body, k_assign(b, k_varf(b, level ? "nxo%d" : "nx%d", f), v));
+        }
     }
     k_push(b, out, scope);
 }
@@ -291,6 +323,11 @@ KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u)
         KExpr *nx = k_varf(b, "nx%d", f);
         k_push(b, out, k_assign(b, k_varf(b, "q%d_0_%d", f, u), nx));
         k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, 0, (long long)slot * g->plane), nx));
+        if (!tb_three_levels(p, f))
+            continue;
+        KExpr *older = k_varf(b, "nxo%d", f);
+        k_push(b, out, k_assign(b, k_varf(b, "qo%d_%d", f, u), older));
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, -1, (long long)slot * g->plane), older));
     }
     tbs_load(ctx, out, g, k_add(b, p0, k_int(b, 1)));
     return out;

@@ -74,7 +74,10 @@ int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d)
 
 long long cg_temporal_smem(const IrProgram *p, const TbGeom *g)
 {
-    return (long long)ir_state_fields(p, NULL) * 2 * g->elems * ir_elem_size(p);
+    long long buffers = 0;
+    for (int f = 0; f < p->nfields; f++)
+        buffers += is_state(p, f) ? (p->fields[f].levels == 3 ? 3 : 2) : 0;
+    return buffers * g->elems * ir_elem_size(p);
 }
 
 /* The lag between consecutive steps (opt_temporal_stream.c): R when every state read with an
@@ -113,6 +116,9 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
     g->step_barriers = lag > g->R && p->dims >= 3;
     g->Lag = g->step_barriers ? g->R : lag;
     g->Q = g->Lag + g->R + 1;
+    for (int f = 0; f < p->nfields; f++) /* step s reads step s-2's plane, written 2*Lag copies ago */
+        if (is_state(p, f) && p->fields[f].levels == 3)
+            g->Q = 2 * g->Lag + g->R + 1;
     g->slots = g->Q;
     if (c->v[P_RETIME] == 2) { /* opt_temporal_retime.c */
         g->retime = 1;
@@ -134,7 +140,10 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
 
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
 {
-    return (long long)ir_state_fields(p, NULL) * g->K * g->slots * g->plane * ir_elem_size(p);
+    long long rings = 0;
+    for (int f = 0; f < p->nfields; f++)
+        rings += is_state(p, f) ? g->K + (p->fields[f].levels == 3) : 0;
+    return rings * g->slots * g->plane * ir_elem_size(p);
 }
 
 long long tbs_inplane_offset(const TbsGeom *g, const int off[3])

@@ -89,11 +89,15 @@ static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
     Kb *b = &ctx->kb;
     if (!is_state(ctx->prog, n->field))
         return cg_global_read(ctx, n, k_var(b, "idx"));
-    int pos = (tc->u + g->Q - g->Lag + n->off[g->sd]) % g->Q; /* written Lag - d copies ago */
+    /* u@-1: step s-2's plane, written 2*Lag - d copies ago; at step 1 the loaded older level's
+     * (queue -1), loaded with the newer level's plane */
+    int older = n->level < 0, queue = older ? tc->from - 1 : tc->from;
+    int age = older && queue >= 0 ? 2 * g->Lag : g->Lag;
+    int pos = (tc->u + g->Q - age + n->off[g->sd]) % g->Q; /* written age - d copies ago */
     long long inplane = tbs_inplane_offset(g, n->off);
     if (inplane == 0)
-        return k_varf(b, "q%d_%d_%d", n->field, tc->from, pos);
-    KExpr *ring = k_varf(b, "tbs%d_%d", n->field, tc->from);
+        return queue < 0 ? k_varf(b, "qo%d_%d", n->field, pos) : k_varf(b, "q%d_%d_%d", n->field, queue, pos);
+    KExpr *ring = queue < 0 ? k_varf(b, "tbso%d", n->field) : k_varf(b, "tbs%d_%d", n->field, queue);
     if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) {
         int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};
         return k_index(b, ring, k_plus(b, k_var(b, ring_column(ctx, off)), pos * g->plane));
@@ -117,6 +121,19 @@ static void keep_value(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
     }
     k_let(b, out, ctx->T, name, value); /* a field the step does not read: only its last value counts */
     tb_may_go_unused(ctx, out, name);
+}
+
+/* Step t+K-1 of three-level field f at the plane step K computes: step K's input, from the
+ * centre of step K-1's queue. */
+static KExpr *queue_older(CgCtx *ctx, int f)
+{
+    const TbsCtx *tc = (TbsCtx *)ctx;
+    return k_varf(&ctx->kb, "q%d_%d_%d", f, tc->g->K - 1, (tc->u + tc->g->Q - tc->g->Lag) % tc->g->Q);
+}
+
+static void last_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value)
+{
+    tb_store_last(ctx, out, w, array, value, queue_older);
 }
 
 /* ---- clamp and mirror (TB_MAP): halo columns and planes copy the interior ---- */
@@ -262,9 +279,11 @@ static void step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     tb_may_go_unused(ctx, body, "idx"); /* only coef fields and the last step use it */
     tc->u = u;
     tc->from = s - 1;
-    if (s == g->K) { /* to the level +1 buffer */
+    if (s == g->K) { /* to the level +1 buffer (three levels: +1 and +2) */
         KStmt *store = k_if(b, tbs_output_plane(ctx));
+        ctx->kstore = tb_any_three_levels(ctx->prog) ? last_store : NULL;
         cg_point(ctx, &store->body);
+        ctx->kstore = NULL;
         k_push(b, body, store);
     } else {
         inner_step(tc, body, u, s, all_in);
@@ -315,6 +334,8 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
             continue;
         tbs_queue_registers(ctx, out, g, f);
         k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "nx%d", f), NULL));
+        if (tb_three_levels(p, f))
+            k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "nxo%d", f), NULL));
     }
     tbs_load(ctx, out, g, k_var(b, "zload"));
     TbsCtx tc = {*ctx, g, 0, 0};

@@ -91,8 +91,11 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     TbsGeom g;
     cg_temporal_stream_geom(p, c, &g);
-    /* queue registers, and with retime the partial sums */
-    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL);
+    /* queue registers, and with retime the partial sums; a three-level field's older level */
+    int three = 0;
+    for (int f = 0; f < p->nfields; f++)
+        three += p->fields[f].role == ROLE_STATE && p->fields[f].levels == 3;
+    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL) + g.Q * three;
     if (g.Q * g.K > TBS_MAX_BODIES || regs > TBS_MAX_QUEUE_REGS) {
         snprintf(why, (size_t)whylen, "tblock=%d with stream and halo %d along %c: the plane loop would "
                  "hold %d step bodies (at most %d) and %d queue registers (at most %d)", g.K, g.R,
@@ -141,9 +144,11 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
         }
         if (fl->role != ROLE_STATE)
             continue;
-        if (fl->levels != 2) {
-            snprintf(why, (size_t)whylen, "tblock=%d: state %s has %d time levels; temporal blocking "
-                     "fuses steps of two-level fields only", c->v[P_TB], fl->name, fl->levels);
+        if (fl->levels == 3 && ((streaming(c) && c->v[P_RETIME] == 2) || s->distributed)) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has 3 time levels; %s", c->v[P_TB], fl->name,
+                     s->distributed ? "fused steps keep both input levels on one GPU only (a distributed "
+                                      "run's exchange sends one level per step)"
+                                    : "the retimed kernel keeps partial sums of one level: retime=off takes it");
             return 0;
         }
         if (cg_writing_stage(p, f) < 0) {
@@ -246,16 +251,17 @@ static int c_smem(const Space *s, const Config *c, char *why, int whylen)
         bytes = cg_temporal_stream_smem(p, &sg);
         if (bytes > TB_SMEM_MAX) {
             snprintf(why, (size_t)whylen, "tblock=%d with stream: %d rings of %d planes of %lld points "
-                     "per state field need %lld bytes of shared memory; a block gets at most %d", sg.K,
+                     "per state field (one more for three levels) need %lld bytes of shared memory; a "
+                     "block gets at most %d", sg.K,
                      sg.K, sg.Q, sg.plane, bytes, TB_SMEM_MAX);
             return 0;
         }
         return 1;
     }
     if (bytes > TB_SMEM_MAX) {
-        snprintf(why, (size_t)whylen, "tblock=%d: two buffers of the %dx%dx%d tile per state field need "
-                 "%lld bytes of shared memory; a block gets at most %d", g.K, g.E[0], g.E[1], g.E[2],
-                 bytes, TB_SMEM_MAX);
+        snprintf(why, (size_t)whylen, "tblock=%d: two buffers of the %dx%dx%d tile per state field (three "
+                 "for three levels) need %lld bytes of shared memory; a block gets at most %d", g.K, g.E[0],
+                 g.E[1], g.E[2], bytes, TB_SMEM_MAX);
         return 0;
     }
     return 1;
@@ -295,14 +301,15 @@ static const SpaceConstraint constraints[] = {
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},
-    {"tblock-fields", c_fields, "temporal blocking needs two-level state fields, all written, and no "
-                                "temp in memory"},
+    {"tblock-fields", c_fields, "temporal blocking needs every state field written, and no temp in "
+                                "memory; three-level fields not retimed, on one GPU"},
     {"tblock-edges", c_edges, "one boundary kind for all state fields and all their faces (fixed and "
                               "constant together); clamp and mirror without retime; fixed or constant "
                               "in a distributed run; grids deeper than fused steps reach"},
     {"tblock-tile", c_tile, "the output tile (extended tile - 2*tblock*halo) keeps at least half of it"},
-    {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field (streaming: tblock "
-                            "rings of 2R+1 planes, 2 planes retimed) fit the 227 KiB of a block"},
+    {"tblock-smem", c_smem, "two shared buffers of the extended tile per state field, three for three "
+                            "levels (streaming: tblock rings of 2R+1 planes, 2 planes retimed) fit the 227 "
+                            "KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
     {0},
 };

@@ -6,6 +6,11 @@
  * t+1). After a launch with rotate_after, every state field's list rotates once
  * ([L-1] moves to the front). Coef and temp fields have one buffer (level 0).
  *
+ * Fused steps of a three-level field: every block reads both input levels until the launch
+ * ends, so the two levels it leaves (steps t+K-1 and t+K, levels +1 and +2) need two other
+ * buffers: such a plan gives the field four (Plan.ring3), and the fused launch rotates its
+ * list twice. After it, the older level's halo is filled too, as it was when it was newest.
+ *
  * One step: the kernel of each stage (writing the +1 buffers of state fields and the buffers of
  * temps, reading level 0 / -1), the halo fills of the temps it wrote; copies level 0 -> +1 of
  * state fields the step does not write; rotate; the halo fills of the written state fields
@@ -26,6 +31,7 @@ typedef struct {
     int nlaunches, cap;
     const char **emitted; /* names of kernels already in the source */
     const char *suffix;   /* of the stage kernels' names ("" or "_single") */
+    const Plan *plan;     /* being built: its ring3 */
     char *why;            /* where a pass explains why it cannot generate the config */
     int whylen;
     int nemitted, cap_emitted;
@@ -141,8 +147,8 @@ static void build_prologue(Builder *b)
             continue;
         }
         if (fl->role == ROLE_STATE && ir_bc_any(fl, BC_FIXED) && fl->levels > 1) {
-            const int others[2] = {1, -1};
-            add_whole(b, f, "halo_copy", cg_emit_halo_copy, others, fl->levels > 2 ? 2 : 1);
+            const int others[3] = {1, -1, 2}; /* level +2: the fourth buffer of Plan.ring3 */
+            add_whole(b, f, "halo_copy", cg_emit_halo_copy, others, plan_buffers(b->plan, f) - 1);
         }
         if (fl->role != ROLE_TEMP && !ir_bc_all(fl, BC_FIXED)) {
             /* every buffer of the field, as the interpreter's start of a run does */
@@ -183,13 +189,22 @@ static int build_step(Builder *b)
             add_whole(b, f, "copy", cg_emit_copy, lv1, 1);
         }
     }
-    b->launches[b->nlaunches - 1].rotate_after = 1;
-    if (b->launches[b->nlaunches - 1].steps < 1)
-        b->launches[b->nlaunches - 1].steps = 1;
+    PlanLaunch *last = &b->launches[b->nlaunches - 1];
+    last->rotate_after = 1;
+    if (last->steps < 1)
+        last->steps = 1;
+    /* a fused launch leaves steps t+K-1 and t+K of a three-level field (opt_temporal.c) */
+    int two_levels = last->steps > 1;
+    for (int f = 0; f < p->nfields; f++)
+        if (two_levels && p->fields[f].role == ROLE_STATE && p->fields[f].levels == 3)
+            last->rotate_after = 2;
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
-        if (fl->role == ROLE_STATE && !ir_bc_all(fl, BC_FIXED) && field_written(p, f))
+        if (fl->role == ROLE_STATE && !ir_bc_all(fl, BC_FIXED) && field_written(p, f)) {
             add_fills(b, f, 0);
+            if (two_levels && fl->levels == 3) /* the older level's halo, as when it was newest */
+                add_fills(b, f, -1);
+        }
     }
     return 0;
 }
@@ -230,6 +245,7 @@ static int check_program(const IrProgram *prog, char *why, int whylen)
 static void builder_init(Builder *b, Plan *plan, Arena *arena, StrBuf *src)
 {
     const IrProgram *prog = plan->prog;
+    b->plan = plan;
     b->ctx.prog = prog;
     b->ctx.cfg = &plan->config;
     b->ctx.arena = arena;
@@ -347,6 +363,27 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
     return 0;
 }
 
+int plan_buffers(const Plan *plan, int f)
+{
+    const IrField *fl = &plan->prog->fields[f];
+    if (fl->role != ROLE_STATE)
+        return 1;
+    return fl->levels == 3 && plan->ring3 == 4 ? 4 : fl->levels;
+}
+
+int plan_slot(const Plan *plan, int f, int level)
+{
+    return level <= 0 ? -level : plan_buffers(plan, f) - level;
+}
+
+int plan_rotations(const Plan *plan, const PlanLaunch *l, int f)
+{
+    const IrField *fl = &plan->prog->fields[f];
+    if (!l->rotate_after || fl->role != ROLE_STATE)
+        return 0;
+    return l->rotate_after == 2 && fl->levels == 3 ? 2 : 1;
+}
+
 Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen)
 {
     char scratch[256];
@@ -368,6 +405,7 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
     Plan *plan = arena_alloc(arena, sizeof *plan);
     plan->prog = prog;
     plan->config = *c;
+    plan->ring3 = cg_temporal_wants(c) ? 4 : 3;
     StrBuf src = {0};
     Builder b = {0};
     builder_init(&b, plan, arena, &src);

@@ -40,7 +40,9 @@ typedef struct {
     PlanArg *args;
     int nargs;
     int steps;            /* time steps this launch advances (temporal blocking) */
-    int rotate_after;     /* after this launch, the state fields' buffers rotate once */
+    int rotate_after;     /* after this launch, the state fields' buffers rotate once; 2: a
+                             fused launch wrote levels +1 and +2 of the three-level fields
+                             (steps t+K-1 and t+K), which rotate twice (plan_rotations) */
     int fill;             /* a halo fill by boundary condition along fill_axis (args[0] is the
                              buffer): the distributed code fills only the global faces */
     int fill_axis;
@@ -58,6 +60,10 @@ typedef struct {
     int step_count;        /* steps advanced by one pass of `step` */
     PlanLaunch *single;    /* one plain step, for the steps left over when step_count > 1 */
     int nsingle;
+    int ring3;             /* buffers of a three-level state field: 3 (or 0), or 4 where launches fuse
+                              steps (every block reads both input levels until the launch
+                              ends, so the two levels it writes need two other buffers; the
+                              emitted code takes the fourth from the workspace) */
     int fused_min_n[3];    /* the step group runs only where the grid has at least these points
                               along each axis (fused steps that reflect a mirror halo); else
                               every step is a single one */
@@ -100,6 +106,15 @@ static inline long long plan_fused_scratch(const Plan *p, const int n[3])
 {
     return PLAN_REDUCE_SLOT(p->prog->nreduces) + (long long)p->nfused_reduces * plan_fused_parts(p, n);
 }
+
+/* The buffers of field f under plan: a state field's levels (Plan.ring3 for three), else 1. */
+int plan_buffers(const Plan *plan, int f);
+/* Where level `level` of field f lies in its newest-first list of plan_buffers buffers: -level
+ * for level 0 and below, buffers - level above (level +1 is the oldest buffer, +2 the one
+ * before it). */
+int plan_slot(const Plan *plan, int f, int level);
+/* How many times launch l rotates field f's list: 0, 1, or 2 (rotate_after 2, three levels). */
+int plan_rotations(const Plan *plan, const PlanLaunch *l, int f);
 
 /* Builds the plan of prog under config c (codegen/plan.c). Returns NULL, with a reason a person
  * can read in why, when c is not valid for prog (the constraints of codegen/space.c). */

@@ -95,8 +95,9 @@ struct RtGrid {
     int n[3], pad[3];
     long total;                 /* elements per buffer */
     size_t bytes;               /* bytes per buffer */
-    CUdeviceptr buf[RT_MAX_FIELDS][3];
+    CUdeviceptr buf[RT_MAX_FIELDS][4]; /* [3]: a three-level field's fourth (rt_ring.c) */
     int newest[RT_MAX_FIELDS];  /* which buffer of a state field holds step t */
+    int ring[RT_MAX_FIELDS];    /* 4 while a three-level field runs on four buffers, else 0 */
     double *params;             /* one per program parameter */
     long step;                  /* the run's next step (the built-in step): 0 after the prologue */
     CUdeviceptr scratch;        /* the reductions' (ARG_SCRATCH) while rt_reduce runs, else 0 */
@@ -113,6 +114,11 @@ int rt_verify_reductions(RtModule *m, RtGrid *g, InterpGrid *state, RtVerifyResu
  * (rt_reduce.c). Returns 0, or -1 with why when it could not run. */
 int rt_verify_fused(RtModule *m, const int n[3], long steps, unsigned seed, const InterpGrid *want,
                     RtVerifyResult *res, char *why, int whylen);
+/* Before and after the launches of a plan whose three-level fields have four buffers
+ * (Plan.ring3): the fourth joins the ring behind the oldest level, and leaves it again with
+ * the three newest levels in buf[0..2] (rt_ring.c). */
+int rt_ring_widen(RtGrid *g, const Plan *plan, char *why, int whylen);
+void rt_ring_narrow(RtGrid *g);
 /* Launches ls[0..n) with their functions fns on g, in order (rt_run.c). */
 int rt_launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunction *fns, int n, char *why,
                    int whylen);

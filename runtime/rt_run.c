@@ -56,7 +56,7 @@ void rt_grid_free(RtGrid *g)
     if (!g)
         return;
     for (int f = 0; f < RT_MAX_FIELDS; f++)
-        for (int l = 0; l < 3; l++)
+        for (int l = 0; l < 4; l++)
             if (g->buf[f][l])
                 g->rc->api.MemFree(g->buf[f][l]);
     free(g->params);
@@ -223,21 +223,22 @@ int rt_launch_grid(const PlanLaunch *l, const int n[3], unsigned grid[3], char *
 }
 
 /* The buffer a level of a field names now: level 0 is step t, -1 step t-1, +1 the one written
- * (for two levels the same buffer as t-1). */
+ * (for two levels the same buffer as t-1; +2 the one a fused launch writes step t+K to). */
 static CUdeviceptr level_buffer(const RtGrid *g, int field, int level)
 {
     const IrField *f = &g->prog->fields[field];
-    int nb = field_buffers(f);
+    int nb = g->ring[field] ? g->ring[field] : field_buffers(f);
     int idx = ((g->newest[field] + level) % nb + nb) % nb;
     return g->buf[field][idx];
 }
 
-static void rotate(RtGrid *g)
+static void rotate(RtGrid *g, const Plan *plan, const PlanLaunch *l)
 {
     for (int f = 0; f < g->prog->nfields; f++) {
         const IrField *fl = &g->prog->fields[f];
+        int nb = g->ring[f] ? g->ring[f] : fl->levels;
         if (fl->role == ROLE_STATE && fl->levels > 1)
-            g->newest[f] = (g->newest[f] + 1) % fl->levels;
+            g->newest[f] = (g->newest[f] + plan_rotations(plan, l, f)) % nb;
     }
 }
 
@@ -298,8 +299,7 @@ static int launch(RtModule *m, RtGrid *g, const PlanLaunch *l, CUfunction fn, ch
                                   (unsigned)l->block[1], (unsigned)l->block[2],
                                   (unsigned)l->smem_bytes, NULL, ptrs, NULL), what, why, whylen))
         return -1;
-    if (l->rotate_after)
-        rotate(g);
+    rotate(g, m->plan, l);
     return 0;
 bad_arg:
     snprintf(why, (size_t)whylen, "kernel %s: argument %d names nothing in the program",
@@ -321,7 +321,11 @@ int rt_run_prologue(RtModule *m, RtGrid *g, char *why, int whylen)
     if (RT_CU(m->rc, CtxSetCurrent(m->rc->ctx), "cuCtxSetCurrent", why, whylen))
         return -1;
     g->step = 0;
-    return rt_launch_list(m, g, m->plan->prologue, m->prologue, m->plan->nprologue, why, whylen);
+    if (rt_ring_widen(g, m->plan, why, whylen) != 0)
+        return -1;
+    int status = rt_launch_list(m, g, m->plan->prologue, m->prologue, m->plan->nprologue, why, whylen);
+    rt_ring_narrow(g);
+    return status;
 }
 
 int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
@@ -337,13 +341,15 @@ int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
                  "for the remaining %ld", per_group, rest);
         return -1;
     }
-    for (long s = 0; s < groups; s++, g->step += per_group)
-        if (rt_launch_list(m, g, p->step, m->step, p->nstep, why, whylen) != 0)
-            return -1;
-    for (long s = 0; s < rest; s++, g->step++)
-        if (rt_launch_list(m, g, p->single, m->single, p->nsingle, why, whylen) != 0)
-            return -1;
-    return 0;
+    if (rt_ring_widen(g, p, why, whylen) != 0)
+        return -1;
+    int status = 0;
+    for (long s = 0; s < groups && status == 0; s++, g->step += per_group)
+        status = rt_launch_list(m, g, p->step, m->step, p->nstep, why, whylen);
+    for (long s = 0; s < rest && status == 0; s++, g->step++)
+        status = rt_launch_list(m, g, p->single, m->single, p->nsingle, why, whylen);
+    rt_ring_narrow(g);
+    return status;
 }
 
 int rt_run(RtModule *m, RtGrid *g, long steps, char *why, int whylen)

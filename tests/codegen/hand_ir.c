@@ -346,6 +346,28 @@ int hb_count(const char *text, const char *needle)
     return n;
 }
 
+static int is_var(const KExpr *e, const char *name) { return e->kind == KE_VAR && strcmp(e->name, name) == 0; }
+
+int hb_count_stores(const KBlock *b, const char *array, const char *index)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++) {
+        const KStmt *s = b->items[i];
+        n += s->kind == KS_ASSIGN && s->lhs->kind == KE_INDEX && is_var(s->lhs->a, array) &&
+             (!index || is_var(s->lhs->b, index));
+        n += hb_count_stores(&s->body, array, index) + hb_count_stores(&s->els, array, index);
+    }
+    return n;
+}
+
+const KStmt *hb_find_loop(const KBlock *b, const char *var)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->items[i]->kind == KS_FOR && strcmp(b->items[i]->name, var) == 0)
+            return b->items[i];
+    return NULL;
+}
+
 const char *hb_find_nvcc(void)
 {
     if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)

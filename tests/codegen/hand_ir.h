@@ -28,6 +28,11 @@ void hb_has(const char *text, const char *needle);
 void hb_lacks(const char *text, const char *needle);
 /* How many times needle occurs in text (overlapping occurrences count). */
 int hb_count(const char *text, const char *needle);
+/* Stores array[index] = ... in block b, nested ones too (index: a variable's name, or NULL for
+ * any index). */
+int hb_count_stores(const KBlock *b, const char *array, const char *index);
+/* The counted loop over var among b's statements, or NULL. */
+const KStmt *hb_find_loop(const KBlock *b, const char *var);
 /* The nvcc to run (CUDA's, else one on PATH), or NULL when there is none. */
 const char *hb_find_nvcc(void);
 /* The emitted files NAME.cu and NAME.h of each names[i] (cu[i], h[i]) compiled by nvcc as one

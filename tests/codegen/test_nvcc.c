@@ -227,6 +227,13 @@ int main(void)
     emit(hb_example(a, 0), "tb=32x8,tblock=2", a, 0);
     emit(hb_example(a, 0), "tb=64x1,stream=y,sb=16,tblock=4", a, 0);
     emit(hb_example(a, 0), "tb=64x1,stream=y,sb=16,tblock=2,retime=on", a, 0);
+    /* fused steps of a three-level field (three shared buffers, or the older level's queue; the
+     * host's fourth buffer), mapped (clamp) and held (fixed) halos */
+    emit(hb_example(a, 2), "tb=32x8,tblock=3", a, 0);
+    emit(hb_example(a, 2), "tb=64x1,stream=y,sb=16,tblock=3", a, 0);
+    IrProgram *held = hb_example(a, 2);
+    ir_bc_set(&held->fields[0], BC_FIXED, 0);
+    emit(held, "tb=32x8,tblock=2", a, 0);
     const char *root = getenv("STC_SOURCE_ROOT");
     int examples = 0;
     if (root) {

@@ -136,20 +136,6 @@ static const KKernel *kernel_of(Arena *a, const IrProgram *p, const char *cfg)
     return k;
 }
 
-static int is_var(const KExpr *e, const char *name) { return e->kind == KE_VAR && strcmp(e->name, name) == 0; }
-
-/* Stores array[index] = ... in block (index: a variable's name), nested ones too. */
-static int count_stores(const KBlock *b, const char *array, const char *index)
-{
-    int n = 0;
-    for (int i = 0; i < b->n; i++) {
-        const KStmt *s = b->items[i];
-        n += s->kind == KS_ASSIGN && s->lhs->kind == KE_INDEX && is_var(s->lhs->a, array) && is_var(s->lhs->b, index);
-        n += count_stores(&s->body, array, index) + count_stores(&s->els, array, index);
-    }
-    return n;
-}
-
 /* `x += ...` statements in block, nested ones too. */
 static int count_accumulations(const KBlock *b)
 {
@@ -160,13 +146,6 @@ static int count_accumulations(const KBlock *b)
     return n;
 }
 
-static const KStmt *find_loop(const KBlock *b, const char *var)
-{
-    for (int i = 0; i < b->n; i++)
-        if (b->items[i]->kind == KS_FOR && strcmp(b->items[i]->name, var) == 0)
-            return b->items[i];
-    return NULL;
-}
 
 /* The overlapped tile: a barrier after the load and after each intermediate step, whose stores
  * go to the step's shared buffer; the last step stores to the level +1 buffer. A state field the
@@ -175,15 +154,15 @@ static const KStmt *find_loop(const KBlock *b, const char *var)
 static void test_tile_structure(Arena *a, IrProgram *star, IrProgram *h3)
 {
     const KKernel *k = kernel_of(a, star, "tb=32x8,tblock=2");
-    const KStmt *steps = find_loop(&k->body, "step");
+    const KStmt *steps = hb_find_loop(&k->body, "step");
     assert(steps && steps->unroll == 1 && steps->cond->kind == KE_INT && steps->cond->ival == 2);
     assert(kir_count_stmts(&k->body, KS_BARRIER) == 2 && kir_count_stmts(&steps->body, KS_BARRIER) == 1);
-    assert(count_stores(&steps->body, "tb_out0", "lidx") == 1);
-    assert(count_stores(&k->body, "f_u_lp1", "idx") == 1 && count_stores(&steps->body, "f_u_lp1", "idx") == 0);
+    assert(hb_count_stores(&steps->body, "tb_out0", "lidx") == 1);
+    assert(hb_count_stores(&k->body, "f_u_lp1", "idx") == 1 && hb_count_stores(&steps->body, "f_u_lp1", "idx") == 0);
     k = kernel_of(a, h3, "tb=16x8x8,tblock=2");
-    steps = find_loop(&k->body, "step");
-    assert(count_stores(&steps->body, "tb_out1", "lidx") == 1);
-    assert(count_stores(&k->body, "f_v_lp1", "idx") == 1);
+    steps = hb_find_loop(&k->body, "step");
+    assert(hb_count_stores(&steps->body, "tb_out1", "lidx") == 1);
+    assert(hb_count_stores(&k->body, "f_v_lp1", "idx") == 1);
     assert(kir_count_index(&k->body, "tb_in0") > 0 && kir_count_index(&k->body, "tb_in1") == 0);
     assert(kir_count_index(&k->body, "f_u_l0") > 0 && kir_count_index(&k->body, "f_v_l0") == 0);
     k = kernel_of(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2");
@@ -199,7 +178,7 @@ static void test_stream_structure(Arena *a, IrProgram *star, IrProgram *b2)
     const KKernel *k = kernel_of(a, star, "tb=64x1,stream=y,sb=16,tblock=4");
     assert(kir_count_stmts(&k->body, KS_BARRIER) == 2 * 3 && kir_count_stmts(&k->body, KS_BREAK) == 2 * 2);
     k = kernel_of(a, b2, "tb=64x1,stream=y,sb=16,tblock=4,retime=on");
-    const KStmt *loop = find_loop(&k->body, "it");
+    const KStmt *loop = hb_find_loop(&k->body, "it");
     assert(loop && loop->step->kind == KE_INT && loop->step->ival == 4);
     assert(kir_count_stmts(&loop->body, KS_BARRIER) == 4 && kir_count_stmts(&loop->body, KS_BREAK) == 3);
     /* 9 terms added to partial sums per step, 4 steps, 4 copies; no loop inside the copies */
@@ -511,7 +490,7 @@ int main(void)
     /* What the kernel cannot do is refused with the reason. */
     refused(a, star, "tb=32x32,tblock=16", "less than half");
     refused(a, star, "tb=32x8,tblock=2,maxreg=64,uf=1x2x1", "uf"); /* another pass's parameter */
-    refused(a, wave, "tb=32x8,tblock=2", "time levels");           /* 3 levels (and clamp) */
+    (void)wave; /* three levels: test_temporal_levels.c */
     refused(a, two, "tb=32x8,tblock=2", "not written");
     refused(a, stages, "tb=32x8,tblock=2", "stages");
     (void)heat1;

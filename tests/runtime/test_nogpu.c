@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "rt_internal.h"
 
 static void check_loader(void)
 {
@@ -163,12 +163,41 @@ static void check_index_range(void)
     printf("index range: %s\n", why);
 }
 
+/* A three-level field on four buffers (rt_ring.c): widened, levels keep their buffers with the
+ * fourth at level +1; after a fused launch (levels +1 and +2 written, two rotations) narrowed,
+ * the three newest levels are the three-buffer ring's, and no buffer is lost. */
+static void check_ring(void)
+{
+    IrField three[1] = {{.name = "u", .role = ROLE_STATE, .levels = 3}};
+    IrProgram ring = {.name = "ring", .dims = 1, .type = ELEM_FLOAT, .fields = three, .nfields = 1};
+    Plan plan = {.prog = &ring, .ring3 = 4};
+    RtGrid g = {.prog = &ring};
+    const CUdeviceptr A = 1, B = 2, C = 3, X = 4;
+    g.buf[0][0] = A, g.buf[0][1] = B, g.buf[0][2] = C, g.buf[0][3] = X;
+    g.newest[0] = 1; /* level 0 is B, -1 A, -2 C */
+    char why[256];
+    assert(rt_ring_widen(&g, &plan, why, (int)sizeof why) == 0 && g.ring[0] == 4);
+#define LEVEL(l) g.buf[0][((g.newest[0] + (l)) % 4 + 4) % 4]
+    assert(LEVEL(0) == B && LEVEL(-1) == A && LEVEL(-2) == C && LEVEL(1) == X);
+    const CUdeviceptr older = LEVEL(1), newest = LEVEL(2); /* t+K-1 and t+K */
+    g.newest[0] = (g.newest[0] + 2) % 4;
+#undef LEVEL
+    rt_ring_narrow(&g);
+    assert(g.ring[0] == 0 && g.newest[0] == 0);
+    assert(g.buf[0][0] == newest && g.buf[0][2] == older && g.buf[0][1] == B);
+    assert(g.buf[0][0] + g.buf[0][1] + g.buf[0][2] + g.buf[0][3] == A + B + C + X);
+    /* a plan without fused three-level steps leaves the grid alone */
+    plan.ring3 = 3;
+    assert(rt_ring_widen(&g, &plan, why, (int)sizeof why) == 0 && g.ring[0] == 0 && g.buf[0][0] == newest);
+}
+
 int main(void)
 {
     check_loader();
     check_index_range();
     check_compare();
     check_sizes();
+    check_ring();
     puts("ok");
     return 0;
 }

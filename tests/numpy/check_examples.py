@@ -28,7 +28,7 @@ except ImportError:
     print("no numpy: skipped")
     sys.exit(77)
 
-STENCILC, ROOT = sys.argv[1], sys.argv[2]
+STENCILC, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 NEED_GPU = "--gpu" in sys.argv[3:]
 results = {"passed": 0, "failed": 0}
 saw_gpu = []

@@ -8,6 +8,9 @@ steps in numpy and compares the saved fields and the printed reductions with it:
 
 - examples/advdiff_source.st, advdiff_source: advection-diffusion with a source in the
   coordinates x, y, nx and the step number (fixed walls);
+- examples/channel.st, channel and inflow: advection-diffusion with a velocity profile in the
+  coordinates y, ny and a boundary per axis (periodic x, fixed y walls), and inflow/outflow
+  faces (constant(1) on the low x face, clamp on the high one, mirror y);
 - examples/wave3d_energy.st: a three-level wave on a periodic box with a coef field, its energy,
   peak and low reductions checked every N steps (runs of N, 2N and 3N steps from the same data).
 
@@ -90,6 +93,53 @@ def advdiff(tmp, configs):
         close(f"advdiff_source {nx}x{ny}, {steps} steps, config {cfg or 'default'}", np.load(out), want, 1e-12)
 
 
+# ---- boundaries per axis and per face (examples/channel.st) ----------------------------------
+
+def channel_numpy(c, steps, umax=0.4, d=0.1):
+    """c: padded (ny+2, nx+2); x periodic, y fixed (the halo rows keep their values)."""
+    ny, nx = c.shape[0] - 2, c.shape[1] - 2
+    y = np.arange(ny, dtype=np.float64)[:, None]
+    profile = 4.0 * y * (ny - 1 - y) / ((ny - 1) * (ny - 1))
+    for _ in range(steps):
+        c = c.copy()
+        c[:, 0], c[:, -1] = c[:, -2], c[:, 1]          # x first: wrap
+        m, w, e, s, n = c[1:-1, 1:-1], c[1:-1, :-2], c[1:-1, 2:], c[:-2, 1:-1], c[2:, 1:-1]
+        new = c.copy()
+        new[1:-1, 1:-1] = m - umax * profile * (m - w) + d * (w + e + s + n - 4 * m)
+        c = new
+    return c[1:-1, 1:-1]
+
+
+def inflow_numpy(c, steps, u=0.5, d=0.05):
+    """c: interior (ny, nx); x: constant(1) | clamp, y: mirror (point -1 is point 1)."""
+    ny, nx = c.shape
+    p = np.zeros((ny + 2, nx + 2))
+    p[1:-1, 1:-1] = c
+    for _ in range(steps):
+        p[:, 0], p[:, -1] = 1.0, p[:, -2]              # x first: the inflow constant, clamp
+        p[0, :], p[-1, :] = p[2, :], p[-3, :]          # then y over the padded x extent: mirror
+        m, w, e, s, n = p[1:-1, 1:-1], p[1:-1, :-2], p[1:-1, 2:], p[:-2, 1:-1], p[2:, 1:-1]
+        p[1:-1, 1:-1] = m - u * (m - w) + d * (w + e + s + n - 4 * m)
+    return p[1:-1, 1:-1]
+
+
+def channel(tmp, configs):
+    nx, ny, steps = 90, 46, 25
+    rng = np.random.default_rng(5)
+    walls = rng.uniform(0.5, 1.5, (ny + 2, nx + 2))   # the padded shape: the y walls' values too
+    inner = rng.uniform(0.5, 1.5, (ny, nx))
+    np.save(os.path.join(tmp, "ch_c0.npy"), walls)
+    np.save(os.path.join(tmp, "in_c0.npy"), inner)
+    cases = (("channel", "ch_c0.npy", channel_numpy(walls, steps)), ("inflow", "in_c0.npy", inflow_numpy(inner, steps)))
+    for cfg in configs:
+        for name, init, want in cases:
+            out = os.path.join(tmp, "ch_out.npy")
+            run_check("examples/channel.st", ["--stencil", name, "--grid", f"{nx}x{ny}", "--steps", str(steps),
+                                              "--init", f"c={init}", "--save", f"c={out}"]
+                      + ([f"--config={cfg}"] if cfg else []), tmp)
+            close(f"{name} {nx}x{ny}, {steps} steps, config {cfg or 'default'}", np.load(out), want, 1e-12)
+
+
 # ---- the 3D wave and its reductions ---------------------------------------------------------
 
 def wave_numpy(u, prev, k, steps, c2=0.1):
@@ -136,6 +186,7 @@ def wave3d(tmp, configs, every=8):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         advdiff(tmp, ["", "tb=32x4,smem=on", "tb=64x1,stream=y,sb=16", "tb=64x1,stream=y,sb=32,tblock=4"])
+        channel(tmp, ["", "tb=32x4,smem=on", "tb=64x1,stream=y,sb=16"])
         wave3d(tmp, ["", "tb=32x4x2,smem=on", "tb=32x4x1,stream=z,sb=8"])
     if NEED_GPU and not saw_gpu:
         print("no GPU ran a kernel (--gpu): skipped")

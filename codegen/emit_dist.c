@@ -944,7 +944,11 @@ static void emit_constants(const Api *api, StrBuf *o)
 
 /* The buffers exchanged before the first step (every state buffer and the coefs) or at the
  * start of each later group of steps (the newest buffer of written state fields, and the
- * level before it where a step reads it at an offset or more steps than one are fused). */
+ * level before it where a step reads it at an offset or more steps than one are fused).
+ * Every buffer, the one a step overwrites too: its interior is written, but its fixed faces'
+ * halo is not, and beyond a periodic face (the deep-halo layers and the global halo there)
+ * that halo must hold the other end's values, which only the exchange brings; the second step
+ * of a group reads it (tests/dist/faces_model.py). */
 static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
 {
     const IrProgram *p = api->prog;
@@ -960,7 +964,7 @@ static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
             continue;
         if (all || cg_writing_stage(p, f) >= 0)
             sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[0], %d};\n", api->pfx, m, per);
-        if (fl->levels > 2 && all)
+        if (fl->levels > 1 && all)
             sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[1], %d};\n", api->pfx, m, per);
         else if (fl->levels > 2 && cg_writing_stage(p, f) >= 0 && field_read_at(p, f, -1, 0))
             sb_printf(o, "    %sx[n++] = (%s_xfield_){b->%s[1], %d};\n",

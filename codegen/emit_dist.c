@@ -70,8 +70,10 @@ static int any_periodic(const IrProgram *p)
  * (and two stages, which compute layers ahead alike) agree with one GPU under fixed, constant,
  * clamp and mirror faces (wave2d, flux_divergence) and periodic ones on every axis (gray_scott);
  * a y split at depth 3 of periodic x beside clamp, mirror and constant y faces gave 69 wrong
- * points (tests/dist/faces.st, 2 H100s, 2026-11-26), so that mix keeps depth 1 until it is
- * understood. */
+ * points (tests/dist/faces.st, 2 H100s, 2026-11-26). The cause, a fixed halo beyond the periodic
+ * face in a buffer the first exchange did not send, is fixed (emit_xset); the mix on different
+ * axes keeps depth 1 until a GPU run confirms it. On one axis, the layers computed again beyond
+ * the periodic face overwrite the filled field's halo there, whatever the exchange sends. */
 static int depth1_only(const IrProgram *p)
 {
     int all = (1 << p->dims) - 1, per = 0, filled = 0;

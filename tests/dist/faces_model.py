@@ -112,22 +112,27 @@ class Run:
             self.fills(f, self.bufs[f][0])
 
 
-class Rank(Run):
-    """A rank's part (emit_dist.c's layout): owned n, offset, ext per face (x periodic: both)."""
+def piece(n, p, c):
+    """NAME_dist_piece_: the size and first index of coordinate c's piece."""
+    base, rest = n // p, n % p
+    return base + (1 if c < rest else 0), c * base + min(c, rest)
 
-    def __init__(self, py, cy, depth):
-        w = depth * 1  # depth x reach (1)
-        ext = w - H
-        base, rest = NY // py, NY % py
-        self.ny = base + (1 if cy < rest else 0)
-        self.oy = cy * base + min(cy, rest)
-        self.cy, self.py, self.w = cy, py, w
+
+class Rank(Run):
+    """A rank's part (NAME_dist_layout_): owned n, offset, ext per face (x periodic: both)."""
+
+    def __init__(self, px, py, cx, cy, depth):
+        self.w = depth * 1  # depth x reach (1)
+        ext = self.w - H
+        self.nx, self.ox = piece(NX, px, cx)
+        self.ny, self.oy = piece(NY, py, cy)
+        self.cx, self.cy = cx, cy
         self.ext = [ext, ext, ext if cy > 0 else 0, ext if cy < py - 1 else 0]  # x lo, x hi, y lo, y hi
-        super().__init__(NX + 2 * ext, self.ny + self.ext[2] + self.ext[3], cy == 0, cy == py - 1, False)
+        super().__init__(self.nx + 2 * ext, self.ny + self.ext[2] + self.ext[3], cy == 0, cy == py - 1, False)
 
     def glob(self, i, j):
         """The global point of local padded (i, j)."""
-        return i - H - self.ext[0], j - H - self.ext[2] + self.oy
+        return i - H - self.ext[0] + self.ox, j - H - self.ext[2] + self.oy
 
     def scatter(self, field, level, g):
         buf = self.bufs[field][level]
@@ -138,43 +143,50 @@ class Rank(Run):
                     buf[j][i] = g[y + H][x + H]
 
 
-def exchange(ranks, members):
-    """x (periodic, each rank its own neighbour: the axis is not split), then y between ranks."""
-    for r in ranks:
-        own, w = H + r.ext[0], r.w
-        for m, l in members:
-            buf = r.bufs[m][l]
-            for row in buf:
-                lo = row[own + NX - w:own + NX]
-                hi = row[own:own + w]
-                row[own - w:own] = lo
-                row[own + NX:own + NX + w] = hi
-    for up in range(len(ranks) - 1):
-        r, s = ranks[up], ranks[up + 1]
-        for m, l in members:
-            rb, sb = r.bufs[m][l], s.bufs[m][l]
-            r_own, s_own = H + r.ext[2], H + s.ext[2]
-            for t in range(r.w):
-                rb[r_own + r.ny + t] = list(sb[s_own + t])       # up's first owned rows, into r's halo
-                sb[s_own - r.w + t] = list(rb[r_own + r.ny - r.w + t])
+def exchange(grid_, members):
+    """NAME_dist_exchange_: x (periodic: the ends exchange, a rank alone is its own neighbour),
+    then y between ranks, each over the full padded extent of the other axis; every message is
+    packed before any is unpacked."""
+    px, py = len(grid_[0]), len(grid_)
+    for row in grid_:
+        sent = []
+        for r in row:
+            own, w = H + r.ext[0], r.w
+            sent.append({(m, l): [(line[own:own + w], line[own + r.nx - w:own + r.nx]) for line in r.bufs[m][l]]
+                         for m, l in members})
+        for cx, r in enumerate(row):
+            own, w = H + r.ext[0], r.w
+            for m, l in members:
+                for q, line in enumerate(r.bufs[m][l]):
+                    line[own - w:own] = sent[(cx - 1) % px][(m, l)][q][1]
+                    line[own + r.nx:own + r.nx + w] = sent[(cx + 1) % px][(m, l)][q][0]
+    for cx in range(px):
+        for cy in range(py - 1):
+            r, s = grid_[cy][cx], grid_[cy + 1][cx]
+            for m, l in members:
+                rb, sb = r.bufs[m][l], s.bufs[m][l]
+                r_own, s_own = H + r.ext[2], H + s.ext[2]
+                for t in range(r.w):
+                    rb[r_own + r.ny + t] = list(sb[s_own + t])  # the first owned rows above, into r's halo
+                    sb[s_own - r.w + t] = list(rb[r_own + r.ny - r.w + t])
 
 
-def first_bad_read(ranks, one, step):
+def first_bad_read(grid_, one, step):
     """The first value an owned point reads that differs from one GPU's (None: none)."""
-    for r in ranks:
+    for r in (r for row in grid_ for r in row):
         for f in ("a", "b", "k"):
             buf = r.bufs[f][0]
             for j in range(H + r.ext[2] - 1, H + r.ext[2] + r.ny + 1):
-                for i in range(H + r.ext[0] - 1, H + r.ext[0] + NX + 1):
+                for i in range(H + r.ext[0] - 1, H + r.ext[0] + r.nx + 1):
                     x, y = r.glob(i, j)
                     want = one.bufs[f][0][y + H][x % NX + H]
                     if buf[j][i] != want:
-                        return "step %d reads %s(%d, %d) on rank %d: %r, one GPU %r" % (step + 1, f, x, y, r.cy,
-                                                                                     buf[j][i], want)
+                        return "step %d reads %s(%d, %d) on rank (%d, %d): %r, one GPU %r" % (
+                            step + 1, f, x, y, r.cx, r.cy, buf[j][i], want)
     return None
 
 
-def case(sets, py, depth, steps, seed=12345):
+def case(sets, px, py, depth, steps, seed=12345):
     rnd = random.Random(seed)
     init = {f: [[rnd.uniform(0.5, 1.5) for _ in range(NX + 2)] for _ in range(NY + 2)] for f in "abk"}
     one = Run(NX, NY, True, True, True)
@@ -182,19 +194,20 @@ def case(sets, py, depth, steps, seed=12345):
         for buf in one.bufs[f]:
             for j, row in enumerate(init[f]):
                 buf[j][:] = row
-    ranks = [Rank(py, c, depth) for c in range(py)]
+    grid_ = [[Rank(px, py, cx, cy, depth) for cx in range(px)] for cy in range(py)]
+    ranks = [r for row in grid_ for r in row]
     for r in ranks:
         for f in "abk":
             for level in range(len(r.bufs[f])):
                 r.scatter(f, level, init[f])
         r.prologue()
     one.prologue()
-    exchange(ranks, sets["all"])
+    exchange(grid_, sets["all"])
     bad = None
     for s in range(steps):
         if s and s % depth == 0:
-            exchange(ranks, sets["group"])
-        bad = bad or first_bad_read(ranks, one, s)
+            exchange(grid_, sets["group"])
+        bad = bad or first_bad_read(grid_, one, s)
         for r in ranks:
             r.step()
         one.step()
@@ -202,8 +215,8 @@ def case(sets, py, depth, steps, seed=12345):
     for f in ("a", "b"):
         for r in ranks:
             for y in range(r.oy, r.oy + r.ny):
-                for x in range(NX):
-                    differ += r.bufs[f][0][y - r.oy + H + r.ext[2]][x + H + r.ext[0]] != one.bufs[f][0][y + H][x + H]
+                for x in range(r.ox, r.ox + r.nx):
+                    differ += r.bufs[f][0][y - r.oy + H + r.ext[2]][x - r.ox + H + r.ext[0]] != one.bufs[f][0][y + H][x + H]
     return differ, bad
 
 
@@ -212,16 +225,16 @@ def main():
         print(__doc__)
         return 2
     sets = buffer_sets(sys.argv[1], sys.argv[2])
-    cases = [(1, 1, 3, 6), (1, 2, 1, 6), (1, 2, 2, 6), (1, 2, 3, 6), (1, 3, 3, 7)]
+    cases = [(1, 1, 3, 6), (1, 2, 1, 6), (1, 2, 2, 6), (1, 2, 3, 6), (2, 1, 3, 6), (2, 2, 2, 6), (4, 1, 3, 6),
+             (1, 4, 2, 5), (3, 3, 4, 9)]
     if len(sys.argv) == 7:
         cases = [tuple(int(v) for v in sys.argv[3:7])]
     print("first exchange: %s; later ones: %s" % (sets["all"], sets["group"]))
     failed = 0
     for px, py, depth, steps in cases:
-        assert px == 1, "the model splits y only"
-        differ, bad = case(sets, py, depth, steps)
-        print("%s faces 1x%dx1 grid %dx%d steps %d depth %d: %d points differ from one GPU%s" %
-              ("FAIL" if differ or bad else "PASS", py, NX, NY, steps, depth, differ,
+        differ, bad = case(sets, px, py, depth, steps)
+        print("%s faces %dx%dx1 grid %dx%d steps %d depth %d: %d points differ from one GPU%s" %
+              ("FAIL" if differ or bad else "PASS", px, py, NX, NY, steps, depth, differ,
                "; first: " + bad if bad else ""))
         failed += bool(differ or bad)
     return 1 if failed else 0

@@ -70,8 +70,10 @@ static int any_periodic(const IrProgram *p)
  * (and two stages, which compute layers ahead alike) agree with one GPU under fixed, constant,
  * clamp and mirror faces (wave2d, flux_divergence) and periodic ones on every axis (gray_scott);
  * a y split at depth 3 of periodic x beside clamp, mirror and constant y faces gave 69 wrong
- * points (tests/dist/faces.st, 2 H100s, 2026-11-26), so that mix keeps depth 1 until it is
- * understood. */
+ * points (tests/dist/faces.st, 2 H100s, 2026-11-26). The cause, a fixed halo beyond the periodic
+ * face in a buffer the first exchange did not send, is fixed (emit_xset); the mix on different
+ * axes keeps depth 1 until a GPU run confirms it. On one axis, the layers computed again beyond
+ * the periodic face overwrite the filled field's halo there, whatever the exchange sends. */
 static int depth1_only(const IrProgram *p)
 {
     int all = (1 << p->dims) - 1, per = 0, filled = 0;
@@ -944,7 +946,11 @@ static void emit_constants(const Api *api, StrBuf *o)
 
 /* The buffers exchanged before the first step (every state buffer and the coefs) or at the
  * start of each later group of steps (the newest buffer of written state fields, and the
- * level before it where a step reads it at an offset or more steps than one are fused). */
+ * level before it where a step reads it at an offset or more steps than one are fused).
+ * Every buffer, the one a step overwrites too: its interior is written, but its fixed faces'
+ * halo is not, and beyond a periodic face (the deep-halo layers and the global halo there)
+ * that halo must hold the other end's values, which only the exchange brings; the second step
+ * of a group reads it (tests/dist/faces_model.py). */
 static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
 {
     const IrProgram *p = api->prog;
@@ -960,7 +966,7 @@ static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
             continue;
         if (all || cg_writing_stage(p, f) >= 0)
             sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[0], %d};\n", api->pfx, m, per);
-        if (fl->levels > 2 && all)
+        if (fl->levels > 1 && all)
             sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[1], %d};\n", api->pfx, m, per);
         else if (fl->levels > 2 && cg_writing_stage(p, f) >= 0 && field_read_at(p, f, -1, 0))
             sb_printf(o, "    %sx[n++] = (%s_xfield_){b->%s[1], %d};\n",

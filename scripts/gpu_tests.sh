@@ -6,7 +6,7 @@
 #   sh scripts/gpu_tests.sh [BUILD] [--random N --seed S] [--no-fixed]
 #
 # Runs test_codegen_gpu, test_rt_handplan, test_rt_index64 (about 20 GB of GPU memory),
-# test_gpu_eval, test_gpu_faults, test_rt_reduce, the C API Jacobi driver (reductions), the
+# test_gpu_eval, test_gpu_faults, test_rt_reduce, the C API Jacobi and three-level wave drivers, the
 # examples against numpy (tests/numpy), then
 # test_rt_examples
 # on its fixed list (unless --no-fixed) and, with --random, on N random valid configurations per
@@ -53,6 +53,7 @@ run test_gpu_eval "$build/tests/driver/test_gpu_eval"
 run test_gpu_faults "$build/tests/driver/test_gpu_faults"
 run test_rt_reduce "$build/tests/runtime/test_rt_reduce"
 run jacobi_capi sh tests/runtime/run_jacobi_capi.sh "$build/driver/stencilc" "$STC_SOURCE_ROOT"
+run wave_capi sh tests/runtime/run_wave_capi.sh "$build/driver/stencilc" "$STC_SOURCE_ROOT"
 run numpy_examples python3 tests/numpy/check_examples.py "$build/driver/stencilc" "$STC_SOURCE_ROOT" --gpu
 if [ $fixed = 1 ]; then
     run test_rt_examples "$build/tests/runtime/test_rt_examples" .

@@ -24,12 +24,11 @@ static void key_generator(const TuneRequest *rq, char *buf, int len)
     int used = snprintf(buf, (size_t)len, "%s; tblock<=%d", rq->generator, tb->values[tb->nvalues - 1]);
     if (rq->procs[0] <= 0 || used <= 0 || used >= len)
         return;
+    char depth[32] = "chosen"; /* without --depth: the part of depth 1 is tuned, the depth chosen after */
     if (rq->depth > 0)
-        snprintf(buf + used, (size_t)(len - used), "; distributed %ldx%ldx%ld depth %ld", rq->procs[0],
-                 rq->procs[1], rq->procs[2], rq->depth);
-    else /* the part of depth 1 was measured; the exchange depth is chosen after tuning */
-        snprintf(buf + used, (size_t)(len - used), "; distributed %ldx%ldx%ld depth chosen", rq->procs[0],
-                 rq->procs[1], rq->procs[2]);
+        snprintf(depth, sizeof depth, "%ld", rq->depth);
+    snprintf(buf + used, (size_t)(len - used), "; distributed %ldx%ldx%ld depth %s", rq->procs[0], rq->procs[1],
+             rq->procs[2], depth);
 }
 
 int tune_choose(const TuneRequest *rq, TuneChoice *out, Diag *d)

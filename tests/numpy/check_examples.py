@@ -63,6 +63,11 @@ def close(what, got, want, rtol):
     check(f"{what}: numpy agrees (max relative error {err:.2e}, tolerance {rtol:g})", err <= rtol, f"{err:.3e}")
 
 
+def five_point(p):
+    """The interior of a padded 2D array (ny+2, nx+2) and its x-1, x+1, y-1, y+1 neighbours."""
+    return p[1:-1, 1:-1], p[1:-1, :-2], p[1:-1, 2:], p[:-2, 1:-1], p[2:, 1:-1]
+
+
 # ---- advection-diffusion with a source in the coordinates -----------------------------------
 
 def advdiff_numpy(u, steps, nu=0.125, cx=0.3, cy=0.1, dt=0.1, kx=0.02, ky=0.03, omega=0.05):
@@ -70,8 +75,7 @@ def advdiff_numpy(u, steps, nu=0.125, cx=0.3, cy=0.1, dt=0.1, kx=0.02, ky=0.03, 
     ny, nx = u.shape[0] - 2, u.shape[1] - 2
     y, x = np.mgrid[0:ny, 0:nx].astype(np.float64)
     for step in range(steps):
-        c = u[1:-1, 1:-1]
-        w, e, s, n = u[1:-1, :-2], u[1:-1, 2:], u[:-2, 1:-1], u[2:, 1:-1]
+        c, w, e, s, n = five_point(u)
         source = np.sin(kx * x) * np.cos(ky * y) * np.cos(omega * step) * (x < nx / 2)
         new = u.copy()
         new[1:-1, 1:-1] = c + nu * (w + e + s + n - 4 * c) - (cx * (c - w) + cy * (c - s)) + dt * source
@@ -103,7 +107,7 @@ def channel_numpy(c, steps, umax=0.4, d=0.1):
     for _ in range(steps):
         c = c.copy()
         c[:, 0], c[:, -1] = c[:, -2], c[:, 1]          # x first: wrap
-        m, w, e, s, n = c[1:-1, 1:-1], c[1:-1, :-2], c[1:-1, 2:], c[:-2, 1:-1], c[2:, 1:-1]
+        m, w, e, s, n = five_point(c)
         new = c.copy()
         new[1:-1, 1:-1] = m - umax * profile * (m - w) + d * (w + e + s + n - 4 * m)
         c = new
@@ -118,7 +122,7 @@ def inflow_numpy(c, steps, u=0.5, d=0.05):
     for _ in range(steps):
         p[:, 0], p[:, -1] = 1.0, p[:, -2]              # x first: the inflow constant, clamp
         p[0, :], p[-1, :] = p[2, :], p[-3, :]          # then y over the padded x extent: mirror
-        m, w, e, s, n = p[1:-1, 1:-1], p[1:-1, :-2], p[1:-1, 2:], p[:-2, 1:-1], p[2:, 1:-1]
+        m, w, e, s, n = five_point(p)
         p[1:-1, 1:-1] = m - u * (m - w) + d * (w + e + s + n - 4 * m)
     return p[1:-1, 1:-1]
 

@@ -65,15 +65,11 @@ static int any_periodic(const IrProgram *p)
     return m;
 }
 
-/* Whether the program's runs need depth 1 and one stage: periodic faces beside filled ones, on
- * one axis (fields that differ) or on different axes (`boundary periodic, fixed`). Deep halos
- * (and two stages, which compute layers ahead alike) agree with one GPU under fixed, constant,
- * clamp and mirror faces (wave2d, flux_divergence) and periodic ones on every axis (gray_scott);
- * a y split at depth 3 of periodic x beside clamp, mirror and constant y faces gave 69 wrong
- * points (tests/dist/faces.st, 2 H100s, 2026-11-26). The cause, a fixed halo beyond the periodic
- * face in a buffer the first exchange did not send, is fixed (emit_xset); the mix on different
- * axes keeps depth 1 until a GPU run confirms it. On one axis, the layers computed again beyond
- * the periodic face overwrite the filled field's halo there, whatever the exchange sends. */
+/* Whether the program's runs need depth 1 and one stage: on one axis, periodic fields beside
+ * filled ones (fields that differ), where the layers computed again beyond the periodic face
+ * overwrite the filled field's halo. Periodic faces beside filled ones on other axes (`boundary
+ * periodic, fixed`) take deep halos: tests/dist/faces.st, checked on GPUs after the first
+ * exchange sent every buffer (emit_xset; issue 31). */
 static int depth1_only(const IrProgram *p)
 {
     int all = (1 << p->dims) - 1, per = 0, filled = 0;
@@ -84,7 +80,7 @@ static int depth1_only(const IrProgram *p)
         per |= periodic_axes(p, f);
         filled |= ~periodic_axes(p, f) & all;
     }
-    return per && filled;
+    return (per & filled) != 0;
 }
 
 /* Prints the parts of a template (template.h: '@' the prefix, '^' in capitals). */
@@ -367,7 +363,7 @@ static const char *const DIST_TEMPLATE[] = {
     "    if (@_dist_rank_of_(procs, coords[0], coords[1], coords[2]) != d->rank)\n"
     "        return @_dist_fail_(d, \"coords are not this rank's: rank = x + px * (y + py * z)\"), ^_DIST_MISMATCH;\n"
     "    if (@_DIST_MIXED_ && depth * @_DIST_STAGES_ > 1)\n"
-    "        return @_dist_fail_(d, \"periodic faces beside other boundaries need depth 1 and one stage\"),\n"
+    "        return @_dist_fail_(d, \"periodic and other boundaries on one axis need depth 1 and one stage\"),\n"
     "               ^_DIST_INVALID;\n"
     "    if (@_DIST_PERIODIC_AXES_ && @_DIST_COORDS_ && depth * @_DIST_STAGES_ > 1)\n"
     "        return @_dist_fail_(d, \"a periodic program that reads x, y or z needs depth 1 and one stage\"),\n"

@@ -162,14 +162,14 @@ static void test_fused(Arena *a)
 }
 
 /* Distributed: the axes on which a field is periodic are exchanged at the global faces, every
- * buffer before the first step; periodic faces beside filled ones (on other axes too) keep
- * depth 1 (emit_dist.c, depth1_only). */
+ * buffer before the first step; periodic fields beside filled ones on one axis keep depth 1
+ * (emit_dist.c, depth1_only), periodic faces beside filled ones on other axes do not. */
 static void test_dist(Arena *a)
 {
     StrBuf cu = {0}, h = {0};
     assert(cg_emit_opts(hb_plan(a, progs[CHANNEL], ""), "channel", NULL, 1, &cu, &h) == 0);
     hb_has(cu.data, "#define channel_DIST_PERIODIC_AXES_ 1\n");
-    hb_has(cu.data, "#define channel_DIST_MIXED_ 1\n"); /* periodic x beside filled y faces */
+    hb_has(cu.data, "#define channel_DIST_MIXED_ 0\n"); /* periodic x beside filled y faces */
     hb_has(cu.data, "channel_DIST_PERIODIC_(a))");
     hb_has(cu.data, "(x[i].periodic >> a & 1)");
     /* the first exchange sends every buffer: the one the first step overwrites keeps its fixed

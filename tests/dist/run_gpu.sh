@@ -89,10 +89,9 @@ run gs 2 2 1 1 9 1; run gs 2 1 2 1 9 3; run gs 4 2 2 1 9 1; run gs 4 2 2 1 9 3; 
 run gs 4 2 2 1 9 1 errors; run gs 2 2 1 1 9 1 errors
 run flux 2 2 1 1 6 1; run flux 2 1 2 1 6 2; run flux 4 2 2 1 6 1; run flux 4 2 2 1 6 2; run flux 4 4 1 1 6 1
 run allbc 2 2 1 1 5 1; run allbc 4 2 2 1 5 1; run allbc 4 1 4 1 5 1
-# a boundary per axis and per face: periodic x exchanged at the ends, each y face filled (depth 1:
-# at depth 3 a y split gave 69 wrong points, and NAME_dist_init now refuses deep halos there)
-run faces 2 2 1 1 6 1; run faces 2 1 2 1 6 1; run faces 4 2 2 1 6 1; run faces 4 4 1 1 6 1
-run facess 4 2 2 1 6 1; run facess 2 1 2 1 6 1
+# a boundary per axis and per face: periodic x exchanged at the ends (deep halos), each y face filled
+run faces 2 2 1 1 6 1; run faces 2 1 2 1 6 3; run faces 2 2 1 1 6 2; run faces 4 2 2 1 6 2; run faces 4 4 1 1 6 3
+run faces 1 1 1 1 6 3; run facess 4 2 2 1 6 2; run facess 2 1 2 1 6 2; run facess 2 1 2 1 6 1
 run facesmix 2 2 1 1 5 1; run facesmix 4 2 2 1 5 1; run facesmix 4 1 4 1 5 1
 run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2
 # the built-ins x, y, z, nx, ny, nz, step: global coordinates on every rank, deep halos included

@@ -8,9 +8,10 @@ steps in numpy and compares the saved fields and the printed reductions with it:
 
 - examples/advdiff_source.st, advdiff_source: advection-diffusion with a source in the
   coordinates x, y, nx and the step number (fixed walls);
-- examples/channel.st, channel and inflow: advection-diffusion with a velocity profile in the
-  coordinates y, ny and a boundary per axis (periodic x, fixed y walls), and inflow/outflow
-  faces (constant(1) on the low x face, clamp on the high one, mirror y);
+- examples/channel.st, channel and inflow: advection-diffusion with a velocity profile and a
+  pulsed source in the coordinates x, y, ny, step and a boundary per axis (periodic x, fixed y
+  walls), and inflow/outflow faces (constant(1) on the low x face, clamp on the high one,
+  mirror y);
 - examples/wave3d_energy.st: a three-level wave on a periodic box with a coef field, its energy,
   peak and low reductions checked every N steps (runs of N, 2N and 3N steps from the same data).
 
@@ -99,17 +100,20 @@ def advdiff(tmp, configs):
 
 # ---- boundaries per axis and per face (examples/channel.st) ----------------------------------
 
-def channel_numpy(c, steps, umax=0.4, d=0.1):
-    """c: padded (ny+2, nx+2); x periodic, y fixed (the halo rows keep their values)."""
+def channel_numpy(c, steps, umax=0.4, d=0.1, q=0.05, x0=16, width=4, omega=0.1):
+    """c: padded (ny+2, nx+2); x periodic, y fixed (the halo rows keep their values); a pulsed
+    Gaussian source around (x0, ny / 2)."""
     ny, nx = c.shape[0] - 2, c.shape[1] - 2
-    y = np.arange(ny, dtype=np.float64)[:, None]
+    y, x = np.mgrid[0:ny, 0:nx].astype(np.float64)
     profile = 4.0 * y * (ny - 1 - y) / ((ny - 1) * (ny - 1))
-    for _ in range(steps):
+    r2 = (x - x0) * (x - x0) + (y - ny / 2) * (y - ny / 2)
+    for step in range(steps):
         c = c.copy()
         c[:, 0], c[:, -1] = c[:, -2], c[:, 1]          # x first: wrap
         m, w, e, s, n = five_point(c)
+        source = q * np.exp(-r2 / (width * width)) * max(np.sin(omega * step), 0.0)
         new = c.copy()
-        new[1:-1, 1:-1] = m - umax * profile * (m - w) + d * (w + e + s + n - 4 * m)
+        new[1:-1, 1:-1] = m - umax * profile * (m - w) + d * (w + e + s + n - 4 * m) + source
         c = new
     return c[1:-1, 1:-1]
 

@@ -66,8 +66,8 @@ for item in "$@"; do
     gms=${1:-0} ggs=${2:-0} groof=${3:-0}
     set -- $tuned
     tms=${1:-0} tgs=${2:-0} troof=${3:-0}
-    rp=$(awk -v a="$pms" -v b="$tms" 'BEGIN { printf "%.3f", b > 0 && a > 0 ? a / b : 0 }')
-    rg=$(awk -v a="$gms" -v b="$tms" 'BEGIN { printf "%.3f", b > 0 && a > 0 ? a / b : 0 }')
+    rp=$(awk -v a="$pms" -v b="$tms" 'BEGIN { printf "%.3f", (b > 0 && a > 0 ? a / b : 0) }')
+    rg=$(awk -v a="$gms" -v b="$tms" 'BEGIN { printf "%.3f", (b > 0 && a > 0 ? a / b : 0) }')
     echo "| $name | $pms, $pgs, $proof% | $gms, $ggs, $groof% | $tms, $tgs, $troof% | $rp | $rg |"
     n=$((n + 1))
     awk -v r="$rp" 'BEGIN { exit !(r > 0 && r <= 1.15) }' && p15=$((p15 + 1))

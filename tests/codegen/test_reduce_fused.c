@@ -194,6 +194,17 @@ int main(void)
     assert(big->nfused_reduces == 0 && big->nfused == 0);
     hb_has(big->fused_note, "change: separate: the tile's 70176 bytes of shared memory leave no room for the trees of 4 "
                             "fused reductions (32768 bytes; at most 98304 in all).");
+    /* a tile's 17952 bytes and the trees' 32768 exceed the 48 KB a block has without opting in:
+     * the fused kernel opts in, the step's does not */
+    Plan *optin = hb_plan(a, p, "tb=32x32x1,bm=1x2x1,smem=on");
+    const PlanLaunch *ol = &optin->fused[optin->nfused - 1];
+    assert(ol->smem_bytes == 17952 && ol->smem_static == 32768 && plan_launch_opts_in(ol));
+    StrBuf ocu = {0}, oh = {0};
+    assert(cg_emit(optin, "relax", &ocu, &oh) == 0);
+    hb_has(ocu.data, "    err = cudaFuncSetAttribute(relax_step_reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, 17952);\n");
+    hb_lacks(ocu.data, "cudaFuncSetAttribute(relax_step,");
+    sb_free(&ocu);
+    sb_free(&oh);
     /* vec: the tiles start a point before the grid, so the partials' grid is one point wider */
     Plan *vec = hb_plan(a, p, "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2");
     assert(vec->nfused_reduces == 4 && vec->fused_extra[0] == 1);

@@ -111,6 +111,17 @@ static void check_stages(const IrProgram *p, const Plan *plan)
     (void)p;
 }
 
+/* p renamed (its kernels and C symbols) under cfg, its files emitted into cu and h. */
+static Plan *renamed_plan(Arena *a, const IrProgram *p, const char *name, const char *cfg, StrBuf *cu, StrBuf *h)
+{
+    IrProgram *copy = arena_alloc(a, sizeof *copy);
+    *copy = *p;
+    copy->c_prefix = name;
+    Plan *plan = hb_plan(a, copy, cfg);
+    assert(cg_emit(plan, name, cu, h) == 0);
+    return plan;
+}
+
 /* The streaming fused step's kernel: no return, the tree, and n stores of array at the point's
  * index oidx (and none through plane pointers). */
 static const KKernel *stream_fused_kernel(const Plan *plan, const char *name, const char *array, int stores)
@@ -196,15 +207,12 @@ int main(void)
                             "fused reductions (32768 bytes; at most 98304 in all).");
     /* a tile's 17952 bytes and the trees' 32768 exceed the 48 KB a block has without opting in:
      * the fused kernel opts in, the step's does not */
-    Plan *optin = hb_plan(a, p, "tb=32x32x1,bm=1x2x1,smem=on");
+    StrBuf ocu = {0}, oh = {0};
+    Plan *optin = renamed_plan(a, p, "optin", "tb=32x32x1,bm=1x2x1,smem=on", &ocu, &oh);
     const PlanLaunch *ol = &optin->fused[optin->nfused - 1];
     assert(ol->smem_bytes == 17952 && ol->smem_static == 32768 && plan_launch_opts_in(ol));
-    StrBuf ocu = {0}, oh = {0};
-    assert(cg_emit(optin, "relax", &ocu, &oh) == 0);
-    hb_has(ocu.data, "    err = cudaFuncSetAttribute(relax_step_reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, 17952);\n");
-    hb_lacks(ocu.data, "cudaFuncSetAttribute(relax_step,");
-    sb_free(&ocu);
-    sb_free(&oh);
+    hb_has(ocu.data, "    err = cudaFuncSetAttribute(optin_step_reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, 17952);\n");
+    hb_lacks(ocu.data, "cudaFuncSetAttribute(optin_step,");
     /* vec: the tiles start a point before the grid, so the partials' grid is one point wider */
     Plan *vec = hb_plan(a, p, "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2");
     assert(vec->nfused_reduces == 4 && vec->fused_extra[0] == 1);
@@ -232,28 +240,15 @@ int main(void)
     assert(qt->fused_tile[2] == 4);
 
     /* register mode along z: the last stage's kernel folds at each point of its column */
-    IrProgram streamed = *q;
-    streamed.c_prefix = "sstream";
-    Plan *stream = hb_plan(a, &streamed, "tb=32x4x1,stream=z,sb=16");
-    check_stream_stages(stream);
-    StrBuf scu = {0}, sh = {0};
-    assert(cg_emit(stream, "sstream", &scu, &sh) == 0);
+    StrBuf scu = {0}, sh = {0}, rcu = {0}, rh = {0}, jrcu = {0}, jrh = {0};
+    check_stream_stages(renamed_plan(a, q, "sstream", "tb=32x4x1,stream=z,sb=16", &scu, &sh));
     hb_has(scu.data, "    for (int s = 0; err == cudaSuccess && s < steps - 1; s++)\n");
     hb_has(scu.data, "sstream_stage1_reduce<<<grid, dim3(32u, 4u, 1u), 0, stream>>>(");
     /* the ring kernel folds on its fast path (at the point's index, no return) and its general
      * loop; retiming folds the sum it stores */
-    IrProgram ring = *p;
-    ring.c_prefix = "rring";
-    Plan *rp = hb_plan(a, &ring, "tb=32x1x1,stream=y,sb=16,smem=on");
-    check_stream_ring(rp);
-    StrBuf rcu = {0}, rh = {0};
-    assert(cg_emit(rp, "rring", &rcu, &rh) == 0);
+    check_stream_ring(renamed_plan(a, p, "rring", "tb=32x1x1,stream=y,sb=16,smem=on", &rcu, &rh));
     IrProgram *jr = load_example("jacobi_residual.st", a);
-    jr->c_prefix = "jretime";
-    Plan *rt = hb_plan(a, jr, "tb=32x1x1,stream=y,sb=16,retime=on");
-    check_stream_retime(rt);
-    StrBuf jrcu = {0}, jrh = {0};
-    assert(cg_emit(rt, "jretime", &jrcu, &jrh) == 0);
+    check_stream_retime(renamed_plan(a, jr, "jretime", "tb=32x1x1,stream=y,sb=16,retime=on", &jrcu, &jrh));
     /* planes that leave no room for the trees: every reduction separate, and the header says why */
     Plan *wide = hb_plan(a, load_example("../tests/programs/reduce_wide.st", a), "tb=32x16x1,stream=z,sb=16,smem=on");
     assert(wide->nfused_reduces == 0 && wide->nfused == 0 && wide->step[0].smem_bytes == 221184);
@@ -285,8 +280,8 @@ int main(void)
         const StrBuf *const hs[] = {&h, &qh, &jh, &th, &sh, &rh, &jrh};
         status = hb_nvcc_compile(nvcc, names, cus, hs, 7);
     }
-    StrBuf *const bufs[] = {&scu, &sh, &rcu, &rh, &jrcu, &jrh};
-    for (int i = 0; i < 6; i++)
+    StrBuf *const bufs[] = {&scu, &sh, &rcu, &rh, &jrcu, &jrh, &ocu, &oh};
+    for (int i = 0; i < 8; i++)
         sb_free(bufs[i]);
     sb_free(&tcu);
     sb_free(&th);

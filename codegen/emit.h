@@ -95,7 +95,7 @@ void cg_build_reductions(CgCtx *ctx, Plan *plan);
 int cg_reduce_fusable(const IrProgram *p, int r, char *why, int whylen);
 /* Chooses the reductions the fused step, whose kernels are built under cfg, folds
  * (plan->reduce_fused, nfused_reduces, fused_note): the fusable ones where cfg's kernel family
- * has a fused form (plain, tile), else none. */
+ * has a fused form (plain, tile, stream), else none. */
 void cg_choose_fused(CgCtx *ctx, Plan *plan, const Config *cfg);
 /* Adds to a the arguments that the fused form of the last stage needs beyond its own: the
  * fused reductions' reads, params and coordinates, and the scratch. */

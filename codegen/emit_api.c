@@ -312,7 +312,7 @@ void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
               "        return cudaErrorInvalidConfiguration;\n",
               api->pfx, l->axis_of[0], l->extra[0], l->tile[0], l->axis_of[1], l->extra[1],
               l->tile[1], l->axis_of[2], l->extra[2], l->tile[2]);
-    if (l->smem_bytes > 48 * 1024) /* above the default, a kernel must opt in (idempotent) */
+    if (plan_launch_opts_in(l))
         sb_printf(o, "    err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d);\n"
                   "    if (err != cudaSuccess)\n        return err;\n", l->kernel, l->smem_bytes);
     sb_printf(o, "    %s<<<grid, dim3(%du, %du, %du), %d, stream>>>(", l->kernel, l->block[0],

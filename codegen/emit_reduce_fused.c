@@ -7,11 +7,12 @@
  * the separate pass's), and NAME_fused_R combines the partials of the blocks in a fixed order
  * (thread t folds partials t, t + 256, ..., then the tree), so a value is the same on every run
  * of one grid and configuration. A family's kernel builder makes its fused form with ctx->fold
- * set: cg_fold_begin, cg_point's fold at each point (cg_fold_point), cg_fold_end. The plain and
- * tile families have one; the fused step is the plan's own step, or under temporal blocking its
- * single step (the one that runs the steps left over by the fused ones); the streaming family
- * leaves every reduction to the separate pass. */
+ * set: cg_fold_begin, cg_point's fold at each point (cg_fold_point), cg_fold_end. The plain,
+ * tile and streaming families have one (a streaming thread folds the points of its column in
+ * the order it walks them); the fused step is the plan's own step, or under temporal blocking
+ * its single step (the one that runs the steps left over by the fused ones). */
 #include "emit_reduce.h"
+#include "opt_stream.h"
 #include "pass.h"
 
 #include <stdio.h>
@@ -64,21 +65,26 @@ int cg_reduce_fusable(const IrProgram *p, int r, char *why, int whylen)
     return 1;
 }
 
-/* Why the kernels of cfg cannot fold n reductions (into why), or 0 when they can: the plain and
- * tile families have a fused form; the trees' shared arrays must fit beside a tile's staging. */
+/* Why the kernels of cfg cannot fold n reductions (into why), or 0 when they can: the plain,
+ * tile and streaming families have a fused form; the trees' shared arrays must fit beside a
+ * tile's staging (FUSED_SMEM in all) or the streaming kernel's planes (what a block may opt in
+ * to). */
 static int family_refuses(const Plan *plan, const Config *cfg, int n, char *why, int whylen)
 {
     const char *family = cg_pass_for(cfg)->name;
-    if (strcmp(family, "plain") != 0 && strcmp(family, "tile") != 0) {
+    int tile = strcmp(family, "tile") == 0, stream = strcmp(family, "stream") == 0;
+    if (!tile && !stream && strcmp(family, "plain") != 0) {
         snprintf(why, (size_t)whylen, "the %s kernels have no fused form", family);
         return 1;
     }
     int staged = 0, trees = n * cfg->v[P_TBX] * cfg->v[P_TBY] * cfg->v[P_TBZ] * (int)sizeof(double);
-    for (int i = 0; strcmp(family, "tile") == 0 && i < plan->nstep; i++) /* cfg is the plan's */
+    for (int i = 0; (tile || stream) && i < plan->nstep; i++) /* cfg is the plan's */
         staged = plan->step[i].smem_bytes > staged ? plan->step[i].smem_bytes : staged;
-    if (staged + trees > FUSED_SMEM) {
-        snprintf(why, (size_t)whylen, "the tile's %d bytes of shared memory leave no room for the trees of %d "
-                 "fused reductions (%d bytes; at most %d in all)", staged, n, trees, FUSED_SMEM);
+    int limit = stream ? STREAM_SMEM_LIMIT : FUSED_SMEM;
+    if (staged + trees > limit) {
+        snprintf(why, (size_t)whylen, "the %s %d bytes of shared memory leave no room for the trees of %d "
+                 "fused reductions (%d bytes; at most %d in all)", stream ? "streaming kernel's" : "tile's",
+                 staged, n, trees, limit);
         return 1;
     }
     return 0;

@@ -261,9 +261,7 @@ static void ring_body(StreamB *sb, KBlock *out, const char *name)
         for (int q = -g->R; q <= g->R; q++)
             if (sb->pl->need[k][q + g->R])
                 k_push(b, out, k_decl(b, 0, sb->ctx->T, stream_var(sb, "q", k, q)->name, stream_zero(sb)));
-    if (g->sb % g->uf == 0)
-        stream_fast_path(sb, out);
-    ring_loop(sb, out);
+    ring_loop(sb, g->sb % g->uf == 0 ? stream_fast_path(sb, out) : out);
 }
 
 static KKernel *ring_kernel(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
@@ -298,12 +296,27 @@ static KKernel *stage_kernel(CgCtx *ctx, int stage, const char *name, const CgAr
     return ring_kernel(ctx, stage, name, args, l, g);
 }
 
+/* The fused step (ctx->fold, emit_reduce_fused.c): the accumulators before the body, whose
+ * points fold as they are stored (cg_point), and the block's partials after it, over the
+ * launch's tiles (sb planes along SD). In the fused form no path of the body returns early. */
+static void fold_around(CgCtx *ctx, KKernel *k, const PlanLaunch *l)
+{
+    KBlock body = {0};
+    cg_fold_begin(ctx, &body);
+    for (int i = 0; i < k->body.n; i++)
+        k_push(&ctx->kb, &body, k->body.items[i]);
+    k->body = body;
+    cg_fold_end(ctx, &k->body, l->block, l->tile, l->extra);
+}
+
 int cg_emit_stage_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, PlanLaunch *l,
                          char *why, int whylen)
 {
     KKernel *k = stage_kernel(ctx, stage, name, args, l, why, whylen);
     if (!k)
         return -1;
+    if (ctx->fold)
+        fold_around(ctx, k, l);
     cg_add_kernel(ctx, k);
     return 0;
 }

@@ -25,7 +25,10 @@
 enum { STREAM_MAX_R = 8, STREAM_MAX_SRC = 16, STREAM_WIN = 2 * STREAM_MAX_R + 1,
        STREAM_MAX_BM = 16, STREAM_MAX_ROWS = STREAM_MAX_BM + 2 * STREAM_MAX_R,
        /* register mode: at most this many queued values per thread (beyond: spills) */
-       STREAM_MAX_REGS = 160 };
+       STREAM_MAX_REGS = 160,
+       /* shared memory a block may opt in to on sm_90: the planes, and in the fused step
+        * (emit_reduce_fused.c) the reductions' trees beside them */
+       STREAM_SMEM_LIMIT = 227 * 1024 };
 
 typedef struct {
     int field, level;

@@ -83,7 +83,13 @@ KExpr *stream_ring_read(CgCtx *ctx, const IrNode *n);
 void stream_plane(StreamB *sb, KBlock *out, const char *suf, const PlaneMode *m);
 /* The register copies of the prefetched group: g<k>_<u> = g<k>_<u>n, h... likewise. */
 void stream_carry(StreamB *sb, KBlock *out, int u);
-/* The fast path of full blocks (opt_stream_fast.c). */
-void stream_fast_path(StreamB *sb, KBlock *out);
+/* The fast path of full blocks (opt_stream_fast.c); returns where the general loop goes: after
+ * it (the fast path returns), or in the fused step (ctx->fold) its else branch, so that every
+ * thread reaches the reductions' tree. */
+KBlock *stream_fast_path(StreamB *sb, KBlock *out);
+/* Whether the fast path stores through output pointers stepped a plane at a time (point index
+ * 0); the fused step stores at the point's index, at which its reductions read the buffers the
+ * step leaves as they are. */
+static inline int stream_stores_by_pointer(const StreamB *sb) { return !sb->ctx->fold; }
 
 #endif

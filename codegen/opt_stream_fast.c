@@ -83,7 +83,7 @@ static void fast_pointers(StreamB *sb, KBlock *out)
         }
     }
     KExpr *outs[STREAM_MAX_SRC];
-    int nout = stream_outputs(sb, outs);
+    int nout = stream_stores_by_pointer(sb) ? stream_outputs(sb, outs) : 0;
     for (int k = 0; k < nout; k++) {
         KExpr *first = k_mul(b, k_cast(b, "long long", stream_add(sb, k_var(b, "z0"), g->R)), sb->sp);
         KExpr *at = k_add(b, k_add(b, outs[k], first), k_var(b, "own_g"));
@@ -157,7 +157,7 @@ static KExpr *full_block(StreamB *sb)
     return full;
 }
 
-void stream_fast_path(StreamB *sb, KBlock *out)
+KBlock *stream_fast_path(StreamB *sb, KBlock *out)
 {
     Kb *b = sb->b;
     const StreamGeom *g = sb->g;
@@ -182,7 +182,10 @@ void stream_fast_path(StreamB *sb, KBlock *out)
         k_push(b, &loop->body, group);
     }
     k_push(b, &fast->body, loop);
+    k_push(b, out, fast);
+    if (sb->ctx->fold)
+        return &fast->els; /* the general loop serves edge blocks */
     k_push(b, &fast->body, k_comment(b, "the general loop below serves edge blocks"));
     k_push(b, &fast->body, k_return(b));
-    k_push(b, out, fast);
+    return out;
 }

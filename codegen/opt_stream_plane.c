@@ -137,8 +137,9 @@ static void plane_point(StreamB *sb, KBlock *out, const PlaneMode *m)
             }
     KExpr *outs[STREAM_MAX_SRC];
     int nout = 0;
-    if (general) {
-        KExpr *at = k_add(b, k_mul(b, k_cast(b, "long long", t), sb->sp), k_var(b, "own_g"));
+    if (general || !stream_stores_by_pointer(sb)) { /* t: the output's plane in the buffer */
+        KExpr *plane = general ? t : stream_add(sb, m->out, g->R);
+        KExpr *at = k_add(b, k_mul(b, k_cast(b, "long long", plane), sb->sp), k_var(b, "own_g"));
         sb->pt.kidx = k_let(b, &blk->body, "long long", "oidx", at);
     } else {
         /* the written buffers' names stand for this plane's output pointers here */

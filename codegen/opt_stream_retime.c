@@ -318,6 +318,22 @@ static void accumulate(StreamB *sb, KBlock *out, int k, const CgLinTerm *terms, 
     k_push(b, out, scope);
 }
 
+/* dst[oidx] = a0, the oldest sum, complete; in the fused step (ctx->fold) named, stored and
+ * folded as cg_point's stores are. */
+static void retime_store(StreamB *sb, KBlock *out, KExpr *dst, KExpr *oidx)
+{
+    Kb *b = sb->b;
+    if (!sb->ctx->fold) {
+        k_push(b, out, k_assign(b, k_index(b, dst, oidx), k_var(b, "a0")));
+        return;
+    }
+    CgPointStore store = {dst, k_var(b, "a0")};
+    CgPointStores stores = {&store, 1, 1};
+    sb->pt.kidx = k_let(b, out, "long long", "oidx", oidx);
+    cg_fold_point(&sb->pt, out, &stores);
+    sb->pt.kidx = NULL;
+}
+
 /* Plane t: staged into its slot (t & 1), one barrier, its terms added to the partial sums; the
  * oldest sum is complete, stored, and the sums rotate. */
 static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst, const CgLinTerm *terms,
@@ -343,7 +359,7 @@ static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst,
         accumulate(sb, out, k, terms, nterms);
     KStmt *store = k_if(b, k_and(b, k_bin(b, KO_GE, t, stream_add(sb, k_var(b, "z0"), R)), k_var(b, "inside")));
     KExpr *oidx = k_add(b, k_mul(b, k_cast(b, "long long", t), k_var(b, "ps")), k_var(b, "own_g"));
-    k_push(b, &store->body, k_assign(b, k_index(b, dst, oidx), k_var(b, "a0")));
+    retime_store(sb, &store->body, dst, oidx);
     k_push(b, out, store);
     for (int j = 0; j < 2 * R; j++)
         k_push(b, out, k_assign(b, k_varf(b, "a%d", j), k_varf(b, "a%d", j + 1)));

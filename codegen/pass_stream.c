@@ -7,9 +7,6 @@
 
 #include <stdio.h>
 
-/* Largest shared memory a block may opt in to on sm_90. */
-enum { STREAM_SMEM_LIMIT = 227 * 1024 };
-
 static int dims_of(const Space *s) { return s->prog ? s->prog->dims : 3; }
 
 static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }

@@ -330,6 +330,7 @@ static int build_fused(Builder *b, Plan *plan)
         plan->fused_tile[d] = l->tile[d];
         plan->fused_extra[d] = l->extra[d];
     }
+    l->smem_static = plan->nfused_reduces * l->block[0] * l->block[1] * l->block[2] * (int)sizeof(double);
     return status;
 }
 

@@ -37,6 +37,7 @@ typedef struct {
     int axis_of[3];
     int extra[3];
     int smem_bytes;       /* dynamic shared memory */
+    int smem_static;      /* static shared memory: the fused step's trees (emit_reduce_fused.c) */
     PlanArg *args;
     int nargs;
     int steps;            /* time steps this launch advances (temporal blocking) */
@@ -47,6 +48,11 @@ typedef struct {
                              buffer): the distributed code fills only the global faces */
     int fill_axis;
 } PlanLaunch;
+
+/* Whether launch l must opt in to its dynamic shared memory: a block has 48 KB, static and
+ * dynamic together, unless its kernel asks for more (cudaFuncAttributeMaxDynamicSharedMemorySize,
+ * idempotent). */
+static inline int plan_launch_opts_in(const PlanLaunch *l) { return l->smem_bytes + l->smem_static > 48 * 1024; }
 
 typedef struct {
     const IrProgram *prog;

@@ -87,7 +87,7 @@ static CUfunction *resolve_list(RtModule *m, const PlanLaunch *ls, int n, char *
         snprintf(what, sizeof what, "kernel %s", ls[i].kernel);
         if (RT_CU(rc, ModuleGetFunction(&fns[i], m->mod, ls[i].kernel), what, why, whylen))
             goto fail;
-        if (ls[i].smem_bytes > 48 * 1024) {
+        if (plan_launch_opts_in(&ls[i])) {
             snprintf(what, sizeof what, "kernel %s: %d bytes of dynamic shared memory (at most %d)",
                      ls[i].kernel, ls[i].smem_bytes, rc->info.smem_optin);
             if (RT_CU(rc, FuncSetAttribute(fns[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -1,11 +1,13 @@
 /* Reductions folded by the step (codegen/emit_reduce_fused.c), no GPU needed: which reductions of
- * tests/programs/reduce_fused.st and reduce_stages.st are fused, and why the others are not (an
- * offset, an earlier stage, a streaming plan); the fused step's kernel (no return before the
- * tree, the new value named once and stored, the level before read from the step's level 0, the
- * coordinates) and its launches, in the plain and the tile family (its fast and slow paths, the
- * partials' grid under vec); the combine kernels and the launches after it; the coordinates in
- * the separate pass; NAME_run_reduce in the files, under temporal blocking its single step; and,
- * where nvcc is, the emitted .cu compiled with warnings as errors. */
+ * tests/programs/reduce_fused.st, reduce_stages.st and reduce_wide.st are fused, and why the
+ * others are not (an offset, an earlier stage, too much shared memory); the fused step's kernel
+ * (no return before the tree, the new value named once and stored, the level before read from
+ * the step's level 0, the coordinates) and its launches, in the plain and the tile family (its fast and slow paths, the
+ * partials' grid under vec) and the streaming family (register mode, the shared ring's fast path
+ * and general loop, retiming; planes that leave no room for the trees); the combine kernels and
+ * the launches after it; the coordinates in the separate pass; NAME_run_reduce in the files,
+ * under temporal blocking its single step; and, where nvcc is, the emitted .cu compiled with
+ * warnings as errors. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +111,70 @@ static void check_stages(const IrProgram *p, const Plan *plan)
     (void)p;
 }
 
+/* p renamed (its kernels and C symbols) under cfg, its files emitted into cu and h. */
+static Plan *renamed_plan(Arena *a, const IrProgram *p, const char *name, const char *cfg, StrBuf *cu, StrBuf *h)
+{
+    IrProgram *copy = arena_alloc(a, sizeof *copy);
+    *copy = *p;
+    copy->c_prefix = name;
+    Plan *plan = hb_plan(a, copy, cfg);
+    assert(cg_emit(plan, name, cu, h) == 0);
+    return plan;
+}
+
+/* The streaming fused step's kernel: no return, the tree, and n stores of array at the point's
+ * index oidx (and none through plane pointers). */
+static const KKernel *stream_fused_kernel(const Plan *plan, const char *name, const char *array, int stores)
+{
+    const KKernel *k = k_module_kernel(&plan->module, name);
+    assert(k);
+    assert(kir_count_stmts(&k->body, KS_RETURN) == 0);
+    assert(hb_count_stores(&k->body, array, "oidx") == stores && hb_count_stores(&k->body, array, NULL) == stores);
+    assert(kir_count_index(&k->body, "red0") > 0);
+    return k;
+}
+
+/* stages streaming along z in register mode: the last stage fused, its tiles sb=16 planes deep. */
+static void check_stream_stages(const Plan *plan)
+{
+    assert(plan->nfused_reduces == 1 && !plan->reduce_fused[0] && plan->reduce_fused[1]);
+    hb_has(plan->fused_note, "last: fused.");
+    assert(plan->fused_tile[0] == 32 && plan->fused_tile[1] == 4 && plan->fused_tile[2] == 16);
+    stream_fused_kernel(plan, "sstream_stage1_reduce", "f_v_lp1", 1);
+    hb_has(plan->source, "const long long part = ((long long)blockIdx.x + (long long)((n0 + 31) / 32) * ((long long)blockIdx.y + "
+                         "(long long)((n1 + 3) / 4) * (long long)blockIdx.z)) * 1;");
+    hb_has(plan->source, "const int parts = (n0 + 31) / 32 * ((n1 + 3) / 4) * ((n2 + 15) / 16);");
+    assert(plan->nafter == 3 && strcmp(plan->after[2].kernel, "sstream_fused_last") == 0);
+}
+
+/* relax streaming along y through the shared ring: two fast planes and the general loop's fold. */
+static void check_stream_ring(const Plan *plan)
+{
+    assert(plan->nfused_reduces == 4 && !plan->reduce_fused[4]);
+    const KKernel *k = stream_fused_kernel(plan, "rring_step_reduce", "f_u_lp1", 3);
+    const KStmt *fast = NULL;
+    for (int n = 0; (fast = kir_find_stmt(&k->body, KS_IF, n)); n++)
+        if (fast->cond->kind == KE_VAR && strcmp(fast->cond->name, "full") == 0)
+            break;
+    assert(fast && fast->els.n > 0); /* the general loop is the fast path's else */
+    assert(plan->fused_tile[0] == 32 && plan->fused_tile[1] == 16);
+    hb_has(plan->source, "const long long oidx = (long long)(z0 + jj + 1) * s1 + own_g;"); /* fast: the index */
+    hb_has(plan->source, "const double x = (double)fabs(nv0 - f_u_l0[oidx]);");
+    hb_has(plan->source, "const double x = (double)((double)(i + c_o0) * nv0 + (double)(z0 + jj + c_o1));");
+    hb_has(plan->source, "const double x = (double)((double)(i + c_o0) * nv0 + (double)(t - 1 + c_o1));");
+    assert(hb_count(plan->source, "acc1 += x;") == 3);
+    hb_has(plan->source, "const int parts = (n0 + 31) / 32 * ((n1 + 15) / 16);");
+}
+
+/* jacobi retimed: total and lowest folded where the sum a0 is stored. */
+static void check_stream_retime(const Plan *plan)
+{
+    assert(plan->nfused_reduces == 2 && !plan->reduce_fused[0]);
+    stream_fused_kernel(plan, "jretime_step_reduce", "f_u_lp1", 1);
+    hb_has(plan->source, "const double nv0 = a0;\n");
+    hb_has(plan->source, "f_u_lp1[oidx] = nv0;\n");
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -139,6 +205,14 @@ int main(void)
     assert(big->nfused_reduces == 0 && big->nfused == 0);
     hb_has(big->fused_note, "change: separate: the tile's 70176 bytes of shared memory leave no room for the trees of 4 "
                             "fused reductions (32768 bytes; at most 98304 in all).");
+    /* a tile's 17952 bytes and the trees' 32768 exceed the 48 KB a block has without opting in:
+     * the fused kernel opts in, the step's does not */
+    StrBuf ocu = {0}, oh = {0};
+    Plan *optin = renamed_plan(a, p, "optin", "tb=32x32x1,bm=1x2x1,smem=on", &ocu, &oh);
+    const PlanLaunch *ol = &optin->fused[optin->nfused - 1];
+    assert(ol->smem_bytes == 17952 && ol->smem_static == 32768 && plan_launch_opts_in(ol));
+    hb_has(ocu.data, "    err = cudaFuncSetAttribute(optin_step_reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, 17952);\n");
+    hb_lacks(ocu.data, "cudaFuncSetAttribute(optin_step,");
     /* vec: the tiles start a point before the grid, so the partials' grid is one point wider */
     Plan *vec = hb_plan(a, p, "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2");
     assert(vec->nfused_reduces == 4 && vec->fused_extra[0] == 1);
@@ -165,16 +239,21 @@ int main(void)
     }
     assert(qt->fused_tile[2] == 4);
 
-    /* the streaming kernels fuse nothing: every reduction after the step, as NAME_reduce */
-    Plan *stream = hb_plan(a, q, "tb=32x4x1,stream=z,sb=16");
-    assert(stream->nfused_reduces == 0 && stream->nfused == 0 && stream->nafter == 0);
-    hb_has(stream->fused_note, "last: separate: the stream kernels have no fused form.");
-    StrBuf scu = {0}, sh = {0};
-    assert(cg_emit(stream, "stages_stream", &scu, &sh) == 0);
-    hb_has(scu.data, "    for (int s = 0; err == cudaSuccess && s < steps; s++)\n");
-    hb_has(scu.data, "err = stages_reduce_all_(&b, p, n, scratch, stream);");
-    sb_free(&scu);
-    sb_free(&sh);
+    /* register mode along z: the last stage's kernel folds at each point of its column */
+    StrBuf scu = {0}, sh = {0}, rcu = {0}, rh = {0}, jrcu = {0}, jrh = {0};
+    check_stream_stages(renamed_plan(a, q, "sstream", "tb=32x4x1,stream=z,sb=16", &scu, &sh));
+    hb_has(scu.data, "    for (int s = 0; err == cudaSuccess && s < steps - 1; s++)\n");
+    hb_has(scu.data, "sstream_stage1_reduce<<<grid, dim3(32u, 4u, 1u), 0, stream>>>(");
+    /* the ring kernel folds on its fast path (at the point's index, no return) and its general
+     * loop; retiming folds the sum it stores */
+    check_stream_ring(renamed_plan(a, p, "rring", "tb=32x1x1,stream=y,sb=16,smem=on", &rcu, &rh));
+    IrProgram *jr = load_example("jacobi_residual.st", a);
+    check_stream_retime(renamed_plan(a, jr, "jretime", "tb=32x1x1,stream=y,sb=16,retime=on", &jrcu, &jrh));
+    /* planes that leave no room for the trees: every reduction separate, and the header says why */
+    Plan *wide = hb_plan(a, load_example("../tests/programs/reduce_wide.st", a), "tb=32x16x1,stream=z,sb=16,smem=on");
+    assert(wide->nfused_reduces == 0 && wide->nfused == 0 && wide->step[0].smem_bytes == 221184);
+    hb_has(wide->fused_note, "total: separate: the streaming kernel's 221184 bytes of shared memory leave no room for "
+                             "the trees of 4 fused reductions (16384 bytes; at most 232448 in all).");
     StrBuf qcu = {0}, qh = {0};
     assert(cg_emit(qp, "stages", &qcu, &qh) == 0);
 
@@ -188,14 +267,22 @@ int main(void)
     assert(cg_emit(jp, "jacobi", &jcu, &jh) == 0);
     hb_has(jcu.data, "    int left = steps - 1;\n");
     hb_has(jcu.data, "        err = jacobi_single_(&b, p, n, steps - 1 - left, stream);\n");
+    /* streaming temporal blocking: its single step, the fused one, is the plain kernel too */
+    Plan *js = hb_plan(a, j, "tb=64x1x1,stream=y,sb=16,tblock=2");
+    assert(js->step_count == 2 && js->nfused_reduces == 2 && strcmp(js->fused[0].kernel, "jacobi_step_reduce") == 0);
+    assert(js->fused[0].steps == 1 && js->fused[0].smem_bytes == 0 && js->fused_tile[0] == 64 && js->fused_tile[1] == 1);
 
     int status = 0;
     const char *nvcc = hb_find_nvcc();
     if (nvcc) {
-        static const char *const names[] = {"relax", "stages", "jacobi", "rtile"};
-        const StrBuf *const cus[] = {&cu, &qcu, &jcu, &tcu}, *const hs[] = {&h, &qh, &jh, &th};
-        status = hb_nvcc_compile(nvcc, names, cus, hs, 4);
+        static const char *const names[] = {"relax", "stages", "jacobi", "rtile", "sstream", "rring", "jretime"};
+        const StrBuf *const cus[] = {&cu, &qcu, &jcu, &tcu, &scu, &rcu, &jrcu};
+        const StrBuf *const hs[] = {&h, &qh, &jh, &th, &sh, &rh, &jrh};
+        status = hb_nvcc_compile(nvcc, names, cus, hs, 7);
     }
+    StrBuf *const bufs[] = {&scu, &sh, &rcu, &rh, &jrcu, &jrh, &ocu, &oh};
+    for (int i = 0; i < 8; i++)
+        sb_free(bufs[i]);
     sb_free(&tcu);
     sb_free(&th);
     sb_free(&cu);

@@ -5,7 +5,7 @@
  * round's reductions against the interpreter's run in lockstep; the same value twice; NaN kept;
  * the fused step (NAME_run_reduce) against the separate pass and the interpreter, and through
  * rt_verify_plan (tests/programs/reduce_fused.st, reduce_stages.st, the Jacobi under temporal
- * blocking). Exits 77 without a GPU. */
+ * blocking, the streaming kernels). Exits 77 without a GPU. */
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
@@ -111,7 +111,8 @@ static void solve_jacobi(RtContext *rc, Arena *a)
  * separate pass after rt_run on the same start, and both against the interpreter: within the
  * sums' tolerance (the fused sum adds its partials in another order), for the plain kernel,
  * the tile kernels (staged, merged, vectors, halo columns), temporal blocking (its single step
- * fused) and a streaming plan (nothing fused). */
+ * fused) and the streaming kernels (register mode, the shared ring, retiming); run twice from
+ * the same start, the fused values are the same bits. */
 static void fused_against_separate(RtContext *rc, Arena *a, const char *rel, const char *cfg, int steps)
 {
     char why[1024];
@@ -127,11 +128,15 @@ static void fused_against_separate(RtContext *rc, Arena *a, const char *rel, con
     InterpGrid *want = interp_grid_new(p, n);
     interp_fill_random(want, 11);
     RtGrid *fused = rt_grid_new(rc, p, n, why, sizeof why), *separate = rt_grid_new(rc, p, n, why, sizeof why);
-    assert(fused && separate);
-    double got[8], sep[8], ref[8], scale[8];
+    RtGrid *again = rt_grid_new(rc, p, n, why, sizeof why);
+    assert(fused && separate && again);
+    double got[8], sep[8], ref[8], scale[8], twice[8];
     CHECK(rt_grid_upload(fused, want, why, sizeof why) == 0 && rt_grid_upload(separate, want, why, sizeof why) == 0);
+    CHECK(rt_grid_upload(again, want, why, sizeof why) == 0);
     CHECK(rt_grid_download(separate, want, why, sizeof why) == 0); /* the start as the GPU holds it */
     CHECK(rt_run_reduce(m, fused, steps, got, why, sizeof why) == 0);
+    CHECK(rt_run_reduce(m, again, steps, twice, why, sizeof why) == 0);
+    CHECK(memcmp(got, twice, sizeof(double) * (size_t)p->nreduces) == 0);
     CHECK(rt_run(m, separate, steps, why, sizeof why) == 0 && rt_reduce(m, separate, sep, why, sizeof why) == 0);
     interp_run(want, steps);
     interp_reduce(want, ref, scale);
@@ -147,6 +152,7 @@ static void fused_against_separate(RtContext *rc, Arena *a, const char *rel, con
     printf("%s '%s': %d of %d reductions fused, %d steps\n", p->name, cfg, plan->nfused_reduces, p->nreduces, steps);
     rt_grid_free(fused);
     rt_grid_free(separate);
+    rt_grid_free(again);
     interp_grid_free(want);
     rt_module_free(m);
 }
@@ -184,14 +190,24 @@ int main(void)
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x8x1,smem=on", 3);
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x8x1,bm=2x1x1,uf=2x1x1,vec=2", 3);
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x4x1,cm=1x2x1,cmem=on,hcol=on", 2);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x32x1,bm=1x2x1,smem=on", 2); /* opts in */
     fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "", 4);
     fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x2,smem=on,bm=1x1x2", 3);
     fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x1,stream=z,sb=16", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x1,stream=z,sb=8,smem=on,prefetch=on,uf=1x1x2", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_stages.st", "tb=32x1x2,stream=y,sb=8,smem=on", 2);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x1x1,stream=y,sb=16,smem=on", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=64x1x1,stream=y,sb=8,prefetch=on", 2);
+    fused_against_separate(rc, a, "jacobi_residual.st", "tb=32x1x1,stream=y,sb=16,retime=on", 3);
+    fused_against_separate(rc, a, "wave3d_energy.st", "tb=32x4x1,stream=z,sb=16,bm=1x2x1", 3);
+    fused_against_separate(rc, a, "wave3d_energy.st", "tb=32x4x1,stream=z,sb=8,retime=off,smem=on,uf=1x1x4", 2);
     fused_against_separate(rc, a, "jacobi_residual.st", "tblock=2", 5);
     fused_against_separate(rc, a, "jacobi_residual.st", "tblock=2", 4);
     verify_fused(rc, a, "../tests/programs/reduce_fused.st", "tb=128x2x1");
     verify_fused(rc, a, "../tests/programs/reduce_stages.st", "tb=32x4x2");
     verify_fused(rc, a, "jacobi_residual.st", "tblock=3");
+    verify_fused(rc, a, "wave3d_energy.st", "tb=32x1x4,stream=y,sb=16,smem=on");
+    verify_fused(rc, a, "../tests/programs/reduce_fused.st", "tb=32x1x1,stream=y,sb=8,smem=on,prefetch=on,uf=1x2x1");
     arena_free(a);
     rt_context_free(rc);
     puts(failures ? "FAIL" : "ok");

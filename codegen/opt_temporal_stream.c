@@ -399,7 +399,8 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
      * 1333 -> 1408 GStencil/s (`tb=256x1,stream=y,sb=256,tblock=12`), star2d2r 748 -> 767,
      * j2d9pt 731 -> 749, star2d1r 1410 -> 1393. In 3D the second copy cost star3d1r 478 -> 379
      * (`tb=32x32x1,stream=z,sb=128,tblock=3`: half its chunks touch an end of a 512 axis, and a
-     * 1024-thread block has 64 registers per thread), so 3D keeps the checked loop alone. */
+     * 1024-thread block has 64 registers per thread), so 3D keeps the checked loop alone. Clamp and
+     * mirror add a third, the fixed kernel's, for the blocks inside the grid (inside_split). */
     if (g->dims == 2) {
         int L1 = (g->K - 1) * g->Lag;
         KExpr *below = k_bin(b, KO_GE, k_sub(b, k_var(b, "zload"), k_int(b, L1)), k_int(b, 0));

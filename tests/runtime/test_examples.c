@@ -8,7 +8,9 @@
  * With --bench, every plan that passed is also timed at its stencil's default size.
  * With --random N, each program gets the default and N random valid configurations instead of
  * the list (the count of verified variants is the figure docs/correctness.md records).
+ * With --only TEXT, only the files whose path contains TEXT (e.g. edges2d).
  *   test_rt_examples [SOURCE_ROOT] [--quick] [--bench] [--random N [--seed S]] [--threads N]
+ *                    [--only TEXT]
  *   (root: $STC_SOURCE_ROOT or .) */
 #include <glob.h>
 #include <pthread.h>
@@ -40,6 +42,8 @@ static const char *const configs[] = {
     "tb=16x8x1,stream=z,sb=8,tblock=2", "tb=32x16x1,stream=z,sb=16,tblock=4",
     "tb=32x32x1,stream=z,sb=32,tblock=4", "tb=32x32x1,stream=z,sb=32,tblock=3",
     "tb=256x1x1,stream=y,sb=64,tblock=12", "tb=64x1x1,stream=y,sb=16,tblock=6",
+    /* on the 67x61 check grid, blocks inside it and blocks at its faces (clamp, mirror: both loops) */
+    "tb=32x1x1,stream=y,sb=8,tblock=2",
     "tb=64x1x1,stream=y,sb=16,tblock=4,retime=on", "tb=128x1x1,stream=y,sb=8,tblock=3,retime=on",
     "tb=16x8x1,stream=z,sb=8,tblock=2,retime=on", "tb=32x16x1,stream=z,sb=16,tblock=3,retime=on",
     "tb=128x1x1,stream=y,sb=32,uf=1x2x1", "tb=64x1x1,stream=y,sb=16,prefetch=on,uf=1x4x1",
@@ -257,6 +261,7 @@ static void bench_case(RtContext *rc, Case *c, double copy)
 int main(int argc, char **argv)
 {
     const char *root = getenv("STC_SOURCE_ROOT");
+    const char *only = NULL;
     int quick = 0, bench = 0, threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
@@ -269,6 +274,8 @@ int main(int argc, char **argv)
             random_seed ^= (unsigned long long)atoll(argv[++i]) * 0x9E3779B97F4A7C15ull;
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
             threads = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else
             root = argv[i];
     }
@@ -305,8 +312,12 @@ int main(int argc, char **argv)
             gl[d].gl_pathc = 0;
             continue;
         }
-        for (size_t i = 0; i < gl[d].gl_pathc; i++, files++)
+        for (size_t i = 0; i < gl[d].gl_pathc; i++) {
+            if (only && !strstr(gl[d].gl_pathv[i], only))
+                continue;
+            files++;
             failed += add_cases(gl[d].gl_pathv[i], quick, arena, &cases, &ncases, &cap, &skipped);
+        }
     }
 
     Work w = { .rc = rc, .cases = cases, .ncases = ncases };

@@ -310,55 +310,6 @@ static void plane_loop(TbsCtx *tc, KBlock *out, int all_in)
     }
 }
 
-/* ---- clamp and mirror: blocks that touch no face of the grid ---- */
-
-/* p with every state field's faces fixed: built from it, the plane loop is the fixed kernel's
- * (the loaded halo held, reads at the thread's own place in the ring, no source of a column or
- * a plane). */
-static const IrProgram *held_program(const IrProgram *p, Arena *arena)
-{
-    IrProgram *q = arena_alloc(arena, sizeof *q);
-    *q = *p;
-    IrField *fields = arena_alloc(arena, sizeof *fields * (size_t)(p->nfields + 1));
-    memcpy(fields, p->fields, sizeof *fields * (size_t)p->nfields);
-    for (int f = 0; f < p->nfields; f++)
-        for (int a = 0; a < 3 && fields[f].role == ROLE_STATE; a++)
-            fields[f].bc_face[a][0] = fields[f].bc_face[a][1] = (IrBc){BC_FIXED, 0};
-    q->fields = fields;
-    return q;
-}
-
-/* TB_MAP in 2D: `if (inside) <the fixed kernel's fast loop> else <split>`. A block is inside
- * when its in-plane tile, redundant halo included (columns i - tx .. i - tx + E - 1), lies in
- * [0, n0), and every plane it loads (zload .. zstop + K*Lag, the last one prefetched) or computes
- * before the last step (zload - (K-1)*Lag .. zstop + (K-1)*Lag - 1) lies in [0, n1). Then the two
- * loops compute the same values, so the fixed one is exact:
- * - every column's source is itself (src_i == i), every plane's too (pw == pn, the min/max in
- *   idx and the built-ins' coordinates are the identity), and the halo planes that clamp and
- *   mirror patch (high_planes, low_planes) are in the checked loop only;
- * - a ring read rc_<off> is min(max(tx + off, 0), E - 1), which is lcol + off wherever a point is
- *   computed (col_inner: H <= tx < E - H; col_out is inside it);
- * - every column is interior (col_interior), so the fixed loop's "compute only interior points"
- *   computes every point the map loop computes; every load is inside the grid, so the fixed
- *   load's check (col_buffer, pn within the halo) always passes and loads the same point.
- * Nothing the block loads or computes is a halo point, so the condition never enters. */
-static KStmt *inside_split(TbsCtx *tc, KBlock *out, KStmt *split)
-{
-    CgCtx *ctx = &tc->base;
-    const TbsGeom *g = tc->g;
-    Kb *b = &ctx->kb;
-    KExpr *tile0 = k_sub(b, k_var(b, "i"), k_var(b, "tx"));
-    KExpr *in = k_and(b, k_var(b, "all_in"), k_bin(b, KO_LT, k_plus(b, k_var(b, "zstop"), g->K * g->Lag), k_var(b, "n1")));
-    in = k_and(b, k_and(b, in, k_bin(b, KO_GE, tile0, k_int(b, 0))), k_bin(b, KO_LE, k_plus(b, tile0, g->E[0]), k_var(b, "n0")));
-    k_push(b, out, k_comment(b, "inside: the block loads and computes no halo point; the fixed kernel's loop"));
-    KStmt *fast = k_if(b, k_let(b, out, "bool", "inside", in));
-    TbsCtx held = *tc;
-    held.base.prog = held_program(ctx->prog, ctx->arena);
-    plane_loop(&held, &fast->body, 1);
-    k_push(b, &fast->els, split);
-    return fast;
-}
-
 static const char *describe(CgCtx *ctx, int stage, const TbsGeom *g)
 {
     return arena_printf(ctx->arena,
@@ -399,8 +350,7 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
      * 1333 -> 1408 GStencil/s (`tb=256x1,stream=y,sb=256,tblock=12`), star2d2r 748 -> 767,
      * j2d9pt 731 -> 749, star2d1r 1410 -> 1393. In 3D the second copy cost star3d1r 478 -> 379
      * (`tb=32x32x1,stream=z,sb=128,tblock=3`: half its chunks touch an end of a 512 axis, and a
-     * 1024-thread block has 64 registers per thread), so 3D keeps the checked loop alone. Clamp and
-     * mirror add a third, the fixed kernel's, for the blocks inside the grid (inside_split). */
+     * 1024-thread block has 64 registers per thread), so 3D keeps the checked loop alone. */
     if (g->dims == 2) {
         int L1 = (g->K - 1) * g->Lag;
         KExpr *below = k_bin(b, KO_GE, k_sub(b, k_var(b, "zload"), k_int(b, L1)), k_int(b, 0));
@@ -409,8 +359,6 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
         KStmt *split = k_if(b, k_let(b, out, "bool", "all_in", k_and(b, below, above)));
         plane_loop(&tc, &split->body, 1);
         plane_loop(&tc, &split->els, 0);
-        if (cg_temporal_edge(p, NULL) == TB_MAP)
-            split = inside_split(&tc, out, split);
         k_push(b, out, split);
     } else {
         plane_loop(&tc, out, 0);

@@ -125,7 +125,7 @@ static void complete_plane(Retime *rt, KBlock *out)
     int s = rt->s, R = g->R, pass = (rt->u + g->Q - 1 - R) % g->Q;
     KExpr *done = k_varf(b, "a%d_0", s);
     if (s == g->K) {
-        KStmt *store = k_if(b, tbs_output_plane(ctx));
+        KStmt *store = k_if(b, tbs_output_plane(ctx, g));
         k_push(b, &store->body, k_assign(b, k_index(b, cg_buf(ctx, rt->f, 1), tbs_plane_index(ctx, g)), done));
         k_push(b, out, store);
     } else {
@@ -142,7 +142,7 @@ static void complete_plane(Retime *rt, KBlock *out)
         KExpr *passed = k_varf(b, "q%d_%d_%d", rt->f, s - 1, pass);
         KExpr *v = k_let(b, out, ctx->T, "v", k_select(b, interior, done, passed));
         k_push(b, out, k_assign(b, k_varf(b, "q%d_%d_%d", rt->f, s, rt->u), v));
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, rt->f, s, (long long)(rt->u % 2) * g->plane), v));
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, g, rt->f, s, (long long)(rt->u % 2) * g->plane), v));
     }
     for (int j = 0; j < 2 * R; j++)
         k_push(b, out, k_assign(b, k_varf(b, "a%d_%d", s, j), k_varf(b, "a%d_%d", s, j + 1)));

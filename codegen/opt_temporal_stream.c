@@ -83,7 +83,10 @@ static KExpr *queue_coord(CgCtx *ctx, int axis)
 }
 
 /* Reads: a state field from the input queue of the step being computed (register for the own
- * column, shared ring otherwise); a coef field from global memory at the plane's index. */
+ * column and for another column of the same thread, shared ring otherwise); a coef field from
+ * global memory at the plane's index. A column's register and its ring slot are written
+ * together, and every step of a copy is built for all columns before the next step, so the
+ * register holds at the read what the ring would give. */
 static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
 {
     TbsCtx *tc = (TbsCtx *)ctx;
@@ -99,6 +102,11 @@ static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
     long long inplane = tbs_inplane_offset(g, n->off);
     if (inplane == 0)
         return tbs_queue(ctx, g, n->field, queue, pos);
+    if (g->dims == 3 && n->off[0] == 0 && g->col + n->off[1] >= 0 && g->col + n->off[1] < g->C) {
+        TbsGeom other = *g; /* a column of the same thread: its register holds what its ring slot does */
+        other.col += n->off[1];
+        return tbs_queue(ctx, &other, n->field, queue, pos);
+    }
     KExpr *ring = queue < 0 ? k_varf(b, "tbso%d", n->field) : k_varf(b, "tbs%d_%d", n->field, queue);
     if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) {
         int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};

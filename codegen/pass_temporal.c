@@ -9,10 +9,9 @@
 /* Shared memory one block may use with the opt-in (H100: 227 KiB). */
 enum { TB_SMEM_MAX = 227 * 1024 };
 /* Streaming: the plane loop is unrolled Q times (Q = 2R+1, 2R+2 for a 2D box: TbsGeom.Q) with K
- * step bodies each; each state field keeps K queues of Q registers. */
+ * step bodies each (per column of a thread); each state field keeps K queues of Q registers per
+ * column (with bm=1xCx1, C columns: at most 96 registers bounds the C*Q*K bodies too). */
 enum { TBS_MAX_BODIES = 64, TBS_MAX_QUEUE_REGS = 96 };
-/* With bm=1xCx1 each copy holds K bodies per column: C*Q*K in all. */
-enum { TBS_MAX_COLUMN_BODIES = 128 };
 
 static int on(const Config *c) { return c->v[P_TB] > 1; }
 
@@ -95,21 +94,16 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     TbsGeom g;
     cg_temporal_stream_geom(p, c, &g);
-    /* queue registers, and with retime the partial sums; a three-level field's older level */
+    /* queue registers, and with retime the partial sums; a three-level field's older level; per
+     * column of the thread */
     int three = 0;
     for (int f = 0; f < p->nfields; f++)
         three += p->fields[f].role == ROLE_STATE && p->fields[f].levels == 3;
     int regs = ((g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL) + g.Q * three) * g.C;
     if (g.Q * g.K > TBS_MAX_BODIES || regs > TBS_MAX_QUEUE_REGS) {
         snprintf(why, (size_t)whylen, "tblock=%d with stream and halo %d along %c: the plane loop would "
-                 "hold %d step bodies (at most %d) and %d queue registers (at most %d)", g.K, g.R,
+                 "hold %d step bodies (at most %d) and %d queue registers a thread (at most %d)", g.K, g.R,
                  "xyz"[sd], g.Q * g.K, TBS_MAX_BODIES, regs, TBS_MAX_QUEUE_REGS);
-        return 0;
-    }
-    if (g.C * g.Q * g.K > TBS_MAX_COLUMN_BODIES) {
-        snprintf(why, (size_t)whylen, "tblock=%d with stream and bm=1x%dx1: the plane loop would hold %d "
-                 "step bodies (%d columns x %d), at most %d", g.K, g.C, g.C * g.Q * g.K, g.C, g.Q * g.K,
-                 TBS_MAX_COLUMN_BODIES);
         return 0;
     }
     long n = s->n[sd];

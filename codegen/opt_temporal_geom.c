@@ -180,8 +180,6 @@ int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int w
     BoundaryKind bc = BC_FIXED;
     if ((p && p->dims != 3) || x != 1 || z != 1)
         what = "a streaming temporal thread holds several columns in 3D only, adjacent along y (bm=1xCx1)";
-    else if (c->v[P_RETIME] == 2)
-        what = "the retimed temporal kernel keeps one column per thread; retime=off takes several";
     else if (p && cg_temporal_edge(p, &bc) != TB_HOLD)
         what = bc == BC_PERIODIC ? "several columns per thread take fixed and constant boundaries only (periodic "
                                    "keeps one column per thread)"

@@ -240,6 +240,7 @@ int main(void)
         if (box->fields[f].role == ROLE_STATE)
             ir_bc_set(&box->fields[f], BC_FIXED, 0);
     emit(box, "tb=16x4x1,stream=z,sb=16,tblock=3,bm=1x4x1", a, 0);
+    emit(box, "tb=16x4x1,stream=z,sb=16,tblock=2,retime=on,bm=1x4x1", a, 0);
     const char *root = getenv("STC_SOURCE_ROOT");
     int examples = 0;
     if (root) {

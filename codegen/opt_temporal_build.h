@@ -71,6 +71,11 @@ const char *tbs_name(CgCtx *ctx, const TbsGeom *g, const char *name);
 KExpr *tbs_var(CgCtx *ctx, const TbsGeom *g, const char *name);
 /* The queue register q<f>_<s>_<pos> of column g->col (s -1: the older level's qo<f>_<pos>). */
 KExpr *tbs_queue(CgCtx *ctx, const TbsGeom *g, int f, int s, int pos);
+/* The queue register that holds, for column g->col, the value at in-plane offset off of queue s
+ * at position pos: the column's own, or that of another column of the same thread (3D, off
+ * along y only; its register and its ring slot are written together); NULL where the value
+ * lies in another thread's column (the ring). */
+KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, int s, int pos);
 /* C copies of g, one per column of the thread (TbsGeom.col 0 .. C-1). */
 TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g);
 /* tbs<f>_<s>[lcol + offset]: column g->col's place in a plane of field f's ring of step s (s -1:

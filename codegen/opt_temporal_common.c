@@ -152,6 +152,18 @@ KExpr *tbs_queue(CgCtx *ctx, const TbsGeom *g, int f, int s, int pos)
     return tbs_var(ctx, g, arena_printf(ctx->arena, "q%d_%d_%d", f, s, pos));
 }
 
+KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, int s, int pos)
+{
+    if (tbs_inplane_offset(g, off) == 0)
+        return tbs_queue(ctx, g, f, s, pos);
+    int col = g->col + off[1];
+    if (g->dims != 3 || off[0] != 0 || col < 0 || col >= g->C)
+        return NULL;
+    TbsGeom other = *g;
+    other.col = col;
+    return tbs_queue(ctx, &other, f, s, pos);
+}
+
 TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g)
 {
     TbsGeom *cols = arena_alloc(ctx->arena, sizeof *cols * (size_t)g->C);

@@ -89,17 +89,9 @@ static KStmt *accumulate(Retime *rt, int j, const CgLinTerm *t)
  * its ring slot), else the ring through rd. */
 static KExpr *newest(Retime *rt, const int off[3], int prev)
 {
-    const TbsGeom *g = rt->g;
     Kb *b = &rt->ctx->kb;
-    long long at = tbs_inplane_offset(g, off);
-    if (at == 0)
-        return tbs_queue(rt->ctx, g, rt->f, rt->s - 1, prev);
-    if (g->dims == 3 && off[0] == 0 && g->col + off[1] >= 0 && g->col + off[1] < g->C) {
-        TbsGeom other = *g;
-        other.col += off[1];
-        return tbs_queue(rt->ctx, &other, rt->f, rt->s - 1, prev);
-    }
-    return k_index(b, k_var(b, "rd"), k_int(b, at));
+    KExpr *own = tbs_own_register(rt->ctx, rt->g, off, rt->f, rt->s - 1, prev);
+    return own ? own : k_index(b, k_var(b, "rd"), k_int(b, tbs_inplane_offset(rt->g, off)));
 }
 
 /* Where the column's in-plane neighbours are in the tile: the plane step s-1 wrote in the

@@ -99,14 +99,10 @@ static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
     int older = n->level < 0, queue = older ? tc->from - 1 : tc->from;
     int age = older && queue >= 0 ? 2 * g->Lag : g->Lag;
     int pos = (tc->u + g->Q - age + n->off[g->sd]) % g->Q; /* written age - d copies ago */
+    KExpr *own = tbs_own_register(ctx, g, n->off, n->field, queue, pos);
+    if (own)
+        return own;
     long long inplane = tbs_inplane_offset(g, n->off);
-    if (inplane == 0)
-        return tbs_queue(ctx, g, n->field, queue, pos);
-    if (g->dims == 3 && n->off[0] == 0 && g->col + n->off[1] >= 0 && g->col + n->off[1] < g->C) {
-        TbsGeom other = *g; /* a column of the same thread: its register holds what its ring slot does */
-        other.col += n->off[1];
-        return tbs_queue(ctx, &other, n->field, queue, pos);
-    }
     KExpr *ring = queue < 0 ? k_varf(b, "tbso%d", n->field) : k_varf(b, "tbs%d_%d", n->field, queue);
     if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) {
         int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};

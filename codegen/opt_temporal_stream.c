@@ -2,10 +2,11 @@
  * blocking (Matsumura et al., CGO 2020).
  *
  * A block covers an in-plane tile E (x in 2D, x-y in 3D: the thread block, one thread per
- * column) and streams along the streaming axis sd (y in 2D, z in 3D) over its chunk: SB output
- * planes plus K*R planes at each end (R = the halo along sd), recomputed redundantly by the
- * neighbouring chunks. Only the in-plane axes carry a redundant halo: the output tile is
- * E - 2*K*H in-plane.
+ * column; in 3D with bm=1xCx1, C columns per thread adjacent along y, TbsGeom.C, each with its
+ * own registers and names, every step built once per column) and streams along the streaming
+ * axis sd (y in 2D, z in 3D) over its chunk: SB output planes plus K*R planes at each end (R =
+ * the halo along sd), recomputed redundantly by the neighbouring chunks. Only the in-plane axes
+ * carry a redundant halo: the output tile is E - 2*K*H in-plane.
  *
  * Each of the K fused steps keeps a queue of its input planes (step 0's input is the loaded
  * plane): the thread's own column in registers, the whole in-plane tile in a shared-memory ring

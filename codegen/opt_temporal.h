@@ -64,8 +64,8 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
 /* Dynamic shared memory: K rings of `slots` planes per state field (K+1 for a three-level
  * field: the loaded older level's too). */
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
-/* Whether p and c's boundary and form let a streaming temporal thread hold several columns
- * (bm=1xCx1, TbsGeom.C): 1, or 0 with a reason. */
+/* Whether c's bm is one a streaming temporal thread can take on p: several columns (TbsGeom.C)
+ * in 3D, adjacent along y (bm=1xCx1). 1, or 0 with a reason. */
 int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int whylen);
 /* Whether the retimed streaming temporal kernel can compute stage 0 of p: one state field, a
  * weighted sum of its reads. Returns 1, or 0 with a reason. */

@@ -174,19 +174,9 @@ void tb_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long lon
 int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int whylen)
 {
     int x = c->v[P_BMX], C = c->v[P_BMY], z = c->v[P_BMZ];
-    if (x == 1 && C == 1 && z == 1)
+    if ((x == 1 && C == 1 && z == 1) || ((!p || p->dims == 3) && x == 1 && z == 1))
         return 1;
-    const char *what = NULL;
-    BoundaryKind bc = BC_FIXED;
-    if ((p && p->dims != 3) || x != 1 || z != 1)
-        what = "a streaming temporal thread holds several columns in 3D only, adjacent along y (bm=1xCx1)";
-    else if (p && cg_temporal_edge(p, &bc) != TB_HOLD)
-        what = bc == BC_PERIODIC ? "several columns per thread take fixed and constant boundaries only (periodic "
-                                   "keeps one column per thread)"
-                                 : "several columns per thread take fixed and constant boundaries only (clamp "
-                                   "and mirror keep one column per thread)";
-    if (!what)
-        return 1;
-    snprintf(why, (size_t)whylen, "bm=%dx%dx%d with tblock=%d and stream: %s", x, C, z, c->v[P_TB], what);
+    snprintf(why, (size_t)whylen, "bm=%dx%dx%d with tblock=%d and stream: a streaming temporal thread holds "
+             "several columns in 3D only, adjacent along y (bm=1xCx1)", x, C, z, c->v[P_TB]);
     return 0;
 }

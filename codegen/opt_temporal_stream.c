@@ -62,10 +62,10 @@ static const char *const thread_var[3] = {"tx", "ty", "tz"};
  * minus): under TB_MAP a halo column is read at its source, so no halo column's slot is read
  * (those slots hold what their threads computed, which is not the halo's value). Kept inside
  * the tile, where a read from a column outside the output region may land beyond it. */
-static const char *ring_column(CgCtx *ctx, const int off[3])
+static const char *ring_column(CgCtx *ctx, const TbsGeom *g, const int off[3])
 {
-    return arena_printf(ctx->arena, "rc_%s%d_%s%d", off[0] < 0 ? "m" : "", abs(off[0]), off[1] < 0 ? "m" : "",
-                        abs(off[1]));
+    return tbs_name(ctx, g, arena_printf(ctx->arena, "rc_%s%d_%s%d", off[0] < 0 ? "m" : "", abs(off[0]),
+                                         off[1] < 0 ? "m" : "", abs(off[1])));
 }
 
 /* The built-ins' coordinates (CgCtx.kcoord): the column's in-plane i (j), the plane ps along the
@@ -100,15 +100,17 @@ static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
     int older = n->level < 0, queue = older ? tc->from - 1 : tc->from;
     int age = older && queue >= 0 ? 2 * g->Lag : g->Lag;
     int pos = (tc->u + g->Q - age + n->off[g->sd]) % g->Q; /* written age - d copies ago */
+    long long inplane = tbs_inplane_offset(g, n->off);
+    if (inplane == 0)
+        return tbs_queue(ctx, g, n->field, queue, pos);
+    KExpr *ring = queue < 0 ? k_varf(b, "tbso%d", n->field) : k_varf(b, "tbs%d_%d", n->field, queue);
+    if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) { /* its source's column: perhaps another thread's */
+        int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};
+        return k_index(b, ring, k_plus(b, k_var(b, ring_column(ctx, g, off)), pos * g->plane));
+    }
     KExpr *own = tbs_own_register(ctx, g, n->off, n->field, queue, pos);
     if (own)
         return own;
-    long long inplane = tbs_inplane_offset(g, n->off);
-    KExpr *ring = queue < 0 ? k_varf(b, "tbso%d", n->field) : k_varf(b, "tbs%d_%d", n->field, queue);
-    if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) {
-        int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};
-        return k_index(b, ring, k_plus(b, k_var(b, ring_column(ctx, off)), pos * g->plane));
-    }
     return k_index(b, ring, k_plus(b, tbs_var(ctx, g, "lcol"), pos * g->plane + inplane));
 }
 
@@ -146,19 +148,22 @@ static void last_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
 /* ---- clamp and mirror (TB_MAP): halo columns and planes copy the interior ---- */
 
 
+/* rc_*: for column g->col, the place in the tile of the column a read at each in-plane offset
+ * takes (a halo column's source). */
 static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind bc)
 {
     Kb *b = &ctx->kb;
     const IrStage *st = &ctx->prog->stages[ctx->stage];
     const char **done = arena_alloc(ctx->arena, sizeof *done * (size_t)(st->nnodes + 1));
     int ndone = 0;
-    k_push(b, out, k_comment(b, "rc_*: the tile's column a read at an in-plane offset takes, a halo column's source"));
+    if (g->col == 0)
+        k_push(b, out, k_comment(b, "rc_*: the tile's column a read at an in-plane offset takes, a halo column's source"));
     for (int i = 0; i < st->nnodes; i++) {
         const IrNode *n = &st->nodes[i];
         int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0}, seen = 0;
         if (n->op != N_READ || !is_state(ctx->prog, n->field) || tbs_inplane_offset(g, n->off) == 0)
             continue;
-        const char *name = ring_column(ctx, off);
+        const char *name = ring_column(ctx, g, off);
         for (int j = 0; j < ndone; j++)
             seen |= strcmp(done[j], name) == 0;
         if (seen)
@@ -166,9 +171,11 @@ static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind
         done[ndone++] = name;
         KExpr *place = NULL;
         for (int d = g->dims == 3 ? 1 : 0; d >= 0; d--) {
-            KExpr *c = k_plus(b, k_var(b, axis_var[d]), off[d]);
-            KExpr *src = tb_source(ctx, out, bc, c, k_varf(b, "n%d", d), 0, arena_printf(ctx->arena, "%s_%c", name, "xy"[d]));
-            KExpr *t = k_add(b, k_var(b, thread_var[d]), k_sub(b, src, k_var(b, axis_var[d])));
+            KExpr *v = d == 1 ? tbs_var(ctx, g, "j") : k_var(b, axis_var[d]);
+            KExpr *t = d == 1 ? tbs_var(ctx, g, "ty") : k_var(b, thread_var[d]);
+            KExpr *src = tb_source(ctx, out, bc, k_plus(b, v, off[d]), k_varf(b, "n%d", d),
+                                   0, arena_printf(ctx->arena, "%s_%c", name, "xy"[d]));
+            t = k_add(b, t, k_sub(b, src, v));
             t = k_call(b, "min", 2, k_call(b, "max", 2, t, k_int(b, 0)), k_int(b, g->E[d] - 1));
             place = place ? k_add(b, k_mul(b, place, k_int(b, g->E[d])), t) : t;
         }
@@ -391,9 +398,9 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
     KKernel *k = tbs_kernel(ctx, name, args, g, describe(ctx, stage, g));
     KBlock *out = &k->body;
     BoundaryKind bc = BC_FIXED;
-    if (cg_temporal_edge(p, &bc) == TB_MAP)
-        ring_columns(ctx, out, g, bc);
     TbsGeom *cols = tbs_columns(ctx, g);
+    for (int c = 0; c < g->C && cg_temporal_edge(p, &bc) == TB_MAP; c++)
+        ring_columns(ctx, out, &cols[c], bc);
     for (int f = 0; f < p->nfields; f++) {
         for (int c = 0; c < g->C && tb_loads(ctx, f); c++) {
             tbs_queue_registers(ctx, out, &cols[c], f);

@@ -124,8 +124,7 @@ static int c_retime(const Space *s, const Config *c, char *why, int whylen)
     return cg_temporal_retime_ok(s->prog, why, whylen);
 }
 
-/* Several columns per thread (bm=1xCx1, TbsGeom.C): the plain streaming kernel in 3D, fixed and
- * constant boundaries. */
+/* Several columns per thread (bm=1xCx1, TbsGeom.C): in 3D, adjacent along y. */
 static int c_columns(const Space *s, const Config *c, char *why, int whylen)
 {
     if (!on(c) || !streaming(c))
@@ -311,8 +310,8 @@ static const SpaceConstraint constraints[] = {
                               "(stream, sb, retime)"},
     {"tblock-stream", c_stream, "with streaming: along z in 3D, one thread per column, sb >= 8 and "
                                 "within the axis, (2R+1)*tblock <= 64 step bodies and <= 96 queue registers"},
-    {"tblock-columns", c_columns, "with streaming, bm=1xCx1 gives a thread C columns adjacent along y: 3D, "
-                                  "retime off, fixed and constant boundaries"},
+    {"tblock-columns", c_columns, "with streaming, bm=1xCx1 gives a thread C columns adjacent along y, in "
+                                  "3D"},
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},

@@ -521,9 +521,13 @@ static void test_stream_columns(Arena *a, IrProgram *star, IrProgram *h3, IrProg
     refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=2x1x1", "adjacent along y");
     refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x1x2", "adjacent along y");
     refused(a, h3, "tb=16x8x8,tblock=2,bm=1x2x1", "combines with no other"); /* not streaming */
-    refused(a, box3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1", "periodic keeps one column");
+    /* periodic: each column's source; clamp and mirror: a read in-plane takes its source's
+     * column, perhaps another thread's, from the ring (never a column's register) */
+    has(must_build(a, box3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1")->source, "const int src_j_c1 = ");
     IrProgram *clamp = with_boundary(hb_example(a, 1), BC_CLAMP);
-    refused(a, clamp, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1", "clamp and mirror keep one column");
+    Plan *pc = must_build(a, clamp, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1");
+    has(pc->source, "const int rc_0_m1_c1 = ");
+    has(pc->source, "tbs0_0[rc_0_m1_c1 + "); /* column 1's u[*,-1,*]: not column 0's register */
     refused(a, h3, "tb=32x8x1,stream=z,sb=16,tblock=4,bm=1x8x1", "queue registers a thread");
     refused(a, h3, "tb=16x2x1,stream=z,sb=16,tblock=2,bm=1x2x1", "less than half"); /* 4 rows */
 }

@@ -51,7 +51,7 @@ static const char *const configs[] = {
     "tb=32x4x1,stream=z,sb=16,retime=on", "tb=64x1x1,stream=y,sb=16,retime=on,uf=1x2x1,prefetch=on",
     "tb=32x1x4,stream=y,sb=16,retime=on", "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1",
     "tb=32x8x1,stream=z,sb=32,smem=on,regq=2,prefetch=on", "tb=64x1x1,stream=y,sb=16,smem=on,regq=3",
-    /* several columns per thread (3D, fixed and constant): tiles of 16x16 to 32x64 on the 37x33x29
+    /* several columns per thread (3D, every boundary): tiles of 16x16 to 32x64 on the 37x33x29
      * check grid and the larger one, 2 to 4 steps, plain and retimed */
     "tb=16x4x1,stream=z,sb=8,tblock=2,bm=1x4x1", "tb=32x8x1,stream=z,sb=16,tblock=3,bm=1x2x1",
     "tb=32x4x1,stream=z,sb=8,tblock=4,bm=1x8x1", "tb=32x16x1,stream=z,sb=32,tblock=3,bm=1x4x1",

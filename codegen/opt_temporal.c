@@ -418,7 +418,7 @@ static KKernel *temporal_kernel(CgCtx *ctx, int stage, const char *name, const C
             snprintf(why, (size_t)whylen, "tblock with stream: needs a single-stage step on a 2D or 3D grid");
             return NULL;
         }
-        if (empty_tile(g.O, p->dims, g.K, why, whylen))
+        if (empty_tile(g.O, p->dims, g.K, why, whylen) || !cg_temporal_columns_ok(p, ctx->cfg, why, whylen))
             return NULL;
         KKernel *k = g.retime ? tbs_build_retime(ctx, stage, name, args, &g, why, whylen)
                               : tbs_build_stream(ctx, stage, name, level_args(ctx, args, l), &g);

@@ -56,19 +56,33 @@ void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name);
 KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, int exact, const char *name);
 
 /* The streaming kernels' shared memory (K rings of `slots` planes per state field, tbs<f>_<s>,
- * and a three-level field's loaded older level, tbso<f>), the column's coordinates and
- * predicates, and the queues' registers q<f>_<s>_<position> (the older level's qo<f>_<pos>). */
+ * and a three-level field's loaded older level, tbso<f>), the coordinates and predicates of each
+ * of the thread's columns, and column g->col's queue registers q<f>_<s>_<position> (the older
+ * level's qo<f>_<pos>). */
 void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f);
 /* A streaming temporal kernel with what both forms declare first: shared memory, strides, rings,
  * the column (tbs_rings, tbs_column). */
 KKernel *tbs_kernel(CgCtx *ctx, const char *name, const CgArgs *args, const TbsGeom *g, const char *comment);
-/* tbs<f>_<s>[lcol + offset]: the column's place in a plane of field f's ring of step s (s -1:
+/* A thread with several columns (TbsGeom.C > 1) names what is the column's, not the thread's,
+ * with the column's suffix: name_c<col> (lcol_c1, q0_2_1_c1); with one column, name. */
+const char *tbs_name(CgCtx *ctx, const TbsGeom *g, const char *name);
+KExpr *tbs_var(CgCtx *ctx, const TbsGeom *g, const char *name);
+/* The queue register q<f>_<s>_<pos> of column g->col (s -1: the older level's qo<f>_<pos>). */
+KExpr *tbs_queue(CgCtx *ctx, const TbsGeom *g, int f, int s, int pos);
+/* The queue register that holds, for column g->col, the value at in-plane offset off of queue s
+ * at position pos: the column's own, or that of another column of the same thread (3D, off
+ * along y only; its register and its ring slot are written together); NULL where the value
+ * lies in another thread's column (the ring). */
+KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, int s, int pos);
+/* C copies of g, one per column of the thread (TbsGeom.col 0 .. C-1). */
+TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g);
+/* tbs<f>_<s>[lcol + offset]: column g->col's place in a plane of field f's ring of step s (s -1:
  * the loaded older level's ring tbso<f>). */
-KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset);
+KExpr *tbs_ring_at(CgCtx *ctx, const TbsGeom *g, int f, int s, long long offset);
 /* Loads input plane `plane` of every state field the step reads into nx<f> (a three-level
- * field's older level into nxo<f>). */
+ * field's older level into nxo<f>), for each of the thread's columns. */
 void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane);
 /* The plane loop `for (int it = 0; it < count; it += Q)`, pushed onto out. */
 KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g);
@@ -82,10 +96,11 @@ int tbs_wraps(const CgCtx *ctx);
 /* Plane x's source along the streaming axis where halo planes are not held (fast form: the
  * plan's fused_min_n keeps x within a grid's length); else x. */
 KExpr *tbs_plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x);
-/* The index of plane ps at the column in a global buffer: cidx + (long long)(ps + R) * ssd (ps
- * wrapped under TB_WRAP). */
+/* The index of plane ps at column g->col in a global buffer: cidx + (long long)(ps + R) * ssd
+ * (ps wrapped under TB_WRAP). */
 KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g);
-/* col_out && ps >= zfirst && ps < zstop: the last step's plane is an output of the block. */
-KExpr *tbs_output_plane(CgCtx *ctx);
+/* col_out && ps >= zfirst && ps < zstop (column g->col's): the last step's plane is an output
+ * of the block. */
+KExpr *tbs_output_plane(CgCtx *ctx, const TbsGeom *g);
 
 #endif

@@ -138,8 +138,52 @@ void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g)
 
 static KExpr *sd_extent(Kb *b, const TbsGeom *g) { return k_var(b, g->sd == 1 ? "n1" : "n2"); }
 
-/* tx, i (and ty, j in 3D); the block's chunk along the axis: output planes [zfirst, zstop), the
- * first plane loaded, and the planes the loop walks. */
+const char *tbs_name(CgCtx *ctx, const TbsGeom *g, const char *name)
+{
+    return g->C > 1 ? arena_printf(ctx->arena, "%s_c%d", name, g->col) : name;
+}
+
+KExpr *tbs_var(CgCtx *ctx, const TbsGeom *g, const char *name) { return k_var(&ctx->kb, tbs_name(ctx, g, name)); }
+
+KExpr *tbs_queue(CgCtx *ctx, const TbsGeom *g, int f, int s, int pos)
+{
+    if (s < 0)
+        return tbs_var(ctx, g, arena_printf(ctx->arena, "qo%d_%d", f, pos));
+    return tbs_var(ctx, g, arena_printf(ctx->arena, "q%d_%d_%d", f, s, pos));
+}
+
+KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, int s, int pos)
+{
+    if (tbs_inplane_offset(g, off) == 0)
+        return tbs_queue(ctx, g, f, s, pos);
+    int col = g->col + off[1];
+    if (g->dims != 3 || off[0] != 0 || col < 0 || col >= g->C)
+        return NULL;
+    TbsGeom other = *g;
+    other.col = col;
+    return tbs_queue(ctx, &other, f, s, pos);
+}
+
+TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g)
+{
+    TbsGeom *cols = arena_alloc(ctx->arena, sizeof *cols * (size_t)g->C);
+    for (int c = 0; c < g->C; c++) {
+        cols[c] = *g;
+        cols[c].col = c;
+    }
+    return cols;
+}
+
+/* The in-plane coordinate along d of the column's origin in the grid: the block's output tile
+ * less the redundant halo, plus t (the column's place in the tile). */
+static KExpr *column_origin(Kb *b, const TbsGeom *g, int d, KExpr *t)
+{
+    KExpr *origin = k_cast(b, "int", k_mul(b, k_block(b, d), k_uint(b, g->O[d])));
+    return k_sub(b, k_add(b, origin, t), k_int(b, g->K * g->H[d]));
+}
+
+/* tx, i (and ty, j in 3D, where the thread has one column); the block's chunk along the axis:
+ * output planes [zfirst, zstop), the first plane loaded, and the planes the loop walks. */
 static void column_coordinates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
@@ -147,8 +191,8 @@ static void column_coordinates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
         if (d == g->sd)
             continue;
         KExpr *t = k_let(b, out, "int", thread_var[d], k_cast(b, "int", k_thread(b, d)));
-        KExpr *origin = k_cast(b, "int", k_mul(b, k_block(b, d), k_uint(b, g->O[d])));
-        k_let(b, out, "int", axis_var[d], k_sub(b, k_add(b, origin, t), k_int(b, g->K * g->H[d])));
+        if (d == 0 || g->C == 1)
+            k_let(b, out, "int", axis_var[d], column_origin(b, g, d, t));
     }
     k_push(b, out, k_comment(b, "output planes [zfirst, zstop); the first plane loaded zload"));
     KExpr *zfirst = k_let(b, out, "int", "zfirst", k_cast(b, "int", k_mul(b, k_block(b, g->sd), k_uint(b, g->SB))));
@@ -156,6 +200,17 @@ static void column_coordinates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     KExpr *zstop = k_let(b, out, "int", "zstop", last);
     KExpr *zload = k_let(b, out, "int", "zload", k_sub(b, zfirst, k_int(b, g->K * g->R)));
     k_let(b, out, "int", "count", k_add(b, k_sub(b, zstop, zload), k_int(b, g->K * g->Lag)));
+}
+
+/* Column g->col of a thread with several (TbsGeom.C): its row ty_c = ty*C + col in the tile and
+ * its j_c. */
+static void column_row(CgCtx *ctx, KBlock *out, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    if (g->C == 1)
+        return;
+    KExpr *t = k_let(b, out, "int", tbs_name(ctx, g, "ty"), k_plus(b, k_mul(b, k_var(b, "ty"), k_int(b, g->C)), g->col));
+    k_let(b, out, "int", tbs_name(ctx, g, "j"), column_origin(b, g, 1, t));
 }
 
 /* a >= lo && a < hi, and-ed onto acc */
@@ -169,11 +224,13 @@ static KExpr *within(Kb *b, KExpr *acc, KExpr *a, KExpr *lo, KExpr *hi)
 static void column_predicates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
-    KExpr *interior = NULL, *buffer = NULL, *inner = k_var(b, "true"), *output = k_var(b, "col_interior");
+    KExpr *interior = NULL, *buffer = NULL, *inner = k_var(b, "true"), *output = tbs_var(ctx, g, "col_interior");
     for (int d = 0; d < g->dims; d++) {
         if (d == g->sd)
             continue;
-        KExpr *v = k_var(b, axis_var[d]), *t = k_var(b, thread_var[d]), *n = k_varf(b, "n%d", d);
+        /* along x the thread's columns share i and tx */
+        KExpr *v = d == 1 ? tbs_var(ctx, g, "j") : k_var(b, axis_var[d]);
+        KExpr *t = d == 1 ? tbs_var(ctx, g, "ty") : k_var(b, thread_var[d]), *n = k_varf(b, "n%d", d);
         int H = g->H[d], KH = g->K * g->H[d];
         interior = within(b, interior, v, k_int(b, 0), n);
         buffer = within(b, buffer, v, k_int(b, -H), k_add(b, n, k_int(b, H)));
@@ -182,38 +239,49 @@ static void column_predicates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
             output = within(b, output, t, k_int(b, KH), k_int(b, g->E[d] - KH));
         }
     }
-    k_let(b, out, "bool", "col_interior", interior);
-    k_let(b, out, "bool", "col_buffer", buffer);
-    k_push(b, out, k_comment(b, "col_inner: the in-plane neighbours are inside the tile"));
-    k_let(b, out, "bool", "col_inner", inner);
-    k_let(b, out, "bool", "col_out", output);
+    k_let(b, out, "bool", tbs_name(ctx, g, "col_interior"), interior);
+    k_let(b, out, "bool", tbs_name(ctx, g, "col_buffer"), buffer);
+    if (g->col == 0)
+        k_push(b, out, k_comment(b, "col_inner: the in-plane neighbours are inside the tile"));
+    k_let(b, out, "bool", tbs_name(ctx, g, "col_inner"), inner);
+    k_let(b, out, "bool", tbs_name(ctx, g, "col_out"), output);
+}
+
+/* One column's row, predicates, source, place in the ring (lcol) and in a global plane (cidx). */
+static void column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    column_row(ctx, out, g);
+    column_predicates(ctx, out, g);
+    KExpr *x = k_var(b, "i"), *y = tbs_var(ctx, g, "j");
+    BoundaryKind bc;
+    if (cg_temporal_edge(ctx->prog, &bc) != TB_HOLD) { /* the column's source */
+        x = tb_source(ctx, out, bc, x, k_var(b, "n0"), 1, tbs_name(ctx, g, "src_i"));
+        if (g->dims >= 3)
+            y = tb_source(ctx, out, bc, y, k_var(b, "n1"), 1, tbs_name(ctx, g, "src_j"));
+    }
+    KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, x, k_int(b, g->H[0])));
+    if (g->dims >= 3) {
+        lcol = k_add(b, k_mul(b, tbs_var(ctx, g, "ty"), k_int(b, g->E[0])), lcol);
+        KExpr *row = k_cast(b, "long long", k_add(b, y, k_int(b, g->H[1])));
+        cidx = k_add(b, k_mul(b, row, k_var(b, "s1")), cidx);
+    }
+    k_let(b, out, "int", tbs_name(ctx, g, "lcol"), lcol);
+    k_let(b, out, "long long", tbs_name(ctx, g, "cidx"), cidx);
+    if (g->col == 0)
+        k_let(b, out, "long long", "ssd", k_var(b, g->sd == 1 ? "s1" : "s2"));
+    tb_may_go_unused(ctx, out, tbs_name(ctx, g, "col_inner"));
+    tb_may_go_unused(ctx, out, tbs_name(ctx, g, "lcol"));
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
+        tb_may_go_unused(ctx, out, tbs_name(ctx, g, "col_buffer")); /* every column loads its source */
 }
 
 void tbs_column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
 {
-    Kb *b = &ctx->kb;
     column_coordinates(ctx, out, g);
-    column_predicates(ctx, out, g);
-    KExpr *x = k_var(b, "i"), *y = k_var(b, "j");
-    BoundaryKind bc;
-    if (cg_temporal_edge(ctx->prog, &bc) != TB_HOLD) { /* the column's source */
-        x = tb_source(ctx, out, bc, x, k_var(b, "n0"), 1, "src_i");
-        if (g->dims >= 3)
-            y = tb_source(ctx, out, bc, y, k_var(b, "n1"), 1, "src_j");
-    }
-    KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, x, k_int(b, g->H[0])));
-    if (g->dims >= 3) {
-        lcol = k_add(b, k_mul(b, k_var(b, "ty"), k_int(b, g->E[0])), lcol);
-        KExpr *row = k_cast(b, "long long", k_add(b, y, k_int(b, g->H[1])));
-        cidx = k_add(b, k_mul(b, row, k_var(b, "s1")), cidx);
-    }
-    k_let(b, out, "int", "lcol", lcol);
-    k_let(b, out, "long long", "cidx", cidx);
-    k_let(b, out, "long long", "ssd", k_var(b, g->sd == 1 ? "s1" : "s2"));
-    tb_may_go_unused(ctx, out, "col_inner");
-    tb_may_go_unused(ctx, out, "lcol");
-    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
-        tb_may_go_unused(ctx, out, "col_buffer"); /* every column loads its source */
+    TbsGeom *cols = tbs_columns(ctx, g);
+    for (int c = 0; c < g->C; c++)
+        column(ctx, out, &cols[c]);
 }
 
 KKernel *tbs_kernel(CgCtx *ctx, const char *name, const CgArgs *args, const TbsGeom *g, const char *comment)
@@ -233,16 +301,16 @@ void tbs_queue_registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
     Kb *b = &ctx->kb;
     for (int s = 0; s < g->K; s++)
         for (int q = 0; q < g->Q; q++)
-            k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "q%d_%d_%d", f, s, q), tb_zero(ctx)));
+            k_push(b, out, k_decl(b, 0, ctx->T, tbs_queue(ctx, g, f, s, q)->name, tb_zero(ctx)));
     for (int q = 0; tb_three_levels(ctx->prog, f) && q < g->Q; q++)
-        k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "qo%d_%d", f, q), tb_zero(ctx)));
+        k_push(b, out, k_decl(b, 0, ctx->T, tbs_queue(ctx, g, f, -1, q)->name, tb_zero(ctx)));
 }
 
-KExpr *tbs_ring_at(CgCtx *ctx, int f, int s, long long offset)
+KExpr *tbs_ring_at(CgCtx *ctx, const TbsGeom *g, int f, int s, long long offset)
 {
     Kb *b = &ctx->kb;
     KExpr *ring = s < 0 ? k_varf(b, "tbso%d", f) : k_varf(b, "tbs%d_%d", f, s);
-    return k_index(b, ring, k_add(b, k_var(b, "lcol"), k_int(b, offset)));
+    return k_index(b, ring, k_add(b, tbs_var(ctx, g, "lcol"), k_int(b, offset)));
 }
 
 int tbs_wraps(const CgCtx *ctx) { return cg_temporal_edge(ctx->prog, NULL) == TB_WRAP; }
@@ -260,16 +328,17 @@ KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g)
     Kb *b = &ctx->kb;
     KExpr *ps = tbs_plane_source(ctx, g, k_var(b, "ps"));
     KExpr *plane = k_cast(b, "long long", k_add(b, ps, k_int(b, g->R)));
-    return k_add(b, k_var(b, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
+    return k_add(b, tbs_var(ctx, g, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
 }
 
-KExpr *tbs_output_plane(CgCtx *ctx)
+KExpr *tbs_output_plane(CgCtx *ctx, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
-    return within(b, k_var(b, "col_out"), k_var(b, "ps"), k_var(b, "zfirst"), k_var(b, "zstop"));
+    return within(b, tbs_var(ctx, g, "col_out"), k_var(b, "ps"), k_var(b, "zfirst"), k_var(b, "zstop"));
 }
 
-void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+/* tbs_load for column g->col. */
+static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
@@ -279,18 +348,25 @@ void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
         pn = k_let(b, &scope->body, "int", "pw", tbs_plane_source(ctx, g, pn));
     } else {
         KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
-        ld = k_let(b, &scope->body, "bool", "ld", within(b, k_var(b, "col_buffer"), pn, k_int(b, -g->R), end));
+        ld = k_let(b, &scope->body, "bool", "ld", within(b, tbs_var(ctx, g, "col_buffer"), pn, k_int(b, -g->R), end));
     }
     for (int f = 0; f < p->nfields; f++) {
         for (int level = 0; level >= (tb_three_levels(p, f) ? -1 : 0) && tb_loads(ctx, f); level--) {
             KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
-            KExpr *at = k_add(b, k_var(b, "cidx"), k_mul(b, row, k_var(b, "ssd")));
+            KExpr *at = k_add(b, tbs_var(ctx, g, "cidx"), k_mul(b, row, k_var(b, "ssd")));
             KExpr *buf = cg_buf(ctx, f, level);
             KExpr *v = ld ? k_select(b, ld, k_index(b, buf, at), tb_zero(ctx)) : k_index(b, buf, at);
-            k_push(b, &scope->body, k_assign(b, k_varf(b, level ? "nxo%d" : "nx%d", f), v));
+            k_push(b, &scope->body, k_assign(b, tbs_var(ctx, g, arena_printf(ctx->arena, level ? "nxo%d" : "nx%d", f)), v));
         }
     }
     k_push(b, out, scope);
+}
+
+void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+{
+    TbsGeom *cols = tbs_columns(ctx, g);
+    for (int c = 0; c < g->C; c++)
+        load_column(ctx, out, &cols[c], plane);
 }
 
 KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g)
@@ -317,17 +393,20 @@ KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u)
         k_push(b, out, last);
     }
     KExpr *p0 = k_let(b, out, "int", "p0", k_add(b, k_add(b, k_var(b, "zload"), k_var(b, "it")), k_int(b, u)));
-    for (int f = 0; f < p->nfields; f++) {
-        if (!tb_loads(ctx, f))
-            continue;
-        KExpr *nx = k_varf(b, "nx%d", f);
-        k_push(b, out, k_assign(b, k_varf(b, "q%d_0_%d", f, u), nx));
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, 0, (long long)slot * g->plane), nx));
-        if (!tb_three_levels(p, f))
-            continue;
-        KExpr *older = k_varf(b, "nxo%d", f);
-        k_push(b, out, k_assign(b, k_varf(b, "qo%d_%d", f, u), older));
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, -1, (long long)slot * g->plane), older));
+    TbsGeom *cols = tbs_columns(ctx, g);
+    for (int c = 0; c < g->C; c++) {
+        for (int f = 0; f < p->nfields; f++) {
+            if (!tb_loads(ctx, f))
+                continue;
+            KExpr *nx = tbs_var(ctx, &cols[c], arena_printf(ctx->arena, "nx%d", f));
+            k_push(b, out, k_assign(b, tbs_queue(ctx, &cols[c], f, 0, u), nx));
+            k_push(b, out, k_assign(b, tbs_ring_at(ctx, &cols[c], f, 0, (long long)slot * g->plane), nx));
+            if (!tb_three_levels(p, f))
+                continue;
+            KExpr *older = tbs_var(ctx, &cols[c], arena_printf(ctx->arena, "nxo%d", f));
+            k_push(b, out, k_assign(b, tbs_queue(ctx, &cols[c], f, -1, u), older));
+            k_push(b, out, k_assign(b, tbs_ring_at(ctx, &cols[c], f, -1, (long long)slot * g->plane), older));
+        }
     }
     tbs_load(ctx, out, g, k_add(b, p0, k_int(b, 1)));
     return out;

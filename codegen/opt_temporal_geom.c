@@ -3,6 +3,7 @@
  * the kernel builds; and their launch. */
 #include "opt_temporal_build.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
@@ -128,11 +129,12 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
         g->slots = 2;
     }
     g->SB = c->v[P_SB];
+    g->C = p->dims == 3 ? c->v[P_BMY] : 1;
     g->plane = 1;
     for (int d = 0; d < 3; d++) {
         g->H[d] = d < p->dims ? p->halo[d] : 0;
         g->B[d] = c->v[P_TBX + d];
-        g->E[d] = d < p->dims && d != g->sd ? g->B[d] : 1;
+        g->E[d] = d < p->dims && d != g->sd ? g->B[d] * (d == 1 ? g->C : 1) : 1;
         g->O[d] = d == g->sd ? g->SB : d < p->dims ? g->E[d] - 2 * g->K * g->H[d] : 1;
         g->plane *= g->E[d];
     }
@@ -167,4 +169,14 @@ void tb_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long lon
     }
     l->smem_bytes = (int)smem;
     l->steps = K;
+}
+
+int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int whylen)
+{
+    int x = c->v[P_BMX], C = c->v[P_BMY], z = c->v[P_BMZ];
+    if ((x == 1 && C == 1 && z == 1) || ((!p || p->dims == 3) && x == 1 && z == 1))
+        return 1;
+    snprintf(why, (size_t)whylen, "bm=%dx%dx%d with tblock=%d and stream: a streaming temporal thread holds "
+             "several columns in 3D only, adjacent along y (bm=1xCx1)", x, C, z, c->v[P_TB]);
+    return 0;
 }

@@ -71,16 +71,32 @@ typedef struct {
     int nt, f, u, s;
 } Retime;
 
+/* The column's partial sum a<s>_<j> of step s. */
+static KExpr *partial(Retime *rt, int s, int j)
+{
+    return tbs_var(rt->ctx, rt->g, arena_printf(rt->ctx->arena, "a%d_%d", s, j));
+}
+
 /* a<s>_<j> += weight * r */
 static KStmt *accumulate(Retime *rt, int j, const CgLinTerm *t)
 {
     Kb *b = &rt->ctx->kb;
-    return k_assign_add(b, k_varf(b, "a%d_%d", rt->s, j), k_mul(b, cg_lin_weight(rt->ctx, t), k_var(b, "r")));
+    return k_assign_add(b, partial(rt, rt->s, j), k_mul(b, cg_lin_weight(rt->ctx, t), k_var(b, "r")));
+}
+
+/* The value at in-plane offset off of the plane step s-1 wrote in the previous copy (queue
+ * position prev): the column's own register, another column's of the same thread (written with
+ * its ring slot), else the ring through rd. */
+static KExpr *newest(Retime *rt, const int off[3], int prev)
+{
+    Kb *b = &rt->ctx->kb;
+    KExpr *own = tbs_own_register(rt->ctx, rt->g, off, rt->f, rt->s - 1, prev);
+    return own ? own : k_index(b, k_var(b, "rd"), k_int(b, tbs_inplane_offset(rt->g, off)));
 }
 
 /* Where the column's in-plane neighbours are in the tile: the plane step s-1 wrote in the
- * previous copy, the own column from its queue register, the neighbours through rd (that plane
- * of step s-1's ring at the column). Each distinct in-plane offset is read once, as r, and added
+ * previous copy, the own column and the thread's other columns from their queue registers
+ * (newest), the rest through rd (that plane of step s-1's ring at the column). Each distinct in-plane offset is read once, as r, and added
  * to the partial sum of every plane its terms feed. */
 static void add_plane(Retime *rt, KBlock *out)
 {
@@ -88,19 +104,17 @@ static void add_plane(Retime *rt, KBlock *out)
     const TbsGeom *g = rt->g;
     Kb *b = &ctx->kb;
     int s = rt->s, prev = (rt->u + g->Q - 1) % g->Q;
-    KStmt *inner = k_if(b, k_var(b, "col_inner"));
+    KStmt *inner = k_if(b, tbs_var(ctx, g, "col_inner"));
     KExpr *ring = k_add(b, k_varf(b, "tbs%d_%d", rt->f, s - 1), k_int(b, (long long)((rt->u + 1) % 2) * g->plane));
-    KExpr *rd = k_var(b, "rd");
-    tb_pointer(ctx, &inner->body, KQ_CONST, "rd", k_add(b, ring, k_var(b, "lcol")));
+    tb_pointer(ctx, &inner->body, KQ_CONST, "rd", k_add(b, ring, tbs_var(ctx, g, "lcol")));
     char *done = arena_alloc(ctx->arena, (size_t)rt->nt + 1);
     int neighbours = 0;
     for (int i = 0; i < rt->nt; i++) {
         if (done[i] || rt->t[i].c == 0)
             continue;
-        long long off = tbs_inplane_offset(g, rt->t[i].off);
-        neighbours += off != 0;
+        KExpr *r = newest(rt, rt->t[i].off, prev);
+        neighbours += r->kind == KE_INDEX;
         KStmt *term = k_scope(b);
-        KExpr *r = off == 0 ? k_varf(b, "q%d_%d_%d", rt->f, s - 1, prev) : k_index(b, rd, k_int(b, off));
         k_let(b, &term->body, ctx->T, "r", r);
         for (int j = i; j < rt->nt; j++) {
             if (done[j] || rt->t[j].c == 0 || !same_inplane(g, rt->t[i].off, rt->t[j].off))
@@ -123,30 +137,30 @@ static void complete_plane(Retime *rt, KBlock *out)
     const TbsGeom *g = rt->g;
     Kb *b = &ctx->kb;
     int s = rt->s, R = g->R, pass = (rt->u + g->Q - 1 - R) % g->Q;
-    KExpr *done = k_varf(b, "a%d_0", s);
+    KExpr *done = partial(rt, s, 0);
     if (s == g->K) {
-        KStmt *store = k_if(b, tbs_output_plane(ctx));
+        KStmt *store = k_if(b, tbs_output_plane(ctx, g));
         k_push(b, &store->body, k_assign(b, k_index(b, cg_buf(ctx, rt->f, 1), tbs_plane_index(ctx, g)), done));
         k_push(b, out, store);
     } else {
         KExpr *ps = k_var(b, "ps");
-        KExpr *interior = k_var(b, "col_inner");
+        KExpr *interior = tbs_var(ctx, g, "col_inner");
         if (tbs_wraps(ctx)) {
             tb_may_go_unused(ctx, out, "ps"); /* every plane is computed */
         } else {
-            interior = k_and(b, k_var(b, "col_interior"), interior);
+            interior = k_and(b, tbs_var(ctx, g, "col_interior"), interior);
             interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))),
                              k_bin(b, KO_LT, ps, k_var(b, g->sd == 1 ? "n1" : "n2")));
         }
         interior = k_let(b, out, "bool", "interior", interior);
-        KExpr *passed = k_varf(b, "q%d_%d_%d", rt->f, s - 1, pass);
+        KExpr *passed = tbs_queue(ctx, g, rt->f, s - 1, pass);
         KExpr *v = k_let(b, out, ctx->T, "v", k_select(b, interior, done, passed));
-        k_push(b, out, k_assign(b, k_varf(b, "q%d_%d_%d", rt->f, s, rt->u), v));
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, rt->f, s, (long long)(rt->u % 2) * g->plane), v));
+        k_push(b, out, k_assign(b, tbs_queue(ctx, g, rt->f, s, rt->u), v));
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, g, rt->f, s, (long long)(rt->u % 2) * g->plane), v));
     }
     for (int j = 0; j < 2 * R; j++)
-        k_push(b, out, k_assign(b, k_varf(b, "a%d_%d", s, j), k_varf(b, "a%d_%d", s, j + 1)));
-    k_push(b, out, k_assign(b, k_varf(b, "a%d_%d", s, 2 * R), tb_zero(ctx)));
+        k_push(b, out, k_assign(b, partial(rt, s, j), partial(rt, s, j + 1)));
+    k_push(b, out, k_assign(b, partial(rt, s, 2 * R), tb_zero(ctx)));
 }
 
 /* Step s of copy u: adds the plane step s-1 wrote in the previous copy to a<s>_*, completes
@@ -172,21 +186,22 @@ static const char *describe(CgCtx *ctx, int stage, const TbsGeom *g)
                         "stage %d: temporal blocking with streaming along %c and retiming, %d steps per launch. "
                         "In-plane tile %dx%d, output %dx%d; %d output planes per block plus %d at each end; each "
                         "step adds its newest input plane to %d partial sums, a lag of %d planes per step, 2 "
-                        "shared planes per step.",
+                        "shared planes per step.%s",
                         stage, "xyz"[g->sd], g->K, g->E[0], g->dims >= 3 ? g->E[1] : 1, g->O[0],
-                        g->dims >= 3 ? g->O[1] : 1, g->SB, g->K * g->R, 2 * g->R + 1, g->Lag);
+                        g->dims >= 3 ? g->O[1] : 1, g->SB, g->K * g->R, 2 * g->R + 1, g->Lag,
+                        g->C > 1 ? arena_printf(ctx->arena, " %d columns per thread, adjacent along y.", g->C) : "");
 }
 
-/* The kernel's registers: step s's queue q<f>_<s>_*, its partial sums a<s>_0..a<s>_2R, and the
- * prefetched plane nx<f>. */
+/* Column g->col's registers: step s's queue q<f>_<s>_*, its partial sums a<s>_0..a<s>_2R, and
+ * the prefetched plane nx<f>. */
 static void registers(CgCtx *ctx, KBlock *out, const TbsGeom *g, int f)
 {
     Kb *b = &ctx->kb;
     tbs_queue_registers(ctx, out, g, f);
     for (int s = 1; s <= g->K; s++)
         for (int j = 0; j <= 2 * g->R; j++)
-            k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "a%d_%d", s, j), tb_zero(ctx)));
-    k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "nx%d", f), NULL));
+            k_push(b, out, k_decl(b, 0, ctx->T, tbs_name(ctx, g, arena_printf(ctx->arena, "a%d_%d", s, j)), tb_zero(ctx)));
+    k_push(b, out, k_decl(b, 0, ctx->T, tbs_name(ctx, g, arena_printf(ctx->arena, "nx%d", f)), NULL));
 }
 
 KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbsGeom *g,
@@ -198,13 +213,19 @@ KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
         return NULL;
     KKernel *k = tbs_kernel(ctx, name, args, g, describe(ctx, stage, g));
     KBlock *out = &k->body;
-    registers(ctx, out, g, rt.f);
+    TbsGeom *cols = tbs_columns(ctx, g);
+    for (int c = 0; c < g->C; c++)
+        registers(ctx, out, &cols[c], rt.f);
     tbs_load(ctx, out, g, k_var(&ctx->kb, "zload"));
     KStmt *loop = tbs_plane_loop(ctx, out, g);
     for (rt.u = 0; rt.u < g->Q; rt.u++) {
         KBlock *copy = tbs_copy(ctx, loop, g, rt.u);
         for (rt.s = 1; rt.s <= g->K; rt.s++)
-            step(&rt, copy);
+            for (int c = 0; c < g->C; c++) { /* each column's step in a scope of its own */
+                rt.g = &cols[c];
+                step(&rt, copy);
+            }
+        rt.g = g;
         k_push(&ctx->kb, copy, k_barrier(&ctx->kb)); /* the copy's only barrier */
     }
     return k;

@@ -2,10 +2,11 @@
  * blocking (Matsumura et al., CGO 2020).
  *
  * A block covers an in-plane tile E (x in 2D, x-y in 3D: the thread block, one thread per
- * column) and streams along the streaming axis sd (y in 2D, z in 3D) over its chunk: SB output
- * planes plus K*R planes at each end (R = the halo along sd), recomputed redundantly by the
- * neighbouring chunks. Only the in-plane axes carry a redundant halo: the output tile is
- * E - 2*K*H in-plane.
+ * column; in 3D with bm=1xCx1, C columns per thread adjacent along y, TbsGeom.C, each with its
+ * own registers and names, every step built once per column) and streams along the streaming
+ * axis sd (y in 2D, z in 3D) over its chunk: SB output planes plus K*R planes at each end (R =
+ * the halo along sd), recomputed redundantly by the neighbouring chunks. Only the in-plane axes
+ * carry a redundant halo: the output tile is E - 2*K*H in-plane.
  *
  * Each of the K fused steps keeps a queue of its input planes (step 0's input is the loaded
  * plane): the thread's own column in registers, the whole in-plane tile in a shared-memory ring
@@ -61,10 +62,10 @@ static const char *const thread_var[3] = {"tx", "ty", "tz"};
  * minus): under TB_MAP a halo column is read at its source, so no halo column's slot is read
  * (those slots hold what their threads computed, which is not the halo's value). Kept inside
  * the tile, where a read from a column outside the output region may land beyond it. */
-static const char *ring_column(CgCtx *ctx, const int off[3])
+static const char *ring_column(CgCtx *ctx, const TbsGeom *g, const int off[3])
 {
-    return arena_printf(ctx->arena, "rc_%s%d_%s%d", off[0] < 0 ? "m" : "", abs(off[0]), off[1] < 0 ? "m" : "",
-                        abs(off[1]));
+    return tbs_name(ctx, g, arena_printf(ctx->arena, "rc_%s%d_%s%d", off[0] < 0 ? "m" : "", abs(off[0]),
+                                         off[1] < 0 ? "m" : "", abs(off[1])));
 }
 
 /* The built-ins' coordinates (CgCtx.kcoord): the column's in-plane i (j), the plane ps along the
@@ -77,11 +78,16 @@ static KExpr *queue_coord(CgCtx *ctx, int axis)
     static const char *const source_var[3] = {"src_i", "src_j", "src_k"};
     if (axis == tc->g->sd) /* planes and columns computed as their sources have the sources' */
         return tbs_plane_source(ctx, tc->g, k_var(&ctx->kb, "ps"));
-    return k_var(&ctx->kb, cg_temporal_edge(ctx->prog, NULL) == TB_HOLD ? axis_var[axis] : source_var[axis]);
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
+        return tbs_var(ctx, tc->g, source_var[axis]);
+    return axis == 1 ? tbs_var(ctx, tc->g, "j") : k_var(&ctx->kb, axis_var[axis]); /* i: the thread's */
 }
 
 /* Reads: a state field from the input queue of the step being computed (register for the own
- * column, shared ring otherwise); a coef field from global memory at the plane's index. */
+ * column and for another column of the same thread, shared ring otherwise); a coef field from
+ * global memory at the plane's index. A column's register and its ring slot are written
+ * together, and every step of a copy is built for all columns before the next step, so the
+ * register holds at the read what the ring would give. */
 static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
 {
     TbsCtx *tc = (TbsCtx *)ctx;
@@ -96,13 +102,16 @@ static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
     int pos = (tc->u + g->Q - age + n->off[g->sd]) % g->Q; /* written age - d copies ago */
     long long inplane = tbs_inplane_offset(g, n->off);
     if (inplane == 0)
-        return queue < 0 ? k_varf(b, "qo%d_%d", n->field, pos) : k_varf(b, "q%d_%d_%d", n->field, queue, pos);
+        return tbs_queue(ctx, g, n->field, queue, pos);
     KExpr *ring = queue < 0 ? k_varf(b, "tbso%d", n->field) : k_varf(b, "tbs%d_%d", n->field, queue);
-    if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) {
+    if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) { /* its source's column: perhaps another thread's */
         int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};
-        return k_index(b, ring, k_plus(b, k_var(b, ring_column(ctx, off)), pos * g->plane));
+        return k_index(b, ring, k_plus(b, k_var(b, ring_column(ctx, g, off)), pos * g->plane));
     }
-    return k_index(b, ring, k_plus(b, k_var(b, "lcol"), pos * g->plane + inplane));
+    KExpr *own = tbs_own_register(ctx, g, n->off, n->field, queue, pos);
+    if (own)
+        return own;
+    return k_index(b, ring, k_plus(b, tbs_var(ctx, g, "lcol"), pos * g->plane + inplane));
 }
 
 /* An intermediate step's value of a point stays in the thread: w<f>[0], copied to r<f> once
@@ -128,7 +137,7 @@ static void keep_value(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
 static KExpr *queue_older(CgCtx *ctx, int f)
 {
     const TbsCtx *tc = (TbsCtx *)ctx;
-    return k_varf(&ctx->kb, "q%d_%d_%d", f, tc->g->K - 1, (tc->u + tc->g->Q - tc->g->Lag) % tc->g->Q);
+    return tbs_queue(ctx, tc->g, f, tc->g->K - 1, (tc->u + tc->g->Q - tc->g->Lag) % tc->g->Q);
 }
 
 static void last_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *value)
@@ -139,19 +148,22 @@ static void last_store(CgCtx *ctx, KBlock *out, int w, KExpr *array, KExpr *valu
 /* ---- clamp and mirror (TB_MAP): halo columns and planes copy the interior ---- */
 
 
+/* rc_*: for column g->col, the place in the tile of the column a read at each in-plane offset
+ * takes (a halo column's source). */
 static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind bc)
 {
     Kb *b = &ctx->kb;
     const IrStage *st = &ctx->prog->stages[ctx->stage];
     const char **done = arena_alloc(ctx->arena, sizeof *done * (size_t)(st->nnodes + 1));
     int ndone = 0;
-    k_push(b, out, k_comment(b, "rc_*: the tile's column a read at an in-plane offset takes, a halo column's source"));
+    if (g->col == 0)
+        k_push(b, out, k_comment(b, "rc_*: the tile's column a read at an in-plane offset takes, a halo column's source"));
     for (int i = 0; i < st->nnodes; i++) {
         const IrNode *n = &st->nodes[i];
         int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0}, seen = 0;
         if (n->op != N_READ || !is_state(ctx->prog, n->field) || tbs_inplane_offset(g, n->off) == 0)
             continue;
-        const char *name = ring_column(ctx, off);
+        const char *name = ring_column(ctx, g, off);
         for (int j = 0; j < ndone; j++)
             seen |= strcmp(done[j], name) == 0;
         if (seen)
@@ -159,9 +171,11 @@ static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind
         done[ndone++] = name;
         KExpr *place = NULL;
         for (int d = g->dims == 3 ? 1 : 0; d >= 0; d--) {
-            KExpr *c = k_plus(b, k_var(b, axis_var[d]), off[d]);
-            KExpr *src = tb_source(ctx, out, bc, c, k_varf(b, "n%d", d), 0, arena_printf(ctx->arena, "%s_%c", name, "xy"[d]));
-            KExpr *t = k_add(b, k_var(b, thread_var[d]), k_sub(b, src, k_var(b, axis_var[d])));
+            KExpr *v = d == 1 ? tbs_var(ctx, g, "j") : k_var(b, axis_var[d]);
+            KExpr *t = d == 1 ? tbs_var(ctx, g, "ty") : k_var(b, thread_var[d]);
+            KExpr *src = tb_source(ctx, out, bc, k_plus(b, v, off[d]), k_varf(b, "n%d", d),
+                                   0, arena_printf(ctx->arena, "%s_%c", name, "xy"[d]));
+            t = k_add(b, t, k_sub(b, src, v));
             t = k_call(b, "min", 2, k_call(b, "max", 2, t, k_int(b, 0)), k_int(b, g->E[d] - 1));
             place = place ? k_add(b, k_mul(b, place, k_int(b, g->E[d])), t) : t;
         }
@@ -185,7 +199,7 @@ static void high_planes(TbsCtx *tc, KBlock *out, int u, int s, BoundaryKind bc)
         for (int h = 1; h <= g->R; h++) {
             int ago = bc == BC_MIRROR ? 2 * h : h;
             KStmt *here = k_if(b, k_bin(b, KO_EQ, k_var(b, "ps"), k_plus(b, n, h - 1)));
-            KExpr *src = tbs_ring_at(ctx, f, s, (long long)((u + g->Q - ago) % g->Q % g->slots) * g->plane);
+            KExpr *src = tbs_ring_at(ctx, g, f, s, (long long)((u + g->Q - ago) % g->Q % g->slots) * g->plane);
             k_push(b, &here->body, k_assign(b, k_varf(b, "r%d", f), src));
             k_push(b, out, here);
         }
@@ -208,8 +222,8 @@ static void low_planes(TbsCtx *tc, KBlock *out, int u, int s, BoundaryKind bc)
             if (!tb_loads(ctx, f))
                 continue;
             KExpr *r = k_varf(b, "r%d", f);
-            k_push(b, &at->body, k_assign(b, k_varf(b, "q%d_%d_%d", f, s, pos), r));
-            k_push(b, &at->body, k_assign(b, tbs_ring_at(ctx, f, s, (long long)(pos % g->slots) * g->plane), r));
+            k_push(b, &at->body, k_assign(b, tbs_queue(ctx, g, f, s, pos), r));
+            k_push(b, &at->body, k_assign(b, tbs_ring_at(ctx, g, f, s, (long long)(pos % g->slots) * g->plane), r));
         }
         k_push(b, out, at);
     }
@@ -225,7 +239,7 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     Kb *b = &ctx->kb;
     BoundaryKind bc = BC_FIXED;
     TbEdge edge = cg_temporal_edge(p, &bc);
-    KExpr *interior = k_var(b, edge == TB_WRAP ? "true" : "col_interior");
+    KExpr *interior = edge == TB_WRAP ? k_var(b, "true") : tbs_var(ctx, g, "col_interior");
     KExpr *ps = k_var(b, "ps"), *n = k_var(b, g->sd == 1 ? "n1" : "n2");
     /* TB_MAP computes the halo planes too: those before 0 are overwritten later, those past the
      * end replaced by high_planes (a plane check here cost 7 registers on the H100: 64 -> 71) */
@@ -236,10 +250,10 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     for (int f = 0; f < p->nfields; f++) { /* step s-1's value, passed through where not computed */
         if (!tb_loads(ctx, f))
             continue;
-        KExpr *before = k_varf(b, "q%d_%d_%d", f, s - 1, centre);
+        KExpr *before = tbs_queue(ctx, g, f, s - 1, centre);
         k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "r%d", f), before));
     }
-    KStmt *compute = k_if(b, k_and(b, interior, k_var(b, "col_inner")));
+    KStmt *compute = k_if(b, k_and(b, interior, tbs_var(ctx, g, "col_inner")));
     for (int f = 0; f < p->nfields; f++)
         if (tb_loads(ctx, f))
             k_push(b, &compute->body, k_array(b, 0, ctx->T, arena_printf(ctx->arena, "w%d", f), 1));
@@ -256,8 +270,8 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
         if (!tb_loads(ctx, f))
             continue;
         KExpr *r = k_varf(b, "r%d", f);
-        k_push(b, out, k_assign(b, k_varf(b, "q%d_%d_%d", f, s, u), r));
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, f, s, (long long)u * g->plane), r));
+        k_push(b, out, k_assign(b, tbs_queue(ctx, g, f, s, u), r));
+        k_push(b, out, k_assign(b, tbs_ring_at(ctx, g, f, s, (long long)u * g->plane), r));
     }
     if (!all_in && edge == TB_MAP)
         low_planes(tc, out, u, s, bc);
@@ -280,7 +294,7 @@ static void step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     tc->u = u;
     tc->from = s - 1;
     if (s == g->K) { /* to the level +1 buffer (three levels: +1 and +2) */
-        KStmt *store = k_if(b, tbs_output_plane(ctx));
+        KStmt *store = k_if(b, tbs_output_plane(ctx, g));
         ctx->kstore = tb_any_three_levels(ctx->prog) ? last_store : NULL;
         cg_point(ctx, &store->body);
         ctx->kstore = NULL;
@@ -289,22 +303,29 @@ static void step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
         inner_step(tc, body, u, s, all_in);
     }
     k_push(b, out, scope);
-    if (g->step_barriers && s < g->K) /* after the plane written to step s's ring */
-        k_push(b, out, k_barrier(b));
 }
 
-/* The plane loop, unrolled Q times: fast (all_in) or checked. */
+/* The plane loop, unrolled Q times: fast (all_in) or checked. In each copy every step is
+ * built once per column of the thread, in a scope of its own (tc->g the column's geometry). */
 static void plane_loop(TbsCtx *tc, KBlock *out, int all_in)
 {
     CgCtx *ctx = &tc->base;
     const TbsGeom *g = tc->g;
+    TbsGeom *cols = tbs_columns(ctx, g);
     KStmt *loop = tbs_plane_loop(ctx, out, g);
     for (int u = 0; u < g->Q; u++) {
         KBlock *copy = tbs_copy(ctx, loop, g, u);
         if (g->step_barriers)
             k_push(&ctx->kb, copy, k_barrier(&ctx->kb));
-        for (int s = 1; s <= g->K; s++)
-            step(tc, copy, u, s, all_in);
+        for (int s = 1; s <= g->K; s++) {
+            for (int c = 0; c < g->C; c++) {
+                tc->g = &cols[c];
+                step(tc, copy, u, s, all_in);
+            }
+            tc->g = g;
+            if (g->step_barriers && s < g->K) /* after the plane written to step s's ring */
+                k_push(&ctx->kb, copy, k_barrier(&ctx->kb));
+        }
         if (!g->step_barriers) /* the copy's only barrier */
             k_push(&ctx->kb, copy, k_barrier(&ctx->kb));
     }
@@ -315,9 +336,10 @@ static const char *describe(CgCtx *ctx, int stage, const TbsGeom *g)
     return arena_printf(ctx->arena,
                         "stage %d: temporal blocking with streaming along %c, %d steps per launch. In-plane "
                         "tile %dx%d, output %dx%d; %d output planes per block plus %d at each end; %d-plane "
-                        "queues per step (registers + shared ring), a lag of %d plane%s per step.",
+                        "queues per step (registers + shared ring), a lag of %d plane%s per step.%s",
                         stage, "xyz"[g->sd], g->K, g->E[0], g->dims >= 3 ? g->E[1] : 1, g->O[0],
-                        g->dims >= 3 ? g->O[1] : 1, g->SB, g->K * g->R, g->Q, g->Lag, g->Lag == 1 ? "" : "s");
+                        g->dims >= 3 ? g->O[1] : 1, g->SB, g->K * g->R, g->Q, g->Lag, g->Lag == 1 ? "" : "s",
+                        g->C > 1 ? arena_printf(ctx->arena, " %d columns per thread, adjacent along y.", g->C) : "");
 }
 
 KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbsGeom *g)
@@ -327,15 +349,16 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
     KKernel *k = tbs_kernel(ctx, name, args, g, describe(ctx, stage, g));
     KBlock *out = &k->body;
     BoundaryKind bc = BC_FIXED;
-    if (cg_temporal_edge(p, &bc) == TB_MAP)
-        ring_columns(ctx, out, g, bc);
+    TbsGeom *cols = tbs_columns(ctx, g);
+    for (int c = 0; c < g->C && cg_temporal_edge(p, &bc) == TB_MAP; c++)
+        ring_columns(ctx, out, &cols[c], bc);
     for (int f = 0; f < p->nfields; f++) {
-        if (!tb_loads(ctx, f))
-            continue;
-        tbs_queue_registers(ctx, out, g, f);
-        k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "nx%d", f), NULL));
-        if (tb_three_levels(p, f))
-            k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "nxo%d", f), NULL));
+        for (int c = 0; c < g->C && tb_loads(ctx, f); c++) {
+            tbs_queue_registers(ctx, out, &cols[c], f);
+            k_push(b, out, k_decl(b, 0, ctx->T, tbs_name(ctx, &cols[c], arena_printf(ctx->arena, "nx%d", f)), NULL));
+            if (tb_three_levels(p, f))
+                k_push(b, out, k_decl(b, 0, ctx->T, tbs_name(ctx, &cols[c], arena_printf(ctx->arena, "nxo%d", f)), NULL));
+        }
     }
     tbs_load(ctx, out, g, k_var(b, "zload"));
     TbsCtx tc = {*ctx, g, 0, 0};

@@ -9,7 +9,8 @@
 /* Shared memory one block may use with the opt-in (H100: 227 KiB). */
 enum { TB_SMEM_MAX = 227 * 1024 };
 /* Streaming: the plane loop is unrolled Q times (Q = 2R+1, 2R+2 for a 2D box: TbsGeom.Q) with K
- * step bodies each; each state field keeps K queues of Q registers. */
+ * step bodies each (per column of a thread); each state field keeps K queues of Q registers per
+ * column (with bm=1xCx1, C columns: at most 96 registers bounds the C*Q*K bodies too). */
 enum { TBS_MAX_BODIES = 64, TBS_MAX_QUEUE_REGS = 96 };
 
 static int on(const Config *c) { return c->v[P_TB] > 1; }
@@ -17,10 +18,12 @@ static int on(const Config *c) { return c->v[P_TB] > 1; }
 static int streaming(const Config *c) { return c->v[P_STREAM] == 2; }
 
 /* Streaming is the exception to c_alone: with it the temporal kernel streams along the axis
- * (opt_temporal_stream.c), with the stream pass's stream, sb and retime. */
+ * (opt_temporal_stream.c), with the stream pass's stream, sb and retime, and the tile pass's bm
+ * for the columns a thread holds (tblock-columns says which). */
 static int combines(const Config *c, ParamId id)
 {
-    return streaming(c) && (id == P_STREAM || id == P_SD || id == P_SB || id == P_RETIME);
+    return streaming(c) && (id == P_STREAM || id == P_SD || id == P_SB || id == P_RETIME || id == P_BMX ||
+                            id == P_BMY || id == P_BMZ);
 }
 
 static int refuse(const Config *c, ParamId id, char *why, int whylen)
@@ -91,14 +94,15 @@ static int c_stream(const Space *s, const Config *c, char *why, int whylen)
         return 1;
     TbsGeom g;
     cg_temporal_stream_geom(p, c, &g);
-    /* queue registers, and with retime the partial sums; a three-level field's older level */
+    /* queue registers, and with retime the partial sums; a three-level field's older level; per
+     * column of the thread */
     int three = 0;
     for (int f = 0; f < p->nfields; f++)
         three += p->fields[f].role == ROLE_STATE && p->fields[f].levels == 3;
-    int regs = (g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL) + g.Q * three;
+    int regs = ((g.Q + (g.retime ? 2 * g.R + 1 : 0)) * g.K * ir_state_fields(p, NULL) + g.Q * three) * g.C;
     if (g.Q * g.K > TBS_MAX_BODIES || regs > TBS_MAX_QUEUE_REGS) {
         snprintf(why, (size_t)whylen, "tblock=%d with stream and halo %d along %c: the plane loop would "
-                 "hold %d step bodies (at most %d) and %d queue registers (at most %d)", g.K, g.R,
+                 "hold %d step bodies (at most %d) and %d queue registers a thread (at most %d)", g.K, g.R,
                  "xyz"[sd], g.Q * g.K, TBS_MAX_BODIES, regs, TBS_MAX_QUEUE_REGS);
         return 0;
     }
@@ -118,6 +122,14 @@ static int c_retime(const Space *s, const Config *c, char *why, int whylen)
     if (!on(c) || !streaming(c) || c->v[P_RETIME] != 2 || !s->prog)
         return 1;
     return cg_temporal_retime_ok(s->prog, why, whylen);
+}
+
+/* Several columns per thread (bm=1xCx1, TbsGeom.C): in 3D, adjacent along y. */
+static int c_columns(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (!on(c) || !streaming(c))
+        return 1;
+    return cg_temporal_columns_ok(s->prog, c, why, whylen);
 }
 
 static int c_stages(const Space *s, const Config *c, char *why, int whylen)
@@ -298,6 +310,8 @@ static const SpaceConstraint constraints[] = {
                               "(stream, sb, retime)"},
     {"tblock-stream", c_stream, "with streaming: along z in 3D, one thread per column, sb >= 8 and "
                                 "within the axis, (2R+1)*tblock <= 64 step bodies and <= 96 queue registers"},
+    {"tblock-columns", c_columns, "with streaming, bm=1xCx1 gives a thread C columns adjacent along y, in "
+                                  "3D"},
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},

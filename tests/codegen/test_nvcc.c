@@ -234,6 +234,13 @@ int main(void)
     IrProgram *held = hb_example(a, 2);
     ir_bc_set(&held->fields[0], BC_FIXED, 0);
     emit(held, "tb=32x8,tblock=2", a, 0);
+    /* several columns per thread in the 3D streaming kernel (a fixed box: a barrier per step) */
+    IrProgram *box = hb_example(a, 1);
+    for (int f = 0; f < box->nfields; f++)
+        if (box->fields[f].role == ROLE_STATE)
+            ir_bc_set(&box->fields[f], BC_FIXED, 0);
+    emit(box, "tb=16x4x1,stream=z,sb=16,tblock=3,bm=1x4x1", a, 0);
+    emit(box, "tb=16x4x1,stream=z,sb=16,tblock=2,retime=on,bm=1x4x1", a, 0);
     const char *root = getenv("STC_SOURCE_ROOT");
     int examples = 0;
     if (root) {

@@ -478,6 +478,60 @@ static void test_space(IrProgram *star)
     has(text, "tblock-smem");
 }
 
+/* Several columns per thread (bm=1xCx1 with stream=z): the in-plane tile is tbx x tby*C, each
+ * column keeps its own queues (and partial sums, retimed), predicates and place (suffix _c<col>),
+ * a y-neighbour of the same thread comes from its register; one column emits what it did
+ * before. What the form cannot do
+ * is refused with the reason. */
+static void test_stream_columns(Arena *a, IrProgram *star, IrProgram *h3, IrProgram *box3)
+{
+    Plan *one = must_build(a, h3, "tb=16x16x1,stream=z,sb=16,tblock=2"); /* the same tile */
+    Plan *p = must_build(a, h3, "tb=16x4x1,stream=z,sb=16,tblock=2,bm=1x4x1");
+    assert(strcmp(one->source, p->source) != 0 && !strstr(one->source, "_c0"));
+    has(p->source, "In-plane tile 16x16, output 12x12");
+    has(p->source, "4 columns per thread, adjacent along y");
+    const PlanLaunch *l = stage_launch(p, "heat3_step");
+    assert(l->block[0] == 16 && l->block[1] == 4 && l->block[2] == 1);
+    assert(l->tile[0] == 12 && l->tile[1] == 12 && l->tile[2] == 16);
+    assert(l->smem_bytes == 2 * 2 * 3 * 16 * 16 * 8); /* 2 fields x K rings x Q planes of the whole tile */
+    has(p->source, "const int ty_c3 = ty * 4 + 3;");
+    has(p->source, "const int lcol_c3 = ty_c3 * 16 + tx;");
+    has(p->source, "const bool col_out_c3 = col_interior_c3 && tx >= 2 && tx < 14 && ty_c3 >= 2 && ty_c3 < 14;");
+    has(p->source, "double q0_1_2_c3 = (double)0;");
+    has(p->source, "tbs0_0[lcol_c3 + 256] = nx0_c3;");
+    has(p->source, "f_v_lp1[idx] = q0_1_");
+    /* u[0,-1,0] of column 1 is column 0's register; of column 0, the ring's row above */
+    has(p->source, "tbs0_0[lcol_c0 - 16]");
+    assert(!strstr(p->source, "tbs0_0[lcol_c1 - 16]") && !strstr(p->source, "tbs0_0[lcol_c2 + 16]"));
+    assert(hb_count(p->source, "tbs0_0[lcol_c3 + 16]") == hb_count(p->source, "tbs0_0[lcol_c0 - 16]"));
+    Plan *two = must_build(a, h3, "tb=16x4x1,stream=z,sb=16,tblock=2,bm=1x2x1");
+    assert(stage_launch(two, "heat3_step")->tile[1] == 4 && strcmp(two->source, p->source) != 0);
+    IrProgram *fixed = with_boundary(hb_example(a, 1), BC_FIXED);
+    has(must_build(a, fixed, "tb=16x4x1,stream=z,sb=16,tblock=3,bm=1x8x1")->source, "8 columns per thread");
+    /* retimed: each column's partial sums; of a 3x3x3 box's 8 in-plane neighbours, the edge
+     * columns read 7 from the ring, the others 6 (2 steps x 4 copies) */
+    Plan *rt = must_build(a, fixed, "tb=16x4x1,stream=z,sb=16,tblock=2,retime=on,bm=1x4x1");
+    has(rt->source, "retiming, 2 steps per launch");
+    has(rt->source, "4 columns per thread");
+    has(rt->source, "double a2_2_c3 = (double)0;");
+    has(rt->source, "const double *const rd = tbs0_0 + 256 + lcol_c3;");
+    assert(hb_count(rt->source, "rd[") == (7 + 6 + 6 + 7) * 2 * 4);
+
+    refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,bm=1x2x1", "in 3D only");
+    refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=2x1x1", "adjacent along y");
+    refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x1x2", "adjacent along y");
+    refused(a, h3, "tb=16x8x8,tblock=2,bm=1x2x1", "combines with no other"); /* not streaming */
+    /* periodic: each column's source; clamp and mirror: a read in-plane takes its source's
+     * column, perhaps another thread's, from the ring (never a column's register) */
+    has(must_build(a, box3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1")->source, "const int src_j_c1 = ");
+    IrProgram *clamp = with_boundary(hb_example(a, 1), BC_CLAMP);
+    Plan *pc = must_build(a, clamp, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1");
+    has(pc->source, "const int rc_0_m1_c1 = ");
+    has(pc->source, "tbs0_0[rc_0_m1_c1 + "); /* column 1's u[*,-1,*]: not column 0's register */
+    refused(a, h3, "tb=32x8x1,stream=z,sb=16,tblock=4,bm=1x8x1", "queue registers a thread");
+    refused(a, h3, "tb=16x2x1,stream=z,sb=16,tblock=2,bm=1x2x1", "less than half"); /* 4 rows */
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -500,6 +554,7 @@ int main(void)
     test_fast_arith(a);
     test_retime(a, h3);
     test_stream_refused(a, star, h3, box3);
+    test_stream_columns(a, star, h3, box3);
     test_tile_structure(a, star, h3);
     test_stream_structure(a, star, box(a, 2));
     test_space(star);

@@ -51,6 +51,11 @@ static const char *const configs[] = {
     "tb=32x4x1,stream=z,sb=16,retime=on", "tb=64x1x1,stream=y,sb=16,retime=on,uf=1x2x1,prefetch=on",
     "tb=32x1x4,stream=y,sb=16,retime=on", "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1",
     "tb=32x8x1,stream=z,sb=32,smem=on,regq=2,prefetch=on", "tb=64x1x1,stream=y,sb=16,smem=on,regq=3",
+    /* several columns per thread (3D, every boundary): tiles of 16x16 to 32x64 on the 37x33x29
+     * check grid and the larger one, 2 to 4 steps, plain and retimed */
+    "tb=16x4x1,stream=z,sb=8,tblock=2,bm=1x4x1", "tb=32x8x1,stream=z,sb=16,tblock=3,bm=1x2x1",
+    "tb=32x4x1,stream=z,sb=8,tblock=4,bm=1x8x1", "tb=32x16x1,stream=z,sb=32,tblock=3,bm=1x4x1",
+    "tb=16x4x1,stream=z,sb=8,tblock=2,retime=on,bm=1x4x1", "tb=32x8x1,stream=z,sb=16,tblock=3,retime=on,bm=1x2x1",
     "bm=2x1x1,uf=2x1x1,vec=2", "tb=64x2x1,bm=2x2x1,uf=2x2x1,vec=2", "tb=16x4x1,bm=4x1x1,uf=4x1x1,vec=4",
     "tb=32x4x1,bm=2x4x1,uf=2x2x1,cmem=on,vec=2", "tb=32x2x2,bm=2x1x4,uf=2x1x4,vec=2",
     "tb=16x8x1,bm=8x2x1,uf=8x2x1,vec=4", "tb=128x2x1,bm=2x2x1,uf=2x2x1,maxreg=64,vec=2",

@@ -109,6 +109,10 @@ static const Prior priors_3d[] = {
      FLOAT_ONLY, "3d-box-retime-256x4", ANY_HALO},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_BOX, ONE_STEP, DOUBLE_ONLY,
      "3d-box-retime-128x4-double", ANY_HALO},
+    /* the same one-step kernel first in a float multi-step run at radius 1, so that the run
+     * measures the one-step figure it must beat (on some GPUs it beats the fused kernels) */
+    {"tb=256x4x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_BOX, MULTI_STEP,
+     FLOAT_ONLY, "3d-box-retime-256x4-multi", 1},
     /* retimed 2.5D streaming; a box's multi-step runs take it first */
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2",
      FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-retime-128x4", ANY_HALO},

@@ -22,6 +22,25 @@ static const char HEADER[] =
     "int @_dist_run_reduce(@_dist *d, @_fields *f, const @_params *p, int steps, void *workspace,\n"
     "    @_reductions *out, cudaStream_t stream);\n\n";
 
+/* NAME_REDUCTIONS(X): X(member, kind) per reduction, in declaration order. */
+static void reductions_macro(const Api *api, StrBuf *h)
+{
+    const IrProgram *p = api->prog;
+    sb_printf(h, "/* The reductions, for code written once for any program: X(member, kind). */\n"
+              "#define %s_REDUCTIONS(X)", api->upper);
+    for (int i = 0; i < p->nreduces; i++)
+        sb_printf(h, " X(%s, %s)", cg_member_name(api->arena, p->reduces[i].name), ir_reduce_kind_name(p->reduces[i].kind));
+    sb_puts(h, "\n\n");
+}
+
+void api_emit_dist_reduce_header(const Api *api, StrBuf *h)
+{
+    if (!api->prog->nreduces)
+        return;
+    reductions_macro(api, h);
+    api_put(api, h, HEADER, NULL);
+}
+
 static const char COMBINE[] =
     "/* The values of one reduction from every rank (v[r], rank r's) in rank order: a sum in\n"
     " * double, a min or max exact, a NaN anywhere NaN (the fold of the one-GPU kernels). */\n"
@@ -111,29 +130,13 @@ static const char *const TEMPLATE[] = {
     "extern \"C\" int @_dist_run_reduce(@_dist *d, @_fields *f, const @_params *p, int steps, void *workspace,\n"
     "    @_reductions *out, cudaStream_t stream)\n"
     "{\n"
-    "    if (!d || !d->agree_)\n"
-    "        return ^_DIST_INVALID;\n"
-    "    d->message[0] = 0;\n"
-    "    const int failed = out ? 0 : (@_dist_fail_(d, \"out is NULL\"), ^_DIST_INVALID);\n"
-    "    int st = @_dist_agree_(d, &steps, 1, failed, stream);\n"
-    "    if (st == ^_DIST_OK)\n"
-    "        st = @_dist_run(d, f, p, steps, workspace, stream);\n"
+    "    /* out NULL: this rank's fields count as missing, so that every rank refuses before any step */\n"
+    "    const int st = @_dist_run(d, out ? f : NULL, p, steps, workspace, stream);\n"
+    "    if (st == ^_DIST_INVALID && d && !out)\n"
+    "        snprintf(d->message, sizeof d->message, \"out is NULL\");\n"
     "    return st == ^_DIST_OK ? @_dist_reduce(d, f, p, out, stream) : st;\n"
     "}\n",
     NULL};
-
-void api_emit_dist_reduce_header(const Api *api, StrBuf *h)
-{
-    const IrProgram *p = api->prog;
-    if (!p->nreduces)
-        return;
-    sb_printf(h, "/* The reductions, for code written once for any program: X(member, kind). */\n"
-              "#define %s_REDUCTIONS(X)", api->upper);
-    for (int i = 0; i < p->nreduces; i++)
-        sb_printf(h, " X(%s, %s)", cg_member_name(api->arena, p->reduces[i].name), ir_reduce_kind_name(p->reduces[i].kind));
-    sb_puts(h, "\n\n");
-    api_put(api, h, HEADER, NULL);
-}
 
 /* The reach of the reductions per axis: the layers beyond the owned points they read. */
 static void reduce_reach(const IrProgram *p, int reach[3])

@@ -5,7 +5,8 @@
 # mpirun and compared with the one-GPU run (bit for bit) and the interpreter (tests/dist/
 # dist_check.cu); then the bad-input cases. Cases with more ranks than GPUs are skipped. Ends
 # with 'N passed, N failed, N skipped'. Exits 77 with
-# fewer than 2 GPUs.
+# fewer than 2 GPUs. STC_DIST_ONLY="ID..." builds and runs only the programs of those IDs (the
+# first argument of prog and run below), e.g. STC_DIST_ONLY="w3 w3s jac dred" for the reductions.
 #   tests/dist/run_gpu.sh [BUILD_DIR] [LOG]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,8 +23,12 @@ pass=0 fail=0 skipped=0
 
 # prog ID FILE STENCIL TYPE CONFIG NX NY NZ STEPS [STENCILC-ARGS...]: generate, build and make
 # the reference
+# whether program ID is among STC_DIST_ONLY (all when it is empty)
+wanted() { [ -z "${STC_DIST_ONLY:-}" ] || [[ " $STC_DIST_ONLY " == *" $1 "* ]]; }
+
 prog() {
   local id=$1 file=$2 st=$3 type=$4 cfg=$5
+  wanted "$id" || return 0
   local dir="$work/$id" args=("$file" --stencil "$st" --type "$type" --distributed -o "$work/$id/$st.cu")
   mkdir -p "$dir"
   [ -n "$cfg" ] && args+=(--config "$cfg")
@@ -41,6 +46,7 @@ prog() {
 run() {
   local id=$1 np=$2
   local out
+  wanted "$id" || return
   if [ "$np" -gt "$ngpu" ]; then skipped=$((skipped + 1)); return; fi
   out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP \
         "$work/$id/check" "$work/$id/init.bin" "$work/$id/ref.bin" "$3" "$4" "$5" "$6" "$7" ${8:-} 2>&1)

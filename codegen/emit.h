@@ -89,6 +89,11 @@ void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *ar
  * into plan->reduce; where some are fused (after the fused step is built), their combine
  * kernels and plan->after. Nothing without reductions. */
 void cg_build_reductions(CgCtx *ctx, Plan *plan);
+/* Each reduction's partial kernel over a box of the interior (cg_reduce_box_name: after the
+ * buffers, sizes, coordinates and scratch of the plain one, int box_lo<d> then box_n<d> per
+ * axis), printed to ctx->src: a rank's owned points (emit_dist_reduce.c). */
+void cg_build_reduce_boxes(CgCtx *ctx);
+const char *cg_reduce_box_name(Arena *arena, const char *prefix, const IrReduce *r);
 /* Reduction r can be folded by the step kernel that writes the last stage: every field the step
  * writes that it reads at level 0 (the new values) is written by the last stage and read at
  * offset 0 (emit_reduce_fused.c). Else 0 with the reason in why (may be NULL). */

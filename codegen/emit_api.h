@@ -61,6 +61,21 @@ void api_emit_dist_source(const Api *api, StrBuf *cu);
  * the header, its host code into the .cu; nothing for a stencil without reductions. */
 void api_emit_reduce_header(const Api *api, StrBuf *h);
 void api_emit_reduce_source(const Api *api, StrBuf *cu);
+/* Inside a function with a NAME_bufs_ bufs and f in scope: every buffer a reduction reads from
+ * *f into bufs, returning cudaErrorInvalidValue for a NULL one. */
+void api_emit_reduce_bind(const Api *api, StrBuf *o);
+/* static cudaError_t NAME_<name>_(b, p, n, scratch, stream[, dd]): the reduce launches
+ * ls[0..nl) in order. dist: ls is plan->reduce, and each partial launch runs its boxed kernel
+ * (cg_build_reduce_boxes) over the rank's owned points, with global coordinates. */
+void api_emit_reduce_group(const Api *api, const char *name, const PlanLaunch *ls, int nl, int dist, StrBuf *cu);
+/* The distributed reductions (emit_dist_reduce.c): NAME_dist_reduce and NAME_dist_run_reduce;
+ * nothing for a stencil without reductions. */
+void api_emit_dist_reduce_header(const Api *api, StrBuf *h);
+void api_emit_dist_reduce_source(const Api *api, StrBuf *cu);
+/* A kernel builder's context for kernels printed into cu by the host emitters. */
+void api_kernel_ctx(const Api *api, StrBuf *cu, CgCtx *ctx);
+/* The axes (bit a) on which field f is periodic (docs/language.md: on both faces or none). */
+int api_periodic_axes(const IrProgram *p, int f);
 /* Name of the sided fill kernel of a fill launch. */
 const char *api_sided_fill_name(const Api *api, const PlanLaunch *l);
 

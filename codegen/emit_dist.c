@@ -47,8 +47,7 @@ static int field_read_at(const IrProgram *p, int f, int level, int offset_only)
     return 0;
 }
 
-/* The axes (bit a) on which field f is periodic (docs/language.md: on both faces or none). */
-static int periodic_axes(const IrProgram *p, int f)
+int api_periodic_axes(const IrProgram *p, int f)
 {
     int m = 0;
     for (int a = 0; a < p->dims; a++)
@@ -61,7 +60,7 @@ static int any_periodic(const IrProgram *p)
 {
     int m = 0;
     for (int f = 0; f < p->nfields; f++)
-        m |= periodic_axes(p, f);
+        m |= api_periodic_axes(p, f);
     return m;
 }
 
@@ -77,8 +76,8 @@ static int depth1_only(const IrProgram *p)
         const IrField *fl = &p->fields[f];
         if ((fl->role == ROLE_TEMP && !cg_field_stored(p, f)) || (fl->role == ROLE_COEF && !api_coef_needed(p, f)))
             continue;
-        per |= periodic_axes(p, f);
-        filled |= ~periodic_axes(p, f) & all;
+        per |= api_periodic_axes(p, f);
+        filled |= ~api_periodic_axes(p, f) & all;
     }
     return (per & filled) != 0;
 }
@@ -207,6 +206,7 @@ void api_emit_dist_header(const Api *api, StrBuf *h)
     sb_puts(h, "\n\n");
     emit_recommendation(api, h);
     put_template(api, DIST_HEADER, h);
+    api_emit_dist_reduce_header(api, h);
 }
 
 /* ------------------------------------------------------------------ device code */
@@ -215,15 +215,8 @@ static void emit_sided_fills(const Api *api, StrBuf *cu)
 {
     const IrProgram *p = api->prog;
     const Plan *plan = api->plan;
-    CgCtx ctx = {0};
-    ctx.prog = p;
-    ctx.cfg = &plan->config;
-    ctx.arena = api->arena;
-    ctx.prefix = api->pfx;
-    ctx.T = api->T;
-    ctx.kb = (Kb){api->arena, p->type};
-    ctx.src = cu;
-    ctx.idx = "idx";
+    CgCtx ctx;
+    api_kernel_ctx(api, cu, &ctx);
     const PlanLaunch *groups[3] = {plan->prologue, plan->step, plan->single};
     const int counts[3] = {plan->nprologue, plan->nstep, plan->nsingle};
     const char **done = arena_alloc(api->arena, sizeof(char *) * 256);
@@ -249,6 +242,19 @@ static void emit_sided_fills(const Api *api, StrBuf *cu)
             cg_args_add(&ctx, &args, (PlanArg){ARG_SIDE, field, 0, 2 * l->fill_axis + 1}, 0);
             cg_emit_fill(&ctx, field, l->fill_axis, name, &args);
         }
+}
+
+void api_kernel_ctx(const Api *api, StrBuf *cu, CgCtx *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->prog = api->prog;
+    ctx->cfg = &api->plan->config;
+    ctx->arena = api->arena;
+    ctx->prefix = api->pfx;
+    ctx->T = api->T;
+    ctx->kb = (Kb){api->arena, api->prog->type};
+    ctx->src = cu;
+    ctx->idx = "idx";
 }
 
 const char *api_sided_fill_name(const Api *api, const PlanLaunch *l)
@@ -896,7 +902,7 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
         const IrField *fl = &p->fields[f];
         if (fl->role == ROLE_STATE && cg_writing_stage(p, f) >= 0)
             sb_printf(o, "    xs[nx++] = (%s_xfield_){b->%s[%d], %d};\n", x, api->member[f], fl->levels - 1,
-                      periodic_axes(p, f));
+                      api_periodic_axes(p, f));
     }
     sb_printf(o, "    err = %s_drange_(b, p, n, stream, 0, t);\n"
               "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, stream, len - t, t);\n", x, x);
@@ -955,7 +961,7 @@ static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
         const char *m = api->member[f];
-        int per = periodic_axes(p, f);
+        int per = api_periodic_axes(p, f);
         if (fl->role == ROLE_COEF && all && api_coef_needed(p, f))
             sb_printf(o, "    x[n++] = (%s_xfield_){(%s *)b->%s, %d};\n", api->pfx, api->T, m, per);
         if (fl->role != ROLE_STATE)
@@ -1073,6 +1079,7 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
     }
     emit_local_run(api, cu);
     put_template(api, DIST_RUN, cu);
+    api_emit_dist_reduce_source(api, cu);
 }
 
 int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, long local[3],

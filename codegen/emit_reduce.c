@@ -120,16 +120,29 @@ static KBlock *loop(Kb *b, KBlock *out, const char *c, KExpr *start, KExpr *n, i
     return &f->body;
 }
 
-/* Reduction r's partial kernel: the interior in grid-stride loops, one partial per block. */
-static void build_partial(CgCtx *ctx, const IrReduce *r, const char *name, const CgArgs *a)
+/* The box parameters of a boxed partial kernel: box_lo<d>, box_n<d> per axis of the grid. */
+static void box_params(Kb *b, KKernel *k, int dims)
+{
+    for (int d = 0; d < dims; d++)
+        k_param(b, k, "int", arena_printf(b->arena, "box_lo%d", d), 0, 0);
+    for (int d = 0; d < dims; d++)
+        k_param(b, k, "int", arena_printf(b->arena, "box_n%d", d), 0, 0);
+}
+
+/* Reduction r's partial kernel: the interior in grid-stride loops, one partial per block. A
+ * boxed kernel walks box_n[d] points from interior index box_lo[d] instead (the points of a
+ * buffer of interior n, so its strides stay n's): a rank's owned points (emit_dist_reduce.c). */
+static void build_partial(CgCtx *ctx, const IrReduce *r, const char *name, const CgArgs *a, int boxed)
 {
     Kb *b = &ctx->kb;
     const IrProgram *p = ctx->prog;
     int g[3];
     reduce_grid(p->dims, g);
     KKernel *k = reduce_kernel(ctx, name, a);
-    k->comment = arena_printf(ctx->arena, "reduce %s = %s(...): one partial per block, in a fixed order",
-                              r->name, ir_reduce_kind_name(r->kind));
+    if (boxed)
+        box_params(b, k, p->dims);
+    k->comment = arena_printf(ctx->arena, "reduce %s = %s(...)%s: one partial per block, in a fixed order",
+                              r->name, ir_reduce_kind_name(r->kind), boxed ? " over a box" : "");
     KExpr *s[3] = {0}, *at[3] = {0};
     cg_strides(ctx, &k->body, s);
     KExpr *acc = k_var(b, "acc");
@@ -139,7 +152,12 @@ static void build_partial(CgCtx *ctx, const IrReduce *r, const char *name, const
     for (int d = p->dims - 1; d >= 0; d--) {
         KExpr *start = d == 0 ? k_add(b, k_mul(b, k_block(b, 0), k_uint(b, RED_THREADS)), k_thread(b, 0))
                               : k_block(b, d);
-        body = loop(b, body, axis[d], k_cast(b, "int", start), k_varf(b, "n%d", d), d == 0 ? g[0] * RED_THREADS : g[d]);
+        KExpr *first = k_cast(b, "int", start), *end = k_varf(b, "n%d", d);
+        if (boxed) {
+            first = k_add(b, k_varf(b, "box_lo%d", d), first);
+            end = k_add(b, k_varf(b, "box_lo%d", d), k_varf(b, "box_n%d", d));
+        }
+        body = loop(b, body, axis[d], first, end, d == 0 ? g[0] * RED_THREADS : g[d]);
         at[d] = k_var(b, axis[d]);
     }
     ctx->kidx = k_let(b, body, "long long", "idx", cg_linear_index(ctx, at, s));
@@ -192,7 +210,7 @@ void cg_build_reductions(CgCtx *ctx, Plan *plan)
         const char *final = arena_printf(ctx->arena, "%s_combine_%s", ctx->prefix, ir_reduce_kind_name(r->kind));
         int at = PLAN_REDUCE_SLOT(i);
         CgArgs a = partial_args(ctx, r, at), fa = {0};
-        build_partial(ctx, r, name, &a);
+        build_partial(ctx, r, name, &a, 0);
         if (!built[r->kind]++)
             build_final(ctx, r->kind, final);
         cg_args_add(ctx, &fa, (PlanArg){ARG_SCRATCH, 0, 0, at}, 1);
@@ -210,4 +228,19 @@ void cg_build_reductions(CgCtx *ctx, Plan *plan)
             *ARENA_PUSH(ctx->arena, plan->after, plan->nafter, plan->cap_after) = combine;
         }
     }
+}
+
+void cg_build_reduce_boxes(CgCtx *ctx)
+{
+    const IrProgram *p = ctx->prog;
+    for (int i = 0; i < p->nreduces; i++) {
+        const IrReduce *r = &p->reduces[i];
+        CgArgs a = partial_args(ctx, r, PLAN_REDUCE_SLOT(i));
+        build_partial(ctx, r, cg_reduce_box_name(ctx->arena, ctx->prefix, r), &a, 1);
+    }
+}
+
+const char *cg_reduce_box_name(Arena *arena, const char *prefix, const IrReduce *r)
+{
+    return arena_printf(arena, "%s_reduce_%s_box", prefix, cg_c_identifier(arena, r->name));
 }

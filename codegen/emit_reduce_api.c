@@ -71,8 +71,7 @@ void api_emit_reduce_header(const Api *api, StrBuf *h)
     api_put(api, h, HEADER_REDUCE, vars);
 }
 
-/* bufs from *f: every buffer a reduction reads, checked for NULL. */
-static void bind_read_buffers(const Api *api, StrBuf *o)
+void api_emit_reduce_bind(const Api *api, StrBuf *o)
 {
     const Plan *plan = api->plan;
     StrBuf binds = {0};
@@ -94,29 +93,37 @@ static void bind_read_buffers(const Api *api, StrBuf *o)
     sb_free(&binds);
 }
 
-/* A reduce launch: its fixed grid (reduce_launch in emit_reduce.c), run while all went well. */
-static void reduce_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
+/* A reduce launch: its fixed grid (reduce_launch in emit_reduce.c), run while all went well.
+ * box: the partial kernel's boxed form (cg_build_reduce_boxes), over the rank's owned points
+ * of its local buffers; NULL: the launch as it is. */
+static void reduce_launch(const Api *api, const PlanLaunch *l, const char *box, StrBuf *o)
 {
     sb_printf(o, "    if (err == cudaSuccess) {\n        %s<<<dim3(%du, %du, %du), dim3(%du, %du, %du), 0, stream>>>(",
-              l->kernel, 1 + l->extra[0], 1 + l->extra[1], 1 + l->extra[2], l->block[0], l->block[1], l->block[2]);
+              box ? box : l->kernel, 1 + l->extra[0], 1 + l->extra[1], 1 + l->extra[2], l->block[0], l->block[1],
+              l->block[2]);
     for (int i = 0; i < l->nargs; i++) {
         if (i)
             sb_puts(o, ", ");
         api_emit_arg(api, &l->args[i], o);
     }
+    for (int d = 0; box && d < api->prog->dims; d++)
+        sb_printf(o, ", dd->ext_lo[%d]", d);
+    for (int d = 0; box && d < api->prog->dims; d++)
+        sb_printf(o, ", dd->n[%d]", d);
     sb_puts(o, ");\n        err = cudaGetLastError();\n    }\n");
 }
 
-/* static cudaError_t NAME_<name>_(b, p, n, scratch, stream): reduce launches ls[0..nl) in order. */
-static void reduce_group(const Api *api, const char *name, const PlanLaunch *ls, int nl, StrBuf *cu)
+void api_emit_reduce_group(const Api *api, const char *name, const PlanLaunch *ls, int nl, int dist, StrBuf *cu)
 {
-    const TplVar vars[] = {{"name", name}, {NULL, NULL}};
+    const TplVar vars[] = {{"name", name}, {"dd", dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : ""}, {NULL, NULL}};
     api_put(api, cu, "static cudaError_t @_${name}_(@_bufs_ *b, const @_params *p, const int n[3], double *scratch,\n"
-            "    cudaStream_t stream)\n{\n    cudaError_t err = cudaSuccess;\n    (void)b;\n    (void)p;\n    (void)n;\n",
-            vars);
-    api_emit_coords(ls, nl, 0, cu); /* x, y, z: the interior index (one GPU: origin 0) */
-    for (int l = 0; l < nl; l++)
-        reduce_launch(api, &ls[l], cu);
+            "    cudaStream_t stream${dd})\n{\n    cudaError_t err = cudaSuccess;\n    (void)b;\n    (void)p;\n"
+            "    (void)n;\n", vars);
+    api_emit_coords(ls, nl, dist, cu); /* x, y, z: the interior index plus the origin (one GPU: 0) */
+    for (int l = 0; l < nl; l++) { /* dist: plan->reduce, each reduction's partial, then its combine */
+        const char *box = dist && l % 2 == 0 ? cg_reduce_box_name(api->arena, api->pfx, &api->prog->reduces[l / 2]) : NULL;
+        reduce_launch(api, &ls[l], box, cu);
+    }
     sb_puts(cu, "    return err;\n}\n\n");
 }
 
@@ -155,7 +162,7 @@ static void emit_run_reduce(const Api *api, StrBuf *cu)
     sb_free(&parts);
     if (nf) {
         api_emit_group(api, "fused", plan->fused, plan->nfused, 0, cu);
-        reduce_group(api, "after", plan->after, plan->nafter, cu);
+        api_emit_reduce_group(api, "after", plan->after, plan->nafter, 0, cu);
     }
     api_put(api, cu, HOST_RUN_REDUCE, vars);
     api_emit_bind(api, cu);
@@ -177,9 +184,9 @@ void api_emit_reduce_source(const Api *api, StrBuf *cu)
         return;
     const TplVar vars[] = {{"count", arena_printf(api->arena, "%d", p->nreduces)},
                            {"bytes", arena_printf(api->arena, "%d", PLAN_REDUCE_SLOT(p->nreduces))}, {NULL, NULL}};
-    reduce_group(api, "reduce_all", plan->reduce, plan->nreduce, cu);
+    api_emit_reduce_group(api, "reduce_all", plan->reduce, plan->nreduce, 0, cu);
     api_put(api, cu, HOST_REDUCE_TOP, vars);
-    bind_read_buffers(api, cu);
+    api_emit_reduce_bind(api, cu);
     api_put(api, cu, HOST_REDUCE_ALLOC, vars);
     api_put(api, cu, "    err = @_reduce_all_(&bufs, p, n, scratch, stream);\n", NULL);
     reduce_values(api, vars, cu);

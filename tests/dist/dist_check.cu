@@ -10,7 +10,13 @@
  *
  * The root runs the one-GPU API on the whole grid; every rank runs its part; the root gathers
  * the state fields and compares the interior: with the one-GPU run bit for bit (same kernels,
- * same arithmetic), with the interpreter at the verification tolerance. */
+ * same arithmetic), with the interpreter at the verification tolerance.
+ *
+ * Built with -DSTC_REDUCE (a program with reductions: run_gpu.sh greps the header), the ranks run
+ * the steps with _dist_run_reduce and call _dist_reduce once more; the values must be the same
+ * bits on every rank and in both calls, a min or max must equal the one-GPU _reduce's after
+ * _run, a sum must be within 1e-12 of its sum of |x| (below), and every value within the
+ * verification tolerance of the interpreter's (relative to the same scale, as rt_reduce.c). */
 #include <math.h>
 #include <mpi.h>
 #include <nccl.h>
@@ -42,6 +48,7 @@ struct Data {
     int n[3], count;
     double tol;
     std::vector<std::vector<double> > bufs;
+    std::vector<double> red, red_scale; /* REF only: the interpreter's reductions and their scales */
 };
 
 static Data load(const char *path)
@@ -57,6 +64,14 @@ static Data load(const char *path)
         d.bufs[(size_t)i].resize(elems);
         if (fread(d.bufs[(size_t)i].data(), sizeof(double), elems, f) != elems)
             die("short data file");
+    }
+    int nr = 0;
+    if (fread(&nr, sizeof(int), 1, f) == 1 && nr > 0) {
+        d.red.resize((size_t)nr);
+        d.red_scale.resize((size_t)nr);
+        if (fread(d.red.data(), sizeof(double), (size_t)nr, f) != (size_t)nr ||
+            fread(d.red_scale.data(), sizeof(double), (size_t)nr, f) != (size_t)nr)
+            die("short reductions in a data file");
     }
     fclose(f);
     return d;
@@ -114,8 +129,30 @@ static int states()
     return n;
 }
 
-/* The one-GPU run on the root: the newest buffer of each state field, as doubles. */
-static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cudaStream_t s)
+#ifdef STC_REDUCE
+typedef API(_reductions) reductions_t;
+
+/* The members of a _reductions in declaration order, and whether each is a sum. */
+static std::vector<double> red_values(const reductions_t &r)
+{
+    std::vector<double> v;
+#define RED_VALUE(m, kind) v.push_back(r.m);
+    CAT(STC_U, _REDUCTIONS)(RED_VALUE)
+    return v;
+}
+
+static std::vector<int> red_sums()
+{
+    std::vector<int> v;
+#define RED_SUM(m, kind) v.push_back(!strcmp(#kind, "sum"));
+    CAT(STC_U, _REDUCTIONS)(RED_SUM)
+    return v;
+}
+#endif
+
+/* The one-GPU run on the root: the newest buffer of each state field, as doubles; red gets
+ * the one-GPU _reduce's values after it (programs with reductions). */
+static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cudaStream_t s, std::vector<double> &red)
 {
     size_t elems = API(_buffer_elems)(init.n[0], init.n[1], init.n[2]);
     Set set;
@@ -130,6 +167,14 @@ static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cu
     if (API(_run)(&set.f, &p, init.n[0], init.n[1], init.n[2], steps, NULL, s) != cudaSuccess ||
         cudaStreamSynchronize(s) != cudaSuccess)
         die("one-GPU run failed");
+#ifdef STC_REDUCE
+    reductions_t r;
+    if (API(_reduce)(&set.f, &p, init.n[0], init.n[1], init.n[2], &r, s) != cudaSuccess)
+        die("one-GPU reduce failed");
+    red = red_values(r);
+#else
+    (void)red;
+#endif
     v = set_views(set);
     std::vector<std::vector<double> > out;
     for (int i = 0; i < states(); i++) {
@@ -143,6 +188,9 @@ static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cu
 }
 
 static int overlap_; /* whether the last run overlapped its exchanges */
+#ifdef STC_REDUCE
+static int red_again_; /* whether a second _dist_reduce gave the same bits */
+#endif
 static int depth_;   /* the depth it ran with (depth 0: the header's recommendation) */
 
 /* STC_DIST_OVERLAP=1 turns the overlap on where it applies, 0 off; empty or unset leaves what
@@ -156,8 +204,29 @@ static void overlap_from_env(dist_t *d)
     depth_ = d->depth;
 }
 
+/* The steps: with reductions, through _dist_run_reduce, then _dist_reduce again on the same
+ * fields (red: the first call's values). Every rank gets the same status. */
+static int dist_steps(dist_t *d, fields_t *f, int steps, cudaStream_t s, std::vector<double> &red)
+{
+    API(_params) p = API(_params_defaults)();
+#ifdef STC_REDUCE
+    reductions_t first, again;
+    int st = API(_dist_run_reduce)(d, f, &p, steps, NULL, &first, s);
+    if (st == 0)
+        st = API(_dist_reduce)(d, f, &p, &again, s);
+    if (st == 0) {
+        red = red_values(first);
+        red_again_ = memcmp(&first, &again, sizeof first) == 0;
+    }
+    return st;
+#else
+    (void)red;
+    return API(_dist_run)(d, f, &p, steps, NULL, s);
+#endif
+}
+
 static int dist_run(const Data &init, const int procs[3], int steps, int depth, ncclComm_t comm,
-                    cudaStream_t s, std::vector<std::vector<double> > &out)
+                    cudaStream_t s, std::vector<std::vector<double> > &out, std::vector<double> &red)
 {
     dist_t d;
     int coords[3] = {rank_ % procs[0], rank_ / procs[0] % procs[1], rank_ / (procs[0] * procs[1])};
@@ -179,8 +248,7 @@ static int dist_run(const Data &init, const int procs[3], int steps, int depth, 
             if ((st = API(_dist_scatter)(&d, rank_ == 0 ? r.data() : NULL, v[i][l], 0, s)) != 0)
                 die("scatter failed");
     }
-    API(_params) p = API(_params_defaults)();
-    st = API(_dist_run)(&d, &set.f, &p, steps, NULL, s);
+    st = dist_steps(&d, &set.f, steps, s, red);
     if (st != 0) {
         printf("rank %d: dist_run: %s: %s\n", rank_, API(_dist_status_string)(st), d.message);
         return st;
@@ -204,6 +272,34 @@ static bool interior(const int n[3], long e, const int halo[3])
     long i = e % P0 - halo[0], j = e / P0 % P1 - halo[1], k = e / (P0 * P1) - halo[2];
     return i >= 0 && i < n[0] && j >= 0 && j < n[1] && k >= 0 && k < n[2];
 }
+
+#ifdef STC_REDUCE
+/* The reductions' bad input: the rank at fault gets _DIST_INVALID, the others _DIST_PEER, and a
+ * good call after them works. f: the fields, none on the last rank. */
+static int reduce_errors(dist_t *d, fields_t *good, fields_t *f, cudaStream_t s)
+{
+    const int last = rank_ == nranks_ - 1, invalid = CAT(STC_U, _DIST_INVALID), peer = CAT(STC_U, _DIST_PEER);
+    API(_params) p = API(_params_defaults)();
+    reductions_t r;
+    int st = API(_dist_reduce)(d, good, &p, last ? NULL : &r, s);
+    int bad = st != (last ? invalid : peer);
+    if (rank_ == 0)
+        printf("  _dist_reduce, NULL out on rank %d: rank 0 got %s\n", nranks_ - 1, API(_dist_status_string)(st));
+    st = API(_dist_reduce)(d, f, &p, &r, s);
+    bad += st != (last ? invalid : peer);
+    if (rank_ == 0)
+        printf("  _dist_reduce, NULL fields on rank %d: rank 0 got %s\n", nranks_ - 1, API(_dist_status_string)(st));
+    st = API(_dist_run_reduce)(d, good, &p, 2, NULL, rank_ == 0 ? NULL : &r, s);
+    bad += rank_ == 0 ? st != invalid || strcmp(d->message, "out is NULL") != 0 : st != peer;
+    if (rank_ == 0)
+        printf("  _dist_run_reduce, NULL out on rank 0: %s (%s)\n", API(_dist_status_string)(st), d->message);
+    st = API(_dist_reduce)(d, good, &p, &r, s);
+    bad += st != 0;
+    if (rank_ == 0)
+        printf("  _dist_reduce after them: %s\n", API(_dist_status_string)(st));
+    return bad;
+}
+#endif
 
 /* Bad input: every case must return an error on every rank (and return at all). */
 static int errors(const Data &init, const int procs[3], int depth, ncclComm_t comm, cudaStream_t s)
@@ -253,6 +349,9 @@ static int errors(const Data &init, const int procs[3], int depth, ncclComm_t co
     bad += st != CAT(STC_U, _DIST_MISMATCH);
     if (rank_ == 0)
         printf("  steps differ between ranks: %s\n", API(_dist_status_string)(st));
+#ifdef STC_REDUCE
+    bad += reduce_errors(&d, &set.f, &f, s);
+#endif
     API(_dist_free)(&d);
     for (size_t i = 0; i < set.owned.size(); i++)
         cudaFree(set.owned[i]);
@@ -348,6 +447,60 @@ static int bench(const int global[3], const int procs[3], int steps, int depth, 
     return 0;
 }
 
+#ifdef STC_REDUCE
+/* Whether every rank got rank 0's bits, and the same in its second call (red_again_).
+ * Collective: every rank calls it, whatever its run gave. */
+static int ranks_agree(std::vector<double> red)
+{
+    const size_t n = red_sums().size();
+    red.resize(n, NAN);
+    std::vector<double> root(red);
+    MPI_Bcast(root.data(), (int)(n * sizeof(double)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    int same = memcmp(root.data(), red.data(), n * sizeof(double)) == 0 && red_again_;
+    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return same;
+}
+
+/* |got - want| relative to scale; two NaNs agree, one NaN differs from anything. */
+static double red_error(double got, double want, double scale)
+{
+    if (isnan(got) || isnan(want))
+        return isnan(got) && isnan(want) ? 0.0 : INFINITY;
+    return got == want ? 0.0 : fabs(got - want) / (scale > 1e-30 ? scale : 1e-30);
+}
+
+/* The distributed values against the one-GPU _reduce's and the interpreter's; prints a line.
+ * A sum adds the same double terms as one GPU in another order: each order's error is at most
+ * (its longest chain of additions) x 2^-53 x the sum of |x|, and on these grids a chain is at
+ * most 20 points of a thread, 16 levels of the two trees and 4 ranks, so the two differ by at
+ * most 2 x 40 x 2^-53 = 9e-15 of the sum of |x|; 1e-12 leaves room and still catches a point
+ * missed or counted twice (about 1 / points of it, 3e-5 here). min and max are exact. */
+static int check_reductions(const std::vector<double> &dist, const std::vector<double> &one, const Data &ref,
+                            int same)
+{
+    const std::vector<int> sums = red_sums();
+    const size_t n = sums.size();
+    if (dist.size() != n || one.size() != n || ref.red.size() != n) {
+        printf("  reductions: values missing (%zu distributed, %zu one-GPU, %zu interpreter, of %zu)\n",
+               dist.size(), one.size(), ref.red.size(), n);
+        return 0;
+    }
+    int differ = 0;
+    double worst_one = 0, worst_ref = 0;
+    for (size_t q = 0; q < n; q++) {
+        const double e = red_error(dist[q], one[q], ref.red_scale[q]);
+        differ += sums[q] ? e > 1e-12 : e != 0;
+        worst_one = sums[q] ? fmax(worst_one, e) : worst_one;
+        worst_ref = fmax(worst_ref, red_error(dist[q], ref.red[q], ref.red_scale[q]));
+    }
+    const int ok = differ == 0 && worst_ref <= ref.tol && same;
+    printf("  reductions: %d of %zu differ from one GPU (min, max exact; sums within %.1e of their sum of |x|, "
+           "at most 1e-12), %.2e from the interpreter (tolerance %.1e), %s\n", differ, n, worst_one, worst_ref,
+           ref.tol, same ? "the same bits on every rank and call" : "NOT the same bits on every rank and call");
+    return ok;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -392,10 +545,14 @@ int main(int argc, char **argv)
         rc = bad != 0;
     } else {
         std::vector<std::vector<double> > dist, one;
-        int st = dist_run(init, procs, steps, depth, comm, s, dist);
+        std::vector<double> red, one_red;
+        int st = dist_run(init, procs, steps, depth, comm, s, dist, red);
+#ifdef STC_REDUCE
+        const int same = ranks_agree(red);
+#endif
         if (rank_ == 0 && st == 0) {
             Data ref = load(argv[2]);
-            one = one_gpu(init, steps, s);
+            one = one_gpu(init, steps, s, one_red);
             long differ = 0;
             double worst = 0, scale = 0;
             for (size_t f = 0; f < dist.size(); f++)
@@ -408,6 +565,9 @@ int main(int argc, char **argv)
                 }
             double rel = worst / (scale > 0 ? scale : 1e-30);
             int ok = differ == 0 && rel <= ref.tol && !isnan(rel);
+#ifdef STC_REDUCE
+            ok = check_reductions(red, one_red, ref, same) && ok;
+#endif
             printf("%s %s %dx%dx%d grid %dx%dx%d steps %d depth %d%s%s: %ld points differ from one GPU, "
                    "%.2e from the interpreter (tolerance %.1e)\n", ok ? "PASS" : "FAIL", STR(STC_P),
                    procs[0], procs[1], procs[2], init.n[0], init.n[1], init.n[2], steps, depth_,

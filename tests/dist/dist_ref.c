@@ -7,7 +7,9 @@
  * Each file: int32 n[3], int32 count, float64 tolerance, then `count` padded buffers of float64
  * (the one-GPU layout): INIT holds, per state field then per coef field in the program's order,
  * the starting values (all levels of a state field start equal); REF holds each state field's
- * newest buffer after STEPS steps. Float programs start from float-representable values. */
+ * newest buffer after STEPS steps, then the interpreter's reductions after them: int32 count,
+ * count float64 values (in declaration order), count float64 scales (interp_reduce's: a sum's
+ * sum of |x|, a min's or max's |value|). Float programs start from float-representable values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,23 @@ static int write_buffers(const char *path, const InterpGrid *g, int coefs, doubl
             fwrite(g->buf[i][g->newest[i]], sizeof(double), (size_t)g->total, f);
         }
     return fclose(f);
+}
+
+/* The reductions on g's state, appended to path. */
+static int append_reductions(const char *path, const InterpGrid *g)
+{
+    int n = g->prog->nreduces;
+    double *v = calloc((size_t)n + 1, sizeof *v), *scale = calloc((size_t)n + 1, sizeof *scale);
+    FILE *f = fopen(path, "ab");
+    int ok = v && scale && f;
+    if (ok) {
+        interp_reduce(g, v, scale);
+        ok = fwrite(&n, sizeof n, 1, f) == 1 && fwrite(v, sizeof *v, (size_t)n, f) == (size_t)n &&
+             fwrite(scale, sizeof *scale, (size_t)n, f) == (size_t)n;
+    }
+    free(v);
+    free(scale);
+    return f && fclose(f) == 0 && ok ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -75,7 +94,7 @@ int main(int argc, char **argv)
     if (write_buffers(argv[8], g, 1, tol) != 0)
         return 1;
     interp_run(g, steps);
-    if (write_buffers(argv[9], g, 0, tol) != 0)
+    if (write_buffers(argv[9], g, 0, tol) != 0 || append_reductions(argv[9], g) != 0)
         return 1;
     interp_grid_free(g);
     arena_free(arena);

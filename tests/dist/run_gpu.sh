@@ -5,7 +5,8 @@
 # mpirun and compared with the one-GPU run (bit for bit) and the interpreter (tests/dist/
 # dist_check.cu); then the bad-input cases. Cases with more ranks than GPUs are skipped. Ends
 # with 'N passed, N failed, N skipped'. Exits 77 with
-# fewer than 2 GPUs.
+# fewer than 2 GPUs. STC_DIST_ONLY="ID..." builds and runs only the programs of those IDs (the
+# first argument of prog and run below), e.g. STC_DIST_ONLY="w3 w3s jac dred" for the reductions.
 #   tests/dist/run_gpu.sh [BUILD_DIR] [LOG]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,15 +23,21 @@ pass=0 fail=0 skipped=0
 
 # prog ID FILE STENCIL TYPE CONFIG NX NY NZ STEPS [STENCILC-ARGS...]: generate, build and make
 # the reference
+# whether program ID is among STC_DIST_ONLY (all when it is empty)
+wanted() { [ -z "${STC_DIST_ONLY:-}" ] || [[ " $STC_DIST_ONLY " == *" $1 "* ]]; }
+
 prog() {
   local id=$1 file=$2 st=$3 type=$4 cfg=$5
+  wanted "$id" || return 0
   local dir="$work/$id" args=("$file" --stencil "$st" --type "$type" --distributed -o "$work/$id/$st.cu")
   mkdir -p "$dir"
   [ -n "$cfg" ] && args+=(--config "$cfg")
   args+=("${@:10}")
   "$build/driver/stencilc" "${args[@]}" || return 1
-  local pfx=${st//-/_}
-  ( cd "$dir" && nvcc -O3 -arch=sm_90 -std=c++17 -DSTC_P="$pfx" -DSTC_U="${pfx^^}" -DSTC_HEADER="$st.h" -DOMPI_SKIP_MPICXX=1 \
+  local pfx=${st//-/_} red=()
+  grep -q "_dist_reduce(" "$dir/$st.h" && red=(-DSTC_REDUCE) # reductions: the harness checks them too
+  ( cd "$dir" && nvcc -O3 -arch=sm_90 -std=c++17 -DSTC_P="$pfx" -DSTC_U="${pfx^^}" -DSTC_HEADER="$st.h" "${red[@]}" \
+      -DOMPI_SKIP_MPICXX=1 \
       -I. -I"$mpi_inc" -o check "$OLDPWD/tests/dist/dist_check.cu" "$st.cu" -L"$mpi_lib" -lmpi -lnccl ) || return 1
   "$build/tests/dist/dist_ref" "$file" "$st" "$type" "$6" "$7" "$8" "$9" "$dir/init.bin" "$dir/ref.bin"
 }
@@ -39,6 +46,7 @@ prog() {
 run() {
   local id=$1 np=$2
   local out
+  wanted "$id" || return
   if [ "$np" -gt "$ngpu" ]; then skipped=$((skipped + 1)); return; fi
   out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP \
         "$work/$id/check" "$work/$id/init.bin" "$work/$id/ref.bin" "$3" "$4" "$5" "$6" "$7" ${8:-} 2>&1)
@@ -73,6 +81,13 @@ s3=examples/bench/star3d1r.st
   prog adv examples/advdiff_source.st advdiff_source float "" 67 61 1 9 &
   prog advt examples/advdiff_source.st advdiff_source double "tb=32x16x1,tblock=3" 67 61 1 9 &
   prog hs3 examples/advdiff_source.st heat_source3d float "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 7 &
+  # reductions (_dist_reduce, _dist_run_reduce): periodic 3D with an older level and a coef
+  # (depth 1: the fixed coef beside the periodic u), fixed 2D faces, periodic x beside mirror and
+  # clamp y faces with a diagonal read and the coordinates
+  prog w3 examples/wave3d_energy.st wave3d_energy float "" 37 33 29 7 &
+  prog w3s examples/wave3d_energy.st wave3d_energy double "tb=32x4x1,stream=z,sb=64" 37 33 29 7 &
+  prog jac examples/jacobi_residual.st jacobi double "" 67 61 1 9 &
+  prog dred tests/dist/dred.st dred float "" 67 61 1 6 &
   # depth 0: the depth the model chose for 256x256x512 over 1x1x2 (4; 12 with tblock=3)
   prog s3c $s3 star3d1r float "" 37 33 29 7 --procs 1x1x2 --grid 256x256x512 &
   prog s3tc $s3 star3d1r float "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 13 --procs 1x1x2 --grid 256x256x512 &
@@ -102,6 +117,14 @@ run h1 2 2 1 1 10 1; run h1 4 4 1 1 10 2
 # the built-ins x, y, z, nx, ny, nz, step: global coordinates on every rank, deep halos included
 run adv 2 2 1 1 9 1; run adv 4 2 2 1 9 2; run adv 4 1 4 1 9 3; run advt 4 2 2 1 9 3; run advt 2 1 2 1 9 6
 run hs3 4 1 1 4 7 3; run hs3 4 2 2 1 7 2
+# reductions over the global grid on every rank: slabs, pencils and blocks, uneven splits, deep
+# halos, periodic, mirror, clamp and fixed faces, overlap where it applies; then their bad input
+run w3 2 1 1 2 7 1; run w3 2 2 1 1 7 1; run w3 4 1 2 2 7 1; run w3 4 2 2 1 7 1; run w3 4 4 1 1 7 1
+run w3 8 2 2 2 7 1; run w3s 4 1 1 4 7 1; run w3s 2 1 2 1 7 1
+run jac 2 2 1 1 9 1; run jac 2 1 2 1 9 3; run jac 4 2 2 1 9 2; run jac 4 4 1 1 9 1; run jac 4 1 4 1 9 4
+run dred 1 1 1 1 6 2; run dred 2 2 1 1 6 1; run dred 2 1 2 1 6 2; run dred 4 2 2 1 6 3; run dred 4 4 1 1 6 2
+run dred 4 1 4 1 6 1
+run dred 2 2 1 1 6 1 errors; run jac 4 2 2 1 9 1 errors
 # overlap (slabs of the outermost axis, depth 1): on (as everywhere above, where it applies), and off
 run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run h1 4 4 1 1 10 1; run s3v 4 1 1 4 7 1
 run s3v 2 1 1 2 7 1; run heat 2 1 1 2 6 1

@@ -90,6 +90,13 @@ emit tests/dist/faces.st facesmix ""
 emit examples/heat1d.st heat1d ""
 emit examples/advdiff_source.st advdiff_source ""
 emit examples/advdiff_source.st heat_source3d "tb=32x32x1,stream=z,sb=128,tblock=3"
+# reductions (NAME_dist_reduce): reads at offsets, an older level, a coef, periodic faces,
+# global coordinates
+emit examples/wave3d_energy.st wave3d_energy ""
+emit examples/wave3d_energy.st wave3d_energy "tb=32x4x1,stream=z,sb=64"
+emit examples/jacobi_residual.st jacobi ""
+emit tests/dist/dred.st dred ""
+grep -q "p$((n - 1))_dist_run_reduce" "$dir/p$((n - 1)).h" || { echo "FAIL: no dist_run_reduce in dred.st"; exit 1; }
 "$nvcc" -arch=sm_90 -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \
   -c "$dir/all.cu" -o "$dir/all.o"
 echo "compiled the distributed API of $n programs"
@@ -106,12 +113,20 @@ EOF
 "$nvcc" -arch=sm_90 -I"$dir" -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \
   -c "$dir/depth0.cu" -o "$dir/depth0.o"
 echo "compiled a caller of depth 0"
-# the GPU tests' harness too, where MPI's headers are installed (libopenmpi-dev)
+# the GPU tests' harness too, where MPI's headers are installed (libopenmpi-dev): a program
+# without reductions and one with them (the harness checks NAME_dist_reduce then)
 mpi_inc=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
 if [ -f "$mpi_inc/mpi.h" ]; then
-  "$stencilc" "$root/examples/wave2d.st" --distributed -o "$dir/wave2d.cu"
-  "$nvcc" -arch=sm_90 -std=c++17 -DSTC_P=wave2d -DSTC_U=WAVE2D -DSTC_HEADER=wave2d.h -DOMPI_SKIP_MPICXX=1 \
-    -I"$dir" -I"$root/tests/dist/nccl_stub" -I"$mpi_inc" -Xcompiler -Wall,-Wextra,-Werror \
-    -c "$root/tests/dist/dist_check.cu" -o "$dir/check.o"
+  harness() { # FILE STENCIL
+    "$stencilc" "$root/$1" --stencil "$2" --distributed -o "$dir/$2.cu"
+    local red=()
+    grep -q "_dist_reduce(" "$dir/$2.h" && red=(-DSTC_REDUCE)
+    "$nvcc" -arch=sm_90 -std=c++17 -DSTC_P="$2" -DSTC_U="${2^^}" -DSTC_HEADER="$2.h" "${red[@]}" -DOMPI_SKIP_MPICXX=1 \
+      -I"$dir" -I"$root/tests/dist/nccl_stub" -I"$mpi_inc" -Xcompiler -Wall,-Wextra,-Werror \
+      -c "$root/tests/dist/dist_check.cu" -o "$dir/check_$2.o"
+  }
+  harness examples/wave2d.st wave2d
+  harness examples/wave3d_energy.st wave3d_energy
+  harness tests/dist/dred.st dred
   echo "compiled the harness of tests/dist/run_gpu.sh"
 fi

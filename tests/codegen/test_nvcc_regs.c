@@ -71,12 +71,7 @@ static int check(Arena *a, IrProgram *p, BoundaryKind bc, const char *config, in
         return 1;
     }
     snprintf(base, sizeof base, "%s/%s", dir, p->name);
-    StrBuf cu = {0}, h = {0};
-    assert(cg_emit(plan, base, &cu, &h) == 0);
-    snprintf(cmd, sizeof cmd, "%s.cu", base);
-    assert(sb_write_file_atomic(&cu, cmd) == 0);
-    snprintf(cmd, sizeof cmd, "%s.h", base);
-    assert(sb_write_file_atomic(&h, cmd) == 0);
+    hb_emit_files(plan, base);
     snprintf(log, sizeof log, "%s.log", base);
     snprintf(cmd, sizeof cmd, "%s -O3 -arch=sm_90 -Xptxas -v -c %s.cu -o %s.o > %s 2>&1", nvcc, base, base, log);
     if (system(cmd) != 0) {
@@ -85,8 +80,6 @@ static int check(Arena *a, IrProgram *p, BoundaryKind bc, const char *config, in
     }
     int spills = 0, regs = registers(log, p->name, &spills);
     printf("%s %s: %d registers, %d bytes spilled (bound %d)\n", p->name, config, regs, spills, bound);
-    sb_free(&cu);
-    sb_free(&h);
     return regs < 0 || regs > bound || spills != 0;
 }
 

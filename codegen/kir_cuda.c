@@ -214,6 +214,7 @@ static void body(StrBuf *out, const KBlock *b, int depth)
     sb_puts(out, "}\n");
 }
 
+/* An else holding one if alone is printed as `else if`, so a chain of tests stays flat. */
 static void if_stmt(StrBuf *out, const KStmt *s, int depth)
 {
     sb_puts(out, "if (");
@@ -226,6 +227,11 @@ static void if_stmt(StrBuf *out, const KStmt *s, int depth)
     sb_puts(out, " {\n");
     kir_cuda_block(out, &s->body, depth + 1);
     indent(out, depth);
+    if (s->els.n == 1 && s->els.items[0]->kind == KS_IF) {
+        sb_puts(out, "} else ");
+        if_stmt(out, s->els.items[0], depth);
+        return;
+    }
     sb_puts(out, "} else {\n");
     kir_cuda_block(out, &s->els, depth + 1);
     indent(out, depth);

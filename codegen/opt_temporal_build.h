@@ -103,4 +103,15 @@ KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g);
  * of the block. */
 KExpr *tbs_output_plane(CgCtx *ctx, const TbsGeom *g);
 
+/* ---- clamp and mirror along the streaming axis, the checked plane loop (opt_temporal_edge.c) ---- */
+
+/* Copy u, before its steps: hs = p0 - n and hv<f>, the value of the one step's plane past the end. */
+void tbs_edge_high_sources(CgCtx *ctx, KBlock *copy, const TbsGeom *g, int u, BoundaryKind bc);
+/* Step s, after its point: r<f> = hv<f> where its plane lies past the end. */
+void tbs_edge_high(CgCtx *ctx, KBlock *out, const TbsGeom *g, int s);
+/* Step s of copy u, after its queue and ring write: the halo planes that cannot wait (mirror). */
+void tbs_edge_low_now(CgCtx *ctx, KBlock *out, const TbsGeom *g, int u, int s, BoundaryKind bc);
+/* Copy u, after its steps: the halo planes before the start whose source the copy computed. */
+void tbs_edge_low_late(CgCtx *ctx, KBlock *copy, const TbsGeom *g, int u, BoundaryKind bc);
+
 #endif

@@ -183,52 +183,6 @@ static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind
     }
 }
 
-/* Planes past the end of the axis (TB_MAP, a chunk at the end): plane n-1+h of step s is the
- * plane its condition names, computed h (clamp) or 2h (mirror) copies ago, for h <= R (deeper
- * halo planes are never read by an interior plane); read back from the thread's own place in
- * the ring (from its queue register, mirror kept that register alive: 64 -> 72 registers). */
-static void high_planes(TbsCtx *tc, KBlock *out, int u, int s, BoundaryKind bc)
-{
-    CgCtx *ctx = &tc->base;
-    const TbsGeom *g = tc->g;
-    Kb *b = &ctx->kb;
-    KExpr *n = k_var(b, g->sd == 1 ? "n1" : "n2");
-    for (int f = 0; f < ctx->prog->nfields; f++) {
-        if (!tb_loads(ctx, f))
-            continue;
-        for (int h = 1; h <= g->R; h++) {
-            int ago = bc == BC_MIRROR ? 2 * h : h;
-            KStmt *here = k_if(b, k_bin(b, KO_EQ, k_var(b, "ps"), k_plus(b, n, h - 1)));
-            KExpr *src = tbs_ring_at(ctx, g, f, s, (long long)((u + g->Q - ago) % g->Q % g->slots) * g->plane);
-            k_push(b, &here->body, k_assign(b, k_varf(b, "r%d", f), src));
-            k_push(b, out, here);
-        }
-    }
-}
-
-/* Planes before the start of the axis (TB_MAP): computed in their turn from halo planes not yet
- * right, then overwritten with their source when the step computes it: plane -h with plane 0
- * (clamp) or plane h (mirror), h <= R, h (or 2h) copies back in the queue and ring. Interior
- * planes of the next step read them only after (opt_temporal_stream.c's pipeline). */
-static void low_planes(TbsCtx *tc, KBlock *out, int u, int s, BoundaryKind bc)
-{
-    CgCtx *ctx = &tc->base;
-    const TbsGeom *g = tc->g;
-    Kb *b = &ctx->kb;
-    for (int h = 1; h <= g->R; h++) {
-        int back = bc == BC_MIRROR ? 2 * h : h, pos = (u + g->Q - back) % g->Q;
-        KStmt *at = k_if(b, k_bin(b, KO_EQ, k_var(b, "ps"), k_int(b, bc == BC_MIRROR ? h : 0)));
-        for (int f = 0; f < ctx->prog->nfields; f++) {
-            if (!tb_loads(ctx, f))
-                continue;
-            KExpr *r = k_varf(b, "r%d", f);
-            k_push(b, &at->body, k_assign(b, tbs_queue(ctx, g, f, s, pos), r));
-            k_push(b, &at->body, k_assign(b, tbs_ring_at(ctx, g, f, s, (long long)(pos % g->slots) * g->plane), r));
-        }
-        k_push(b, out, at);
-    }
-}
-
 /* Step s < K of copy u: the point where it is interior and its in-plane neighbours are in the
  * tile, else step s-1's value passed through; then the value into step s's queue and ring. */
 static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
@@ -265,7 +219,7 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
             k_push(b, &compute->body, k_assign(b, k_varf(b, "r%d", f), k_index(b, k_varf(b, "w%d", f), k_int(b, 0))));
     k_push(b, out, compute);
     if (!all_in && edge == TB_MAP)
-        high_planes(tc, out, u, s, bc);
+        tbs_edge_high(ctx, out, g, s);
     for (int f = 0; f < p->nfields; f++) {
         if (!tb_loads(ctx, f))
             continue;
@@ -274,7 +228,7 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
         k_push(b, out, k_assign(b, tbs_ring_at(ctx, g, f, s, (long long)u * g->plane), r));
     }
     if (!all_in && edge == TB_MAP)
-        low_planes(tc, out, u, s, bc);
+        tbs_edge_low_now(ctx, out, g, u, s, bc);
 }
 
 /* Step s (1..K) of copy u: computes plane p0 - s*Lag from step s-1's queue. all_in: every plane
@@ -312,9 +266,13 @@ static void plane_loop(TbsCtx *tc, KBlock *out, int all_in)
     CgCtx *ctx = &tc->base;
     const TbsGeom *g = tc->g;
     TbsGeom *cols = tbs_columns(ctx, g);
+    BoundaryKind bc = BC_FIXED;
+    int edges = !all_in && cg_temporal_edge(ctx->prog, &bc) == TB_MAP && g->K > 1;
     KStmt *loop = tbs_plane_loop(ctx, out, g);
     for (int u = 0; u < g->Q; u++) {
         KBlock *copy = tbs_copy(ctx, loop, g, u);
+        if (edges)
+            tbs_edge_high_sources(ctx, copy, g, u, bc);
         if (g->step_barriers)
             k_push(&ctx->kb, copy, k_barrier(&ctx->kb));
         for (int s = 1; s <= g->K; s++) {
@@ -326,6 +284,8 @@ static void plane_loop(TbsCtx *tc, KBlock *out, int all_in)
             if (g->step_barriers && s < g->K) /* after the plane written to step s's ring */
                 k_push(&ctx->kb, copy, k_barrier(&ctx->kb));
         }
+        if (edges)
+            tbs_edge_low_late(ctx, copy, g, u, bc);
         if (!g->step_barriers) /* the copy's only barrier */
             k_push(&ctx->kb, copy, k_barrier(&ctx->kb));
     }

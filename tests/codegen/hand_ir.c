@@ -1,4 +1,5 @@
 #include "hand_ir.h"
+#include "codegen.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -408,4 +409,17 @@ int hb_nvcc_compile(const char *nvcc, const char *const names[], const StrBuf *c
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
     return status;
+}
+
+void hb_emit_files(const Plan *plan, const char *base)
+{
+    char path[1100];
+    StrBuf cu = {0}, h = {0};
+    assert(cg_emit(plan, base, &cu, &h) == 0);
+    snprintf(path, sizeof path, "%s.cu", base);
+    assert(sb_write_file_atomic(&cu, path) == 0);
+    snprintf(path, sizeof path, "%s.h", base);
+    assert(sb_write_file_atomic(&h, path) == 0);
+    sb_free(&cu);
+    sb_free(&h);
 }

@@ -39,5 +39,7 @@ const char *hb_find_nvcc(void);
  * unit (their prefixes must differ), warnings as errors; nvcc's exit status. */
 int hb_nvcc_compile(const char *nvcc, const char *const names[], const StrBuf *const cu[], const StrBuf *const h[],
                     int n);
+/* The plan's files written as base.cu and base.h (cg_emit with base as their name). */
+void hb_emit_files(const Plan *plan, const char *base);
 
 #endif

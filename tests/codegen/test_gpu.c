@@ -159,14 +159,7 @@ static void check_program(const IrProgram *p, Arena *a, const char *cfg)
     const char *pfx = cg_c_identifier(a, p->name);
     char base[700], path[800];
     snprintf(base, sizeof base, "%s/p%03d_%s", dir, id, pfx);
-    StrBuf cu = {0}, h = {0};
-    assert(cg_emit(plan, base, &cu, &h) == 0);
-    snprintf(path, sizeof path, "%s.cu", base);
-    assert(sb_write_file_atomic(&cu, path) == 0);
-    snprintf(path, sizeof path, "%s.h", base);
-    assert(sb_write_file_atomic(&h, path) == 0);
-    sb_free(&cu);
-    sb_free(&h);
+    hb_emit_files(plan, base);
 
     InterpGrid *g = interp_grid_new(p, n);
     assert(g);

@@ -564,7 +564,11 @@ int main(int argc, char **argv)
                     scale = fmax(scale, fabs(ref.bufs[f][(size_t)e]));
                 }
             double rel = worst / (scale > 0 ? scale : 1e-30);
-            int ok = differ == 0 && rel <= ref.tol && !isnan(rel);
+            /* STC_DIST_SAME_BITS=0: a kernel whose bits depend on the decomposition (see
+             * run_gpu.sh) passes within the interpreter's tolerance; the count is still shown */
+            const char *bits = getenv("STC_DIST_SAME_BITS");
+            const int same_bits = !(bits && strcmp(bits, "0") == 0);
+            int ok = (differ == 0 || !same_bits) && rel <= ref.tol && !isnan(rel);
 #ifdef STC_REDUCE
             ok = check_reductions(red, one_red, ref, same) && ok;
 #endif

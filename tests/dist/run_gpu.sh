@@ -104,7 +104,8 @@ run b3t 4 2 2 1 8 2; run b3t 4 1 1 4 8 4
 # Four columns a thread (bm=1x4x1): the gathered result is within the interpreter's tolerance
 # (1.9e-7 against 1.4e-5, as one GPU) but not the one-GPU bits when y or z is split (2026-11-27,
 # on H200s: 966 of 35 409 points at 1x1x2; an x split and two columns a thread give the same
-# bits). Why is open (docs/distributed.md, Correctness); until then these check the tolerance.
+# bits). The compiler contracts the points' sums into FMAs in different orders in different
+# unrolled copies (docs/distributed.md, Correctness); until that is fixed these check the tolerance.
 export STC_DIST_SAME_BITS=0
 run s3tc4 2 1 1 2 7 3; run s3tc4 4 2 2 1 7 3; run s3tc4 4 1 2 2 7 6; run s3tc4 4 1 1 4 7 3
 export STC_DIST_SAME_BITS=

@@ -134,6 +134,12 @@ const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
 /* What the emitted files' Configuration line adds for a --fast-math program (the tolerance it
  * was verified at is rt_tolerance's, and grows with the steps: not repeated here). */
 #define FAST_MATH_NOTE " (fast math: approximate float arithmetic, docs/config.md)"
+/* ... and for a --same-bits program. */
+#define SAME_BITS_NOTE " (same bits: explicitly rounded arithmetic, docs/config.md)"
+static inline const char *cg_arith_note(const IrProgram *p)
+{
+    return p->fast_math ? FAST_MATH_NOTE : p->same_bits ? SAME_BITS_NOTE : "";
+}
 
 /* ---- the kernel representation's shared pieces (kir_point.c, emit_kernel.c) ---- */
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
 #include "codegen.h"
 #include "hand_ir.h"
+#include "../driver/load_program.h"
 
 #define CONFIG "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1"
 #define MAX_REGS 4096
@@ -26,22 +26,6 @@ typedef struct {
     char consts[64][16];
     int n;
 } Muls;
-
-static IrProgram *load(Arena *a, const char *root)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/examples/bench/star3d1r.st", root);
-    Diag diag;
-    diag_init(&diag, NULL, stderr);
-    Source src;
-    assert(source_read(path, a, &diag, &src) == 0);
-    diag_init(&diag, &src, stderr);
-    AstFile ast = {0};
-    assert(parse_source(&src, a, &diag, &ast) == 0 && ast.nstencils == 1);
-    IrProgram *p = ir_lower(&ast.stencils[0], a, &diag);
-    assert(p);
-    return p;
-}
 
 /* The register number of "%fN" (with its trailing ',' or ';'), or -1. */
 static int freg(const char *s)
@@ -103,13 +87,13 @@ static Muls kernel_muls(const char *ptx, const char *entry)
 }
 
 /* The PTX of star3d1r at CONFIG, with or without --same-bits; its path in ptx. */
-static int compile(Arena *a, const char *root, int same_bits, char *ptx, size_t len)
+static int compile(Arena *a, int same_bits, char *ptx, size_t len)
 {
-    IrProgram *p = load(a, root);
+    IrProgram *p = load_example("bench/star3d1r.st", a);
+    assert(p);
     p->same_bits = same_bits;
-    Config c;
+    Config c = load_config(p, CONFIG);
     char why[256], base[128], cmd[1024];
-    assert(config_parse(CONFIG, p->dims, &c, why, sizeof why) == 0);
     Plan *plan = plan_build(p, &c, a, why, sizeof why);
     if (!plan) {
         fprintf(stderr, "star3d1r %s: %s\n", CONFIG, why);
@@ -141,18 +125,12 @@ static int differing(const char *ptx, const char *label)
 
 int main(void)
 {
-    nvcc = hb_find_nvcc();
-    if (!nvcc) {
-        puts("no nvcc: skipped");
+    nvcc = hb_nvcc_scratch(dir, sizeof dir, "stc_nvcc_same_bits");
+    if (!nvcc)
         return 77;
-    }
-    const char *root = getenv("STC_SOURCE_ROOT");
-    assert(root);
-    snprintf(dir, sizeof dir, "/tmp/stc_nvcc_same_bits_XXXXXX");
-    assert(mkdtemp(dir));
     Arena *a = arena_new();
     char same[256], plain[256];
-    int failed = compile(a, root, 1, same, sizeof same) || compile(a, root, 0, plain, sizeof plain);
+    int failed = compile(a, 1, same, sizeof same) || compile(a, 0, plain, sizeof plain);
     if (!failed && differing(same, "--same-bits") != 0) {
         fprintf(stderr, "--same-bits: the fused kernel rounds some points unlike the one-step kernel\n");
         failed = 1;
@@ -163,13 +141,5 @@ int main(void)
         failed = 1;
     }
     arena_free(a);
-    if (failed) {
-        fprintf(stderr, "files kept in %s\n", dir);
-        return 1;
-    }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return 0;
+    return hb_scratch_done(dir, failed);
 }

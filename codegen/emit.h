@@ -134,6 +134,12 @@ const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
 /* What the emitted files' Configuration line adds for a --fast-math program (the tolerance it
  * was verified at is rt_tolerance's, and grows with the steps: not repeated here). */
 #define FAST_MATH_NOTE " (fast math: approximate float arithmetic, docs/config.md)"
+/* ... and for a --same-bits program. */
+#define SAME_BITS_NOTE " (same bits: explicitly rounded arithmetic, docs/config.md)"
+static inline const char *cg_arith_note(const IrProgram *p)
+{
+    return p->fast_math ? FAST_MATH_NOTE : p->same_bits ? SAME_BITS_NOTE : "";
+}
 
 /* ---- the kernel representation's shared pieces (kir_point.c, emit_kernel.c) ---- */
 
@@ -143,6 +149,11 @@ void cg_build_point(CgCtx *ctx, KBlock *out, CgPointStores *stores);
 /* The value of node of st (a stage's form: a reduction's) at the point, its shared nodes declared
  * onto out. */
 KExpr *cg_build_value(CgCtx *ctx, const IrStage *st, int node, KBlock *out);
+/* --same-bits (kir_rounded.c, which states the rule): whether op has a round-to-nearest
+ * intrinsic (add, sub, mul, div); op(x, y) as that intrinsic; a * b + c as one rounding. */
+int cg_rn_has(IrOp op);
+KExpr *cg_rn_binary(CgCtx *ctx, IrOp op, KExpr *x, KExpr *y);
+KExpr *cg_rn_fma(CgCtx *ctx, KExpr *a, KExpr *b, KExpr *c);
 /* The same with its stores pushed too (ctx->kstore's, or array[point index] = value). */
 void cg_point(CgCtx *ctx, KBlock *out);
 /* The load of read node n at the point (ctx->kread's, or the global load at the point). */

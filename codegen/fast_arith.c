@@ -9,7 +9,9 @@
  *   the emitter writes the other divisions as __fdividef and exp, log, sin, cos and pow as
  *   their approximate intrinsics, what `nvcc --use_fast_math` does to the whole file (AN5D
  *   builds its kernels that way), written into the source so that the user's own nvcc flags
- *   do not matter. rt_tolerance verifies such kernels at a looser tolerance. */
+ *   do not matter. rt_tolerance verifies such kernels at a looser tolerance.
+ * - With --same-bits (prog->same_bits), nothing: the optimized kernels keep the plain kernel's
+ *   divisions, so that every kernel rounds alike (kir_rounded.c). */
 #include <math.h>
 #include <string.h>
 
@@ -52,8 +54,8 @@ static int rsqrt_ok(const IrStage *st, const IrNode *n, const int *uses)
 
 const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena)
 {
-    if (p->type != ELEM_FLOAT || stage < 0 || stage >= p->nstages)
-        return p;
+    if (p->type != ELEM_FLOAT || p->same_bits || stage < 0 || stage >= p->nstages)
+        return p; /* --same-bits: every kernel computes the plain kernel's expression */
     const IrStage *st = &p->stages[stage];
     int fast = p->fast_math;
     int *uses = fast ? count_uses(st, arena) : NULL;

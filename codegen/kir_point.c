@@ -94,11 +94,47 @@ static KExpr *sign(CgCtx *ctx, KExpr *x)
     return k_cast(b, ctx->T, d);
 }
 
+static int resolve(const Point *pt, int node) { return pt->alias[node] >= 0 ? pt->alias[node] : node; }
+
+/* --same-bits: a product that an add or subtract fuses, a multiply used once (no variable). */
+static int fusable(const Point *pt, int node)
+{
+    if (node < 0 || node >= pt->st->nnodes)
+        return 0;
+    node = resolve(pt, node);
+    return pt->st->nodes[node].op == N_MUL && pt->uses[node] < 2;
+}
+
+/* --same-bits: n as kir_rounded.c's rule writes it, its operands built left to right. */
+static KExpr *rounded(Point *pt, const IrNode *n)
+{
+    CgCtx *ctx = pt->ctx;
+    int sub = n->op == N_SUB, sum = n->op == N_ADD || sub;
+    if (sum && fusable(pt, n->b)) { /* x + a*b, x - a*b */
+        const IrNode *m = &pt->st->nodes[resolve(pt, n->b)];
+        KExpr *x = value(pt, n->a);
+        KExpr *a = value(pt, m->a);
+        KExpr *b = value(pt, m->b);
+        return cg_rn_fma(ctx, sub ? k_un(&ctx->kb, KO_NEG, a) : a, b, x);
+    }
+    if (sum && fusable(pt, n->a)) { /* a*b + y, a*b - y */
+        const IrNode *m = &pt->st->nodes[resolve(pt, n->a)];
+        KExpr *a = value(pt, m->a);
+        KExpr *b = value(pt, m->b);
+        KExpr *y = value(pt, n->b);
+        return cg_rn_fma(ctx, a, b, sub ? k_un(&ctx->kb, KO_NEG, y) : y);
+    }
+    KExpr *x = value(pt, n->a);
+    return cg_rn_binary(ctx, n->op, x, value(pt, n->b));
+}
+
 static KExpr *arith(Point *pt, const IrNode *n)
 {
     CgCtx *ctx = pt->ctx;
     Kb *b = &ctx->kb;
     int is_float = ctx->prog->type == ELEM_FLOAT;
+    if (ctx->prog->same_bits && cg_rn_has(n->op))
+        return rounded(pt, n);
     KExpr *x = value(pt, n->a);
     if (n->op == N_SIGN)
         return sign(ctx, x);
@@ -171,8 +207,6 @@ static KExpr *value(Point *pt, int node)
         node = pt->alias[node];
     return pt->named[node] ? k_varf(&pt->ctx->kb, "v%d", node) : expr(pt, node);
 }
-
-static int resolve(const Point *pt, int node) { return pt->alias[node] >= 0 ? pt->alias[node] : node; }
 
 static void count_use(Point *pt, int node)
 {

@@ -217,6 +217,17 @@ static int c_stream_regs(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* --same-bits promises the plain kernel's bits; a retimed kernel (one step or fused) adds each
+ * point's terms plane by plane, in another order, so it cannot keep that promise. */
+static int c_retime_same_bits(const Space *s, const Config *c, char *why, int whylen)
+{
+    if (c->v[P_RETIME] != 2 || !s->prog || !s->prog->same_bits)
+        return 1;
+    snprintf(why, (size_t)whylen, "retime with --same-bits: a retimed kernel adds each point's terms "
+             "plane by plane, in another order than the other kernels, so its bits differ; retime=off");
+    return 0;
+}
+
 static const SpaceConstraint stream_constraints[] = {
     {"stream-only", c_stream_only, "sb, regq, prefetch and retime shape the streaming kernel only"},
     {"stream-tb", c_stream_block, "a streaming block has one thread along the streaming axis"},
@@ -226,6 +237,8 @@ static const SpaceConstraint stream_constraints[] = {
      "than along the other in-plane axis, and in-plane unrolling are not combined with streaming"},
     {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/bm/smem; bm "
      "along the other in-plane axis needs register mode (smem off)"},
+    {"retime-same-bits", c_retime_same_bits, "retime stays off with --same-bits (a retimed "
+     "kernel adds a point's terms in another order)"},
     {"stream-regs", c_stream_regs, "register mode holds at most 160 queued values per thread"},
     {"stream-fits", c_stream_fits, "radius <= 8 along the streaming axis, at most 16 streamed "
      "buffers, regq <= 2R+1, shared memory <= 227 KiB; without smem=on (register mode): regq=1, "

@@ -56,6 +56,9 @@ static const char usage_text_rest[] =
     "  --fast-math         float: let the optimized kernels use approximate division, rsqrt,\n"
     "                      exp, log, sin, cos and pow (as nvcc --use_fast_math), verified at a\n"
     "                      relative tolerance of 1e-3 instead of 1e-5 (docs/config.md)\n"
+    "  --same-bits         round every operation explicitly (__fmaf_rn chains in source order),\n"
+    "                      so that every kernel, fused steps and any split of --distributed\n"
+    "                      give the same bits; no retime=on, not with --fast-math (docs/config.md)\n"
     "  --autotune          search the tuning space on this GPU and emit the fastest correct\n"
     "                      variant\n"
     "  --budget T          tuning budget: seconds ('60s', '2m') or a count of variants ('200')\n"
@@ -249,7 +252,8 @@ static const struct {
 } option_table[] = {
     {"-o", 1}, {"--output", 1}, {"--stencil", 1}, {"--type", 1}, {"--grid", 1}, {"--steps", 1},
     {"--config", 1}, {"--name", 1}, {"--header", 1}, {"--init", 1}, {"--save", 1}, {"--list-space", 0},
-    {"--dump-ast", 0}, {"--dump-ir", 0}, {"--validate", 0}, {"--fast-math", 0}, {"--distributed", 0},
+    {"--dump-ast", 0}, {"--dump-ir", 0}, {"--validate", 0}, {"--fast-math", 0}, {"--same-bits", 0},
+    {"--distributed", 0},
     {"--procs", 1}, {"--depth", 1}, {"--link", 1}, {"--autotune", 0}, {"--budget", 1}, {"--strategy", 1}, {"--gest", 1},
     {"--seed", 1}, {"--seeds", 1}, {"--tune-log", 1}, {"--tune-db", 1}, {"--tune-record", 1},
     {"--target", 1}, {"--model", 1}, {"--guide", 0}, {"--replay", 1}, {"-q", 0}, {"--quiet", 0},
@@ -390,6 +394,8 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
             o->validate = 1;
         } else if (!strcmp(a, "--fast-math")) {
             o->fast_math = 1;
+        } else if (!strcmp(a, "--same-bits")) {
+            o->same_bits = 1;
         } else if (!strcmp(a, "--distributed")) {
             o->distributed = 1;
         } else if (!strcmp(a, "--procs")) {

@@ -37,6 +37,8 @@ typedef struct {
     const char *link;         /* --link nvlink|GBPS: the link the exchange depth is chosen for */
     int fast_math;            /* --fast-math: approximate float arithmetic in the optimized
                                  kernels, verified at a looser tolerance */
+    int same_bits;            /* --same-bits: explicitly rounded arithmetic, the same bits in
+                                 every kernel (codegen/kir_rounded.c) */
     int autotune, quiet;
     double budget_s;          /* --budget 60s */
     long budget_count;        /* --budget 200 */

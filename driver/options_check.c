@@ -21,8 +21,8 @@ static const struct {
     {"bench", "-o --list-space --validate --dump-ast --dump-ir --name --header --init --save --link",
      "bench times the kernel and writes nothing"},
     {"replay", "-o --config --autotune --tune-record --replay --stencil --grid --type --steps --list-space "
-               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --distributed --name --header "
-               "--init --save",
+               "--dump-ast --dump-ir --validate --tune-db --tune-log --fast-math --same-bits --distributed --name "
+               "--header --init --save",
      "replay compares strategies on the recording alone"},
     {"--list-space", "-o --autotune --tune-record --config --validate --dump-ast --dump-ir --distributed --name "
                      "--header",
@@ -30,6 +30,8 @@ static const struct {
     {"--dump-ast", "--dump-ir -o --autotune --tune-record --config --validate", "--dump-ast prints the program and stops"},
     {"--dump-ir", "-o --autotune --tune-record --config --validate", "--dump-ir prints the IR and stops"},
     {"--tune-record", "--replay", "--tune-record measures on the GPU"},
+    {"--same-bits", "--fast-math", "--same-bits rounds every operation as IEEE does, in the source's "
+                                   "order; --fast-math approximates some of them"},
     {"--target", "--replay --tune-record --guide --budget --strategy --tune-log",
      "--target predicts without measuring"},
 };
@@ -83,7 +85,8 @@ int options_check_conflicts(const Options *o, Diag *d)
         {"--grid", o->ngrid > 0}, {"--type", o->type >= 0}, {"--steps", o->steps > 0},
         {"--autotune", o->autotune && !o->tune_record}, {"--tune-record", o->tune_record != NULL},
         {"--list-space", o->list_space}, {"--dump-ast", o->dump_ast}, {"--dump-ir", o->dump_ir},
-        {"--validate", o->validate}, {"--fast-math", o->fast_math}, {"--replay", o->replay != NULL},
+        {"--validate", o->validate}, {"--fast-math", o->fast_math}, {"--same-bits", o->same_bits},
+        {"--replay", o->replay != NULL},
         {"--budget", o->budget_s > 0 || o->budget_count > 0}, {"--strategy", o->strategy != NULL},
         {"--gest", o->gest != NULL}, {"--tune-log", o->tune_log != NULL}, {"--tune-db", o->tune_db != NULL},
         {"--distributed", o->distributed}, {"--procs", o->nprocs > 0}, {"--depth", o->depth > 0},

@@ -142,6 +142,7 @@ int step_lower(Job *job)
     job->prog->fast_math = job->opt->fast_math && job->prog->type == ELEM_FLOAT;
     if (job->opt->fast_math && !job->prog->fast_math)
         diag_run_warning(&job->diag, "--fast-math changes nothing in a double program");
+    job->prog->same_bits = job->opt->same_bits;
     int rc = settle_grid(job);
     if (rc != 0)
         return rc;

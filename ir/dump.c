@@ -133,6 +133,8 @@ void ir_dump(FILE *out, const IrProgram *p)
         fprintf(out, "%s%d", d ? "," : " ", p->halo[d]);
     if (p->fast_math)
         fprintf(out, ", fast-math");
+    if (p->same_bits)
+        fprintf(out, ", same-bits");
     fputc('\n', out);
     dump_fields(out, p);
     if (p->nparams) {

@@ -190,6 +190,9 @@ typedef struct {
                            (rt_tolerance); the plain kernel stays IEEE */
     const char *c_prefix; /* --name: the prefix of every emitted C symbol, type and macro; NULL:
                              the name made an identifier (cg_prefix) */
+    int same_bits;      /* --same-bits: every kernel rounds each operation explicitly, in the
+                           IR's order (codegen/kir_rounded.c), so all kernel families give the
+                           same bits; excludes fast_math */
     int fast_ops;       /* set on the optimized kernels' copy of a fast_math program: the
                            emitter writes the approximate intrinsics (__fdividef, __expf, ...) */
     IrAnalysis an;

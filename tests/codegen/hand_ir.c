@@ -378,6 +378,34 @@ const char *hb_find_nvcc(void)
     return NULL;
 }
 
+const char *hb_nvcc_scratch(char *dir, size_t len, const char *tag)
+{
+    const char *nvcc = hb_find_nvcc();
+    if (!nvcc) {
+        puts("no nvcc: skipped");
+        return NULL;
+    }
+    snprintf(dir, len, "/tmp/%s_XXXXXX", tag);
+    if (!mkdtemp(dir)) {
+        perror(dir);
+        exit(1);
+    }
+    return nvcc;
+}
+
+int hb_scratch_done(const char *dir, int failed)
+{
+    if (failed) {
+        fprintf(stderr, "files kept in %s\n", dir);
+        return 1;
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return 0;
+}
+
 static void write_file(const char *dir, const char *name, const char *ext, const StrBuf *text)
 {
     char path[512];

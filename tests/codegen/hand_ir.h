@@ -39,6 +39,12 @@ const char *hb_find_nvcc(void);
  * unit (their prefixes must differ), warnings as errors; nvcc's exit status. */
 int hb_nvcc_compile(const char *nvcc, const char *const names[], const StrBuf *const cu[], const StrBuf *const h[],
                     int n);
+/* An nvcc test's start: nvcc (hb_find_nvcc) and a new scratch folder /tmp/TAG_XXXXXX in dir; NULL,
+ * with "no nvcc: skipped" said, where there is no nvcc (the test exits 77). */
+const char *hb_nvcc_scratch(char *dir, size_t len, const char *tag);
+/* A test's scratch folder at its end: kept and named on stderr when it failed, else removed.
+ * Returns failed != 0 (the test's exit status). */
+int hb_scratch_done(const char *dir, int failed);
 /* The plan's files written as base.cu and base.h (cg_emit with base as their name). */
 void hb_emit_files(const Plan *plan, const char *base);
 

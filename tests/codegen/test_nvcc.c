@@ -205,13 +205,9 @@ static int compile_all(void)
 
 int main(void)
 {
-    nvcc = hb_find_nvcc();
-    if (!nvcc) {
-        puts("no nvcc: skipped");
+    nvcc = hb_nvcc_scratch(dir, sizeof dir, "stc_codegen_nvcc");
+    if (!nvcc)
         return 77;
-    }
-    snprintf(dir, sizeof dir, "/tmp/stc_codegen_nvcc_XXXXXX");
-    assert(mkdtemp(dir));
     nvrtc = dlopen("/usr/local/cuda/lib64/libnvrtc.so", RTLD_NOW);
     if (!nvrtc)
         nvrtc = dlopen("libnvrtc.so", RTLD_NOW);
@@ -254,14 +250,8 @@ int main(void)
     write_batches();
     if (compile_all() != 0)
         return 1;
-    if (nvrtc_failures) {
-        fprintf(stderr, "files kept in %s\n", dir);
+    if (hb_scratch_done(dir, nvrtc_failures != 0))
         return 1;
-    }
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
     arena_free(a);
     puts("nvcc: ok");
     return 0;

@@ -10,28 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
 #include "codegen.h"
 #include "hand_ir.h"
+#include "../driver/load_program.h"
 
 static const char *nvcc;
 static char dir[64];
-
-static IrProgram *load(Arena *a, const char *root, const char *file)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/examples/bench/%s", root, file);
-    Diag diag;
-    diag_init(&diag, NULL, stderr);
-    Source src;
-    assert(source_read(path, a, &diag, &src) == 0);
-    diag_init(&diag, &src, stderr);
-    AstFile ast = {0};
-    assert(parse_source(&src, a, &diag, &ast) == 0 && ast.nstencils == 1);
-    IrProgram *p = ir_lower(&ast.stencils[0], a, &diag);
-    assert(p);
-    return p;
-}
 
 /* ptxas's registers for kernel <name>_step, or -1; spill bytes (stores + loads) into *spills. */
 static int registers(const char *log_path, const char *name, int *spills)
@@ -85,31 +69,19 @@ static int check(Arena *a, IrProgram *p, BoundaryKind bc, const char *config, in
 
 int main(void)
 {
-    nvcc = hb_find_nvcc();
-    if (!nvcc) {
-        puts("no nvcc: skipped");
+    nvcc = hb_nvcc_scratch(dir, sizeof dir, "stc_nvcc_regs");
+    if (!nvcc)
         return 77;
-    }
-    const char *root = getenv("STC_SOURCE_ROOT");
-    assert(root);
-    snprintf(dir, sizeof dir, "/tmp/stc_nvcc_regs_XXXXXX");
-    assert(mkdtemp(dir));
     Arena *a = arena_new();
     const char *wide = "tb=256x1x1,stream=y,sb=256,tblock=12", *cube = "tb=32x32x1,stream=z,sb=128,tblock=3";
     int failed = 0;
-    failed += check(a, load(a, root, "star2d1r.st"), BC_FIXED, wide, 64);
-    failed += check(a, load(a, root, "star2d1r.st"), BC_CLAMP, wide, 64);
-    failed += check(a, load(a, root, "star2d1r.st"), BC_MIRROR, wide, 64);
-    failed += check(a, load(a, root, "star3d1r.st"), BC_FIXED, cube, 32);
-    failed += check(a, load(a, root, "star3d1r.st"), BC_CLAMP, cube, 32);
+    failed += check(a, load_example("bench/star2d1r.st", a), BC_FIXED, wide, 64);
+    failed += check(a, load_example("bench/star2d1r.st", a), BC_CLAMP, wide, 64);
+    failed += check(a, load_example("bench/star2d1r.st", a), BC_MIRROR, wide, 64);
+    failed += check(a, load_example("bench/star3d1r.st", a), BC_FIXED, cube, 32);
+    failed += check(a, load_example("bench/star3d1r.st", a), BC_CLAMP, cube, 32);
     arena_free(a);
-    if (failed) {
-        fprintf(stderr, "%d kernels over their bound; files kept in %s\n", failed, dir);
-        return 1;
-    }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return 0;
+    if (failed)
+        fprintf(stderr, "%d kernels over their bound\n", failed);
+    return hb_scratch_done(dir, failed);
 }

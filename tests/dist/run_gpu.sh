@@ -66,6 +66,8 @@ s3=examples/bench/star3d1r.st
   prog b3t examples/bench/box3d1r.st box3d1r float "tb=32x16x1,stream=z,sb=128,tblock=2,retime=on" 37 33 29 8 &
   # several columns a thread in the fused-step kernels (the multi-step priors of star3d1r and box3d1r)
   prog s3tc4 $s3 star3d1r float "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1" 37 33 29 7 &
+  # the same with --same-bits (explicitly rounded sums, docs/config.md): the one-GPU bits, strictly
+  prog s3tc4b $s3 star3d1r float "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1" 37 33 29 7 --same-bits &
   prog b3tc2 examples/bench/box3d1r.st box3d1r float "tb=32x16x1,stream=z,sb=128,tblock=2,retime=on,bm=1x2x1" 37 33 29 8 &
   prog heat examples/heat.st heat float "" 37 33 29 6 &
   prog heatd examples/heat.st heat double "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 6 &
@@ -109,6 +111,8 @@ run b3t 4 2 2 1 8 2; run b3t 4 1 1 4 8 4
 export STC_DIST_SAME_BITS=0
 run s3tc4 2 1 1 2 7 3; run s3tc4 4 2 2 1 7 3; run s3tc4 4 1 2 2 7 6; run s3tc4 4 1 1 4 7 3
 export STC_DIST_SAME_BITS=
+# with --same-bits every unrolled copy rounds alike: bit for bit under every split
+run s3tc4b 2 1 1 2 7 3; run s3tc4b 4 2 2 1 7 3; run s3tc4b 4 1 2 2 7 6; run s3tc4b 4 1 1 4 7 3
 run b3tc2 2 1 2 1 8 2; run b3tc2 4 2 2 1 8 2; run b3tc2 4 1 1 4 8 4
 run heat 4 2 2 1 6 1; run heatd 4 1 2 2 6 3
 run wave 2 2 1 1 9 1; run wave 2 1 2 1 9 2; run wave 4 2 2 1 9 1; run wave 4 4 1 1 9 3; run wave 4 1 4 1 9 2

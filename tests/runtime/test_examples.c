@@ -155,22 +155,27 @@ static int add_cases(const char *path, int quick, Arena *arena, Case **cases, in
 }
 
 /* Without a GPU the cases are only compiled, on CI machines of two cores where compiling every
- * case takes longer than CI may: there each configuration is compiled for the first
- * COMPILE_ONLY_PROGRAMS programs (in file order) of each type that it is valid for, the default
- * for every program. On a GPU every case runs. */
+ * case takes longer than CI may: there each configuration is compiled for the last
+ * COMPILE_ONLY_PROGRAMS programs of each type that it is valid for, in file order (so
+ * tests/programs, which exist to reach the unusual paths: every boundary, three levels, per-face
+ * boundaries, come first), the default for every program. On a GPU every case runs. */
 enum { COMPILE_ONLY_PROGRAMS = 3 };
 
 static int thin_for_compile_only(Case *cases, int n)
 {
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
+    char *keep = calloc((size_t)n + 1, 1);
+    for (int i = n - 1; i >= 0; i--) {
         int same = 0;
-        for (int j = 0; j < kept; j++)
-            same += strcmp(cases[j].config, cases[i].config) == 0 &&
+        for (int j = i + 1; j < n; j++)
+            same += keep[j] && strcmp(cases[j].config, cases[i].config) == 0 &&
                     cases[j].prog->type == cases[i].prog->type;
-        if (strcmp(cases[i].config, "default") == 0 || same < COMPILE_ONLY_PROGRAMS)
-            cases[kept++] = cases[i];
+        keep[i] = strcmp(cases[i].config, "default") == 0 || same < COMPILE_ONLY_PROGRAMS;
     }
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (keep[i])
+            cases[kept++] = cases[i];
+    free(keep);
     return kept;
 }
 

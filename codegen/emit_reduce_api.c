@@ -115,13 +115,16 @@ static void reduce_launch(const Api *api, const PlanLaunch *l, const char *box, 
 
 void api_emit_reduce_group(const Api *api, const char *name, const PlanLaunch *ls, int nl, int dist, StrBuf *cu)
 {
-    const TplVar vars[] = {{"name", name}, {"dd", dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : ""}, {NULL, NULL}};
+    const char *dd = dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : "";
+    const TplVar vars[] = {{"name", name}, {"dd", dd}, {NULL, NULL}};
     api_put(api, cu, "static cudaError_t @_${name}_(@_bufs_ *b, const @_params *p, const int n[3], double *scratch,\n"
             "    cudaStream_t stream${dd})\n{\n    cudaError_t err = cudaSuccess;\n    (void)b;\n    (void)p;\n"
             "    (void)n;\n", vars);
     api_emit_coords(ls, nl, dist, cu); /* x, y, z: the interior index plus the origin (one GPU: 0) */
     for (int l = 0; l < nl; l++) { /* dist: plan->reduce, each reduction's partial, then its combine */
-        const char *box = dist && l % 2 == 0 ? cg_reduce_box_name(api->arena, api->pfx, &api->prog->reduces[l / 2]) : NULL;
+        const char *box = NULL;
+        if (dist && l % 2 == 0)
+            box = cg_reduce_box_name(api->arena, api->pfx, &api->prog->reduces[l / 2]);
         reduce_launch(api, &ls[l], box, cu);
     }
     sb_puts(cu, "    return err;\n}\n\n");

@@ -139,6 +139,20 @@ int tune_param_free(const Space *s, int p)
     return s->params[p].nvalues > 1;
 }
 
+int tune_in_space(const Space *s, const Config *c)
+{
+    for (int p = 0; p < P_COUNT; p++)
+        if (tune_value_index(&s->params[p], c->v[p]) < 0)
+            return 0;
+    return 1;
+}
+
+int tune_problem_accepts(const TuneProblem *pb, const Config *c)
+{
+    char why[256];
+    return tune_in_space(pb->space, c) && pb->valid(pb->valid_ctx, c, why, sizeof why);
+}
+
 void tune_config_min(const Space *s, Config *c)
 {
     for (int p = 0; p < P_COUNT; p++)

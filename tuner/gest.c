@@ -39,6 +39,7 @@ typedef struct {
     int *pend_group;
     int npend, cappend;
     int priors_done;
+    int firsts_taken; /* of the knobs' first configurations, those handed out or skipped */
 } Gest;
 
 static void pending_add(Gest *g, const Config *c, int group)
@@ -119,12 +120,34 @@ static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *
     return 0;
 }
 
-/* The prior configurations (knob `priors`) that h lacks, at most n, once a run. */
-static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
+/* The knobs' first configurations that the space takes and h lacks, in order, as many as n
+ * allows: a batch of one takes them over several calls. */
+static int take_firsts(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
 {
     int got = 0;
-    if (g->priors_done)
-        return 0;
+    for (; g->firsts_taken < g->k.nfirst && got < n; g->firsts_taken++) {
+        const Config *c = &g->k.first[g->firsts_taken];
+        if (tune_in_space(g->pb->space, c) && tune_fresh(g->pb, h, batch, c)) {
+            out[got++] = *c;
+            tune_seen_add(batch, c);
+        }
+    }
+    return got;
+}
+
+/* Whether the knobs' first configurations or the priors are still to be handed out. */
+static int starts_left(const Gest *g)
+{
+    return !g->priors_done || g->firsts_taken < g->k.nfirst;
+}
+
+/* The knobs' first configurations, then the prior configurations (knob `priors`) that h lacks,
+ * at most n; the priors once a run, from the first call with room after the first ones. */
+static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
+{
+    int got = take_firsts(g, h, batch, out, n);
+    if (g->priors_done || got == n)
+        return got;
     g->priors_done = 1;
     Config pri[16];
     int want = g->k.priors < 8 ? g->k.priors : 8;
@@ -252,10 +275,11 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
         int n = g->k.dataset - g->proposed;
         return propose_random(g, h, out, n < max ? n : max);
     }
-    if (!g->priors_done) {
-        /* Resumed from a journal past its dataset: the priors it lacks go first. A search that
-         * stopped before priors were added (a newer stencilc; priors are not part of the
-         * generator digest) would otherwise never measure them (docs/autotune.md, "Resume"). */
+    if (starts_left(g)) {
+        /* Resumed from a journal past its dataset: the first ones and the priors it lacks go
+         * first. A search that stopped before priors were added (a newer stencilc; priors are
+         * not part of the generator digest) would otherwise never measure them
+         * (docs/autotune.md, "Resume"). */
         TuneSeen *batch = tune_seen_new();
         int got = hand_out(g, out, take_priors(g, h, batch, out, max));
         tune_seen_free(batch);
@@ -339,6 +363,7 @@ TuneStrategy *tune_gest_new(const TuneProblem *pb, const TuneKnobs *k)
         g->k.quota = 1;
     if (g->k.groups < 1)
         g->k.groups = 1;
+    g->k.nfirst = tune_knobs_nfirst(k);
     tune_rng_seed(&g->rng, k->seed);
     g->priors_done = k->priors <= 0;
     return &g->base;

@@ -90,8 +90,11 @@ typedef struct {
     int synced;         /* the driver's items copied into it */
     int *flight;        /* shadow indices of the configurations in flight */
     int nflight, capflight;
-    Config starts[16];  /* the starting configurations (the model's, the table's): always measured */
+    /* the starting configurations (the knobs' first, the model's, the table's): always measured */
+    Config starts[TUNE_MAX_FIRST + 16];
     int nstarts;        /* -1 until computed */
+    Config first[TUNE_MAX_FIRST]; /* the knobs' (TuneKnobs.first) */
+    int nfirst;
     Config carry[GUIDE_CARRY]; /* kept proposals a batch had no room for: the next ones out */
     int ncarry;
 } Guided;
@@ -192,6 +195,16 @@ static int gather(Guided *s, Config *buf, int want, int ranking)
     return n;
 }
 
+/* What GeST's dataset opens with (gest.c, take_priors), into s->starts: the knobs' first, the
+ * model's, the table's. Their count. */
+static int starting_configs(Guided *s)
+{
+    int n = s->nfirst;
+    memcpy(s->starts, s->first, sizeof *s->first * (size_t)n);
+    n += tune_guide_priors(s->g, s->pb, s->starts + n, 8);
+    return n + tune_priors(s->pb, s->starts + n, 8);
+}
+
 static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int max)
 {
     Guided *s = (Guided *)st;
@@ -199,10 +212,8 @@ static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, i
     sync(s, h);
     const Space *space = s->pb->space;
     int ranking = g->model && space->prog && g->rank_factor > 1;
-    if (s->nstarts < 0) { /* GeST's dataset opens with these (gest.c, take_priors) */
-        s->nstarts = ranking ? tune_guide_priors(g, s->pb, s->starts, 8) : 0;
-        s->nstarts += ranking ? tune_priors(s->pb, s->starts + s->nstarts, 8) : 0;
-    }
+    if (s->nstarts < 0) /* GeST's dataset opens with these (gest.c, take_priors) */
+        s->nstarts = ranking ? starting_configs(s) : 0;
     if (s->ncarry > 0) {
         int n = s->ncarry < max ? s->ncarry : max;
         memcpy(out, s->carry, sizeof *out * (size_t)n);
@@ -281,7 +292,7 @@ static void guided_destroy(TuneStrategy *st)
     free(s);
 }
 
-TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, TuneStrategy *st)
+TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, const TuneKnobs *k, TuneStrategy *st)
 {
     if (!g || !st)
         return st;
@@ -291,6 +302,10 @@ TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, TuneStrategy 
     s->g = g;
     s->pb = pb;
     s->nstarts = -1;
+    if (k) {
+        s->nfirst = tune_knobs_nfirst(k);
+        memcpy(s->first, k->first, sizeof *s->first * (size_t)s->nfirst);
+    }
     tune_history_init(&s->shadow);
     return &s->base;
 }

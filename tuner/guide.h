@@ -41,8 +41,9 @@ int tune_guide_hopeless(const TuneGuide *g, const Space *s, const Config *c, cha
  * model or a program. */
 double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c);
 
-/* st wrapped (see the top); st without a guide. The wrapper owns st. */
-TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, TuneStrategy *st);
+/* st wrapped (see the top); st without a guide. The wrapper owns st. k (may be NULL): its first
+ * configurations are, with the model's and the table's, starts that ranking never drops. */
+TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, const TuneKnobs *k, TuneStrategy *st);
 
 typedef struct {
     Config config;

@@ -14,14 +14,19 @@ static int strategy_known(const char *name)
     return 0;
 }
 
+int tune_tblock_max(const Space *s)
+{
+    const SpaceParam *tb = &s->params[P_TB];
+    return tb->values[tb->nvalues - 1];
+}
+
 /* The key's generator: stencilc's, and what else decides the best configuration. The step
  * count shapes the space (tblock <= steps): a one-step tuning is not the answer for a run that
  * may fuse steps, so the largest tblock the space allows is part of it; a distributed tuning's
  * grid is one rank's part, named as such. */
-static void key_generator(const TuneRequest *rq, char *buf, int len)
+void tune_key_generator(const TuneRequest *rq, int tblock_max, char *buf, int len)
 {
-    const SpaceParam *tb = &rq->space->params[P_TB];
-    int used = snprintf(buf, (size_t)len, "%s; tblock<=%d", rq->generator, tb->values[tb->nvalues - 1]);
+    int used = snprintf(buf, (size_t)len, "%s; tblock<=%d", rq->generator, tblock_max);
     if (rq->procs[0] <= 0 || used <= 0 || used >= len)
         return;
     char depth[32] = "chosen"; /* without --depth: the part of depth 1 is tuned, the depth chosen after */
@@ -29,6 +34,15 @@ static void key_generator(const TuneRequest *rq, char *buf, int len)
         snprintf(depth, sizeof depth, "%ld", rq->depth);
     snprintf(buf + used, (size_t)(len - used), "; distributed %ldx%ldx%ld depth %s", rq->procs[0], rq->procs[1],
              rq->procs[2], depth);
+}
+
+char *tune_key_init(const TuneRequest *rq, TuneDbKey *key, char *generator, int len)
+{
+    char *program = tunedb_program_text(rq->prog);
+    tune_key_generator(rq, tune_tblock_max(rq->space), generator, len);
+    *key = (TuneDbKey){program ? program : rq->prog->name, {rq->grid[0], rq->grid[1], rq->grid[2]},
+                       tune_elem_name(rq->prog), "", "", generator};
+    return program;
 }
 
 int tune_choose(const TuneRequest *rq, TuneChoice *out, Diag *d)
@@ -48,10 +62,8 @@ int tune_choose(const TuneRequest *rq, TuneChoice *out, Diag *d)
             t.budget.seconds = 60;
     }
     tunedb_dir(rq->db, t.dir, sizeof t.dir);
-    char *program = tunedb_program_text(rq->prog), generator[160];
-    key_generator(rq, generator, sizeof generator);
-    t.key = (TuneDbKey){program ? program : rq->prog->name, {rq->grid[0], rq->grid[1], rq->grid[2]},
-                        tune_elem_name(rq->prog), "", "", generator};
+    char generator[160];
+    char *program = tune_key_init(rq, &t.key, generator, sizeof generator);
     int rc = rq->replay ? tune_replay(&t) : tune_with_gpu(&t);
     free(program);
     return rc;

@@ -1,6 +1,7 @@
 /* The tuning database as the policy uses it: a record of the key is the answer at once; a new
  * result is offered to it; the GPU's lock is taken before measuring, and the database read
- * again once it is held; without a GPU, a record of this program and grid from any GPU. */
+ * again once it is held; a search that may fuse steps looks up the one-step tuning's record,
+ * to time it first; without a GPU, a record of this program and grid from any GPU. */
 #include <string.h>
 
 #include "policy_int.h"
@@ -33,6 +34,28 @@ int tune_db_use(Tuning *t, const char *gpu)
              "tuned configuration recorded by stencilc --autotune on %.100s on %s: %.200s, %.4g "
              "ms/step, CUDA %s", e.gpu[0] ? e.gpu : gpu, day, e.config, e.ms, t->key.cuda);
     return 0;
+}
+
+int tune_db_one_step(Tuning *t, const TuneProblem *pb, Config *c, TuneDbEntry *e)
+{
+    char generator[160], err[1400];
+    if (tune_tblock_max(t->rq->space) <= 1)
+        return 1;
+    tune_key_generator(t->rq, 1, generator, sizeof generator);
+    TuneDbKey one = t->key;
+    one.generator = generator;
+    int found = tunedb_lookup(t->dir, &one, e, err, sizeof err);
+    if (found < 0)
+        diag_run_warning(t->d, "tuning database: %s; the one-step tuning's configuration is not timed first",
+                         err);
+    if (found != 0)
+        return 1;
+    if (config_parse(e->config, t->rq->prog->dims, c, err, sizeof err) != 0) {
+        diag_run_warning(t->d, "the one-step tuning's configuration '%s' does not parse: %s", e->config, err);
+        return 1;
+    }
+    /* a one-step kernel is in every space that may fuse steps; a recording may lack it */
+    return tune_problem_accepts(pb, c) ? 0 : 1;
 }
 
 void tune_db_offer(Tuning *t, const char *cfg, double ms, const char *gpu)

@@ -19,6 +19,18 @@ typedef struct {
     TuneGuide *guide;     /* a search on a GPU: its limits prune, with --guide the model ranks */
 } Tuning;
 
+/* ---- policy.c: the tuning database's key ---------------------------------------------------- */
+
+/* The largest tblock s allows: above 1, the run may fuse steps. */
+int tune_tblock_max(const Space *s);
+/* The key's generator for rq when its space allows tblock up to tblock_max (1: the one-step
+ * tuning of the same program and grid), in buf of len bytes. */
+void tune_key_generator(const TuneRequest *rq, int tblock_max, char *buf, int len);
+/* rq's key, its gpu and cuda empty, its generator written in generator (len bytes): the
+ * program text it holds is returned malloc'd for the caller to free (NULL, out of memory:
+ * the program's name stands in). */
+char *tune_key_init(const TuneRequest *rq, TuneDbKey *key, char *generator, int len);
+
 /* ---- choice.c: how a configuration becomes the answer ------------------------------------ */
 
 /* text (from the database, "what") as the answer when it parses and fits the program and grid:
@@ -37,6 +49,11 @@ void tune_today(char *buf, int len); /* YYYY-MM-DD, UTC */
 /* The database's record of t->key as the answer, when there is a usable one: 0; else 1 (a
  * damaged record is reported by name). gpu: the GPU to name where the record names none. */
 int tune_db_use(Tuning *t, const char *gpu);
+/* For a search over pb whose space may fuse steps (tblock above 1): the record of the one-step
+ * tuning of the same program, grid, type, GPU and CUDA (t->key with the generator's tblock<=1),
+ * when its configuration parses and pb accepts it: 0 with it in *c and the record in *e; else
+ * 1 (a damaged record or one that does not parse is said on t->d). */
+int tune_db_one_step(Tuning *t, const TuneProblem *pb, Config *c, TuneDbEntry *e);
 /* Offers a result to the database, which keeps a faster record of the key. */
 void tune_db_offer(Tuning *t, const char *cfg, double ms, const char *gpu);
 /* Takes the lock of the GPU id (a warning when it cannot be had, and the run goes on), then

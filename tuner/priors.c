@@ -166,16 +166,6 @@ static PriorFor stencil_shape(const IrProgram *p)
     return FOR_STAR;
 }
 
-/* Whether every value of c is one its parameter takes in s: a space's validity function need
- * not check it (a test's synthetic space, a recording's), and GeST's statistics index values. */
-static int in_space(const Space *s, const Config *c)
-{
-    for (int p = 0; p < P_COUNT; p++)
-        if (tune_value_index(&s->params[p], c->v[p]) < 0)
-            return 0;
-    return 1;
-}
-
 int tune_priors(const TuneProblem *pb, Config *out, int max)
 {
     const Space *s = pb->space;
@@ -199,9 +189,7 @@ int tune_priors(const TuneProblem *pb, Config *out, int max)
             continue;
         if (list[i].max_halo != ANY_HALO && s->prog && s->prog->halo[0] > list[i].max_halo)
             continue;
-        if (config_parse(list[i].config, dims, &c, why, sizeof why) != 0 || !in_space(s, &c))
-            continue;
-        if (!pb->valid(pb->valid_ctx, &c, why, sizeof why))
+        if (config_parse(list[i].config, dims, &c, why, sizeof why) != 0 || !tune_problem_accepts(pb, &c))
             continue;
         int dup = 0;
         for (int j = 0; j < got; j++)

@@ -113,7 +113,7 @@ TuneStrategy *tune_strategy_new(const char *name, const TuneProblem *pb, const T
         snprintf(err, (size_t)errlen, "unknown strategy '%s' (gest, random, genetic, exhaustive)",
                  name);
     /* the GPU's limits prune, the model ranks (guide.h) */
-    return k->guide ? tune_guide_wrap(k->guide, pb, st) : st;
+    return k->guide ? tune_guide_wrap(k->guide, pb, k, st) : st;
 }
 
 void tune_strategy_free(TuneStrategy *s)

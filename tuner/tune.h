@@ -33,6 +33,10 @@ typedef struct {
     void *valid_ctx;
 } TuneProblem;
 
+/* c in pb's space (each value one its parameter takes) and valid there: what a configuration
+ * from outside the search (a prior, TuneKnobs.first) must be before it is proposed. */
+int tune_problem_accepts(const TuneProblem *pb, const Config *c);
+
 /* ---- history of measurements ------------------------------------------------------------- */
 
 typedef struct {
@@ -62,6 +66,8 @@ int tune_history_seen(const TuneHistory *h, const Config *c);
 
 /* ---- strategies --------------------------------------------------------------------------- */
 
+#define TUNE_MAX_FIRST 2 /* TuneKnobs.first */
+
 typedef struct {
     unsigned long long seed;
     /* GeST */
@@ -81,6 +87,12 @@ typedef struct {
     int priors;            /* the dataset starts with up to this many prior configurations
                             * (tuner/priors.c; 0: a purely random dataset, as in the paper);
                             * default 4 */
+    /* Configurations GeST times before its priors and the model's ranking, each that is in the
+     * space, valid and not measured yet: the one-step tuning's winner from the tuning database,
+     * for a run that may fuse steps (tuner/search.c), so that such a run never ends below the
+     * one-step figure but by timing noise. Random, genetic and exhaustive ignore them. */
+    Config first[TUNE_MAX_FIRST];
+    int nfirst;
     /* genetic (OpenTuner-like) */
     int ga_subpops, ga_pop; /* 2 x 16 */
     double ga_cross, ga_mut; /* 0.8, 0.005 per gene */

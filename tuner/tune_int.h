@@ -12,6 +12,12 @@ static inline unsigned long long tune_rng_next(TuneRng *r) { return rng_next(r);
 static inline int tune_rng_below(TuneRng *r, int n) { return rng_below(r, n); } /* [0, n) */
 static inline double tune_rng_unit(TuneRng *r) { return rng_unit(r); }          /* [0, 1) */
 
+/* How many of k->first hold configurations (0..TUNE_MAX_FIRST, whatever k->nfirst says). */
+static inline int tune_knobs_nfirst(const TuneKnobs *k)
+{
+    return k->nfirst < 0 ? 0 : k->nfirst > TUNE_MAX_FIRST ? TUNE_MAX_FIRST : k->nfirst;
+}
+
 unsigned long long tune_config_hash(const Config *c);
 int tune_config_equal(const Config *a, const Config *b);
 
@@ -29,6 +35,9 @@ int tune_seen_add(TuneSeen *s, const Config *c); /* 1 if added, 0 if it was ther
 /* Index of v among p's values, -1 if absent. */
 int tune_value_index(const SpaceParam *p, int v);
 int tune_param_free(const Space *s, int p);
+/* Whether every value of c is one its parameter takes in s: a space's validity function need
+ * not check it (a test's synthetic space, a recording's), and GeST's statistics index values. */
+int tune_in_space(const Space *s, const Config *c);
 /* A config holding every parameter's smallest value. */
 void tune_config_min(const Space *s, Config *c);
 

@@ -1,6 +1,7 @@
 /* GeST's batches and knobs: a round's samples of every group go out together (parallel
- * compiles), the dataset opens with the prior configurations (a resumed run measures those its
- * journal lacks first), and --gest's knob text is read with clear errors. */
+ * compiles), the dataset opens with the knobs' first configurations, then the prior
+ * configurations (a resumed run measures those its journal lacks first), and --gest's knob
+ * text is read with clear errors. */
 #include <string.h>
 
 #include "fake_space.h"
@@ -170,6 +171,94 @@ static void test_priors(void)
         CHECK(pri[i].v[P_VEC] == 1 && pri[i].v[P_CMZ] == 1);
 }
 
+static Config parsed(const char *text)
+{
+    Config c;
+    char err[256];
+    CHECK(config_parse(text, 3, &c, err, sizeof err) == 0);
+    return c;
+}
+
+/* The proposals of a fresh GeST run, n at a time, until want (out holds want). */
+static void first_proposals(const TuneProblem *pb, const TuneKnobs *k, int n, Config *out, int want)
+{
+    TuneStrategy *st = tune_strategy_new("gest", pb, k, NULL, 0);
+    TuneHistory h;
+    tune_history_init(&h);
+    for (int got = 0; got < want;) {
+        int m = st->propose(st, &h, out + got, n < want - got ? n : want - got);
+        CHECK(m > 0);
+        for (int i = 0; i < m; i++) {
+            int idx = tune_history_add(&h, &out[got + i], 1, 1.0 + got + i, "", 0);
+            CHECK(idx >= 0);
+            st->observe(st, &h.items[idx]);
+        }
+        got += m;
+    }
+    tune_history_free(&h);
+    tune_strategy_free(st);
+}
+
+static int find_config(const Config *list, int n, const Config *c)
+{
+    for (int i = 0; i < n; i++)
+        if (tune_config_equal(&list[i], c))
+            return i;
+    return -1;
+}
+
+/* The knobs' first configurations (the one-step winner of a run that may fuse steps) go before
+ * the priors, in order, in a batch of any size, the priors after them; one that is not valid,
+ * or not in the space, is skipped; one that is also a prior is measured once. (A batch of one,
+ * as in replay, takes only the first prior: the priors go out in one call, with the room it
+ * has.) */
+static void test_first(void)
+{
+    Space s;
+    space_init(&s, NULL, NULL); /* the generator's 3D space, no program */
+    space_set_steps(&s, 100);   /* temporal blocking: a multi-step run */
+    TuneProblem pb = {&s, tune_space_valid, &s};
+    Config pri[4], out[16];
+    CHECK(tune_priors(&pb, pri, 4) == 4);
+    Config good = parsed("tb=64x4x1"), invalid = parsed("tb=1024x8x1"), outside = good;
+    outside.v[P_TBX] = 48; /* not a value of the space; its validity function does not look */
+    char why[256];
+    CHECK(space_check(&s, &good, why, sizeof why) && !space_check(&s, &invalid, why, sizeof why));
+    CHECK(tune_in_space(&s, &invalid) && !tune_in_space(&s, &outside) && find_config(pri, 4, &good) < 0);
+    for (int batch = 1; batch <= 16; batch += 15) {
+        TuneKnobs k;
+        tune_knobs_default(&k);
+        k.first[0] = invalid;
+        k.first[1] = good;
+        k.nfirst = 2;
+        first_proposals(&pb, &k, batch, out, 16);
+        int nprior = batch > 1 ? 4 : 1;
+        CHECK(tune_config_equal(&out[0], &good));
+        for (int i = 0; i < nprior; i++)
+            CHECK(tune_config_equal(&out[1 + i], &pri[i]));
+        CHECK(find_config(out, 16, &invalid) < 0);
+        k.first[0] = outside;
+        k.first[1] = pri[2]; /* also a prior: first, and not again */
+        first_proposals(&pb, &k, batch, out, 16);
+        CHECK(tune_config_equal(&out[0], &pri[2]) && tune_config_equal(&out[1], &pri[0]));
+        CHECK(batch == 1 || (tune_config_equal(&out[2], &pri[1]) && tune_config_equal(&out[3], &pri[3])));
+        CHECK(find_config(out, 16, &outside) < 0);
+        k.priors = 0; /* the paper's random dataset still opens with them */
+        k.first[0] = good;
+        first_proposals(&pb, &k, batch, out, 16);
+        CHECK(tune_config_equal(&out[0], &good) && tune_config_equal(&out[1], &pri[2]));
+    }
+    /* a value outside the space is skipped where the validity function does not look */
+    TuneProblem lax = {&s, accept_all, NULL};
+    TuneKnobs k;
+    tune_knobs_default(&k);
+    k.first[0] = outside;
+    k.first[1] = good;
+    k.nfirst = 2;
+    first_proposals(&lax, &k, 16, out, 16);
+    CHECK(tune_config_equal(&out[0], &good) && find_config(out, 16, &outside) < 0);
+}
+
 static void test_knobs(void)
 {
     TuneKnobs k;
@@ -271,7 +360,8 @@ int main(void)
     test_batches();
     test_long_search();
     test_priors();
+    test_first();
     test_knobs();
-    puts("gest batches, priors, knobs: ok");
+    puts("gest batches, priors, first configurations, knobs: ok");
     return 0;
 }

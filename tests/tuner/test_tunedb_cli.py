@@ -7,6 +7,8 @@ through the command line and without a GPU:
   of them reported for its key, and every journal holds exactly the lines of the runs' tune
   logs, each whole;
 - a run that wants a GPU another process holds waits, saying whom it waits for;
+- a tuning that may fuse steps times first the configuration the one-step tuning of its program,
+  grid and GPU stored (issue 33), and says so (not with -q, nor when its journal has it);
 - without a GPU, a record that is a FIFO or a link to /dev/zero, holds ms=inf, nan or -1, or is
   truncated is reported by name and skipped (stencilc neither hangs nor prints it into the .cu),
   and a newer damaged record does not hide an older good one.
@@ -206,6 +208,47 @@ def no_gpu_records(tmp):
     check("no GPU: ... and once it is good, the newer one is used", rc == 0 and "NVIDIA Newer GPU" in out, out)
 
 
+def one_step_first(tmp):
+    """Issue 33, in replay: star2d1r's tuning at the file's steps (tblock up to 16) times first what
+    its one-step tuning (--steps 1) stored in the database. The record's configuration is then
+    replaced by a recorded one that no prior names (the search found the first prior), so that
+    only the record can put it first."""
+    db = os.path.join(tmp, "db-one-step")
+    p = subprocess.run(replay_args("star2d1r", db, "--steps", "1", "--budget", "2s", "-o", os.path.join(tmp, "1.cu")),
+                       capture_output=True, text=True, timeout=120)
+    one = glob.glob(os.path.join(db, "*.best"))
+    check("the one-step tuning stores its record", p.returncode == 0 and len(one) == 1, p.stderr)
+    if len(one) != 1:
+        return
+    config, log = "tb=128x1x1,smem=on,bm=1x4x1,maxreg=32", os.path.join(tmp, "multi.jsonl")
+    with open(one[0]) as f:
+        text = f.read()
+    with open(one[0], "w") as f:
+        f.write(re.sub(r"(?m)^config=.*$", "config=" + config, text))
+    said = f"timing first the one-step tuning's configuration {config} (recorded on "
+
+    def multi(quiet):
+        args = replay_args("star2d1r", db, "--seed", "9", "--budget", "1s", "--tune-log", log,
+                           "-o", os.path.join(tmp, "m.cu"))
+        p = subprocess.run([a for a in args if quiet or a != "-q"], capture_output=True, text=True, timeout=120)
+        with open(log) as f:
+            first = json.loads(f.readline())["config"] if os.path.getsize(log) else None
+        own = [b for b in glob.glob(os.path.join(db, "*.best")) if b != one[0]]
+        for b in own:  # the next run searches again
+            os.remove(b)
+        return p, first, own
+    p, first, own = multi(True)
+    check("the multi-step tuning times the one-step configuration first", p.returncode == 0 and first == config
+          and len(own) == 1, (p.stderr, first, config))
+    check("... silently with -q", said not in p.stderr, p.stderr)
+    p, first, _ = multi(False)
+    check("resumed from a journal that has it, it says nothing of it", p.returncode == 0 and "resuming" in p.stderr
+          and said not in p.stderr, p.stderr)
+    os.remove(own[0][:-len(".best")] + ".journal")
+    p, first, _ = multi(False)
+    check("a fresh run says it", p.returncode == 0 and said in p.stderr and first == config, p.stderr)
+
+
 def write_record(db, gpu, date, ms):
     """A record of star2d1r on its 8192^2 grid as tuner/tunedb.c writes it; returns its path."""
     version = subprocess.run([STENCILC, "--version"], capture_output=True, text=True).stdout.strip()
@@ -223,6 +266,7 @@ with tempfile.TemporaryDirectory() as tmp:
     concurrent_runs(tmp)
     damaged_own_record(tmp)
     gpu_lock_wait(tmp)
+    one_step_first(tmp)
     no_gpu_records(tmp)
 
 print(f"{len(failures)} failed" if failures else "all passed")

@@ -350,7 +350,9 @@ class Suite:
 
     def multistep(self, label, path, stencil, typ):
         """The tuned kernel at 1000 steps (2D) or 100 (3D): the tuner may fuse steps (tblock).
-        --fast-math is for float only: AN5D's figures, which it is compared with, are float's."""
+        In the one-step rows' database (the step count is part of the key), so that the search
+        times the one-step tuning's winner first (issue 33). --fast-math is for float only:
+        AN5D's figures, which it is compared with, are float's."""
         table = self.res["multistep"].setdefault(typ, {})
         row = self.rows.get(("bench", label, typ)) or {}
         dims = row.get("dims")
@@ -364,13 +366,13 @@ class Suite:
             entry["skipped"] = self.stopped
         else:
             fig = self.bench(path, stencil, typ, True, self.a.multistep_budget, f"{label}-{typ}-steps{steps}",
-                             steps=steps, tunedb=self.tunedb + "-multistep")
+                             steps=steps)
             entry["tuned"] = fig
             runs = [(fig, "")]
             if typ == "float" and (label in self.fast_math or "all" in self.fast_math) and not self.out_of_time():
                 entry["fast_math"] = self.bench(path, stencil, typ, True, self.a.multistep_budget,
                                                 f"{label}-{typ}-steps{steps}-fastmath", steps=steps,
-                                                tunedb=self.tunedb + "-multistep", fast_math=True)
+                                                fast_math=True)
                 runs.append((entry["fast_math"], " --fast-math"))
             for f, note in runs:
                 self.say_tuned(f"{typ:6s} {label:14s} {steps} steps{note}", f)
@@ -381,8 +383,10 @@ class Suite:
 
     def example_pair(self, label, path, stencil):
         """An example at its file's grid and type, tuned at --steps 1 (no temporal blocking) and
-        at the multi-step count, each from a tuning database of its own, in this run; with its
-        fields' boundaries and levels (what temporal blocking refused)."""
+        at the multi-step count, in this run, in a database of the pairs (not the example rows':
+        their record at the file's steps may be the multi-step key), so that the multi-step search
+        times the one-step winner first (issue 33); with its fields' boundaries and levels (what
+        temporal blocking refused)."""
         entry = {"file": os.path.relpath(path, bl.ROOT), "stencil": stencil, "budget": self.a.examples_budget,
                  "one_step": None, "multi_step": None, "run": self.run_meta["id"]}
         info = {}
@@ -404,7 +408,7 @@ class Suite:
                     break
                 entry[what] = self.bench(path, stencil, None, True, self.a.examples_budget,
                                          f"{label}-{typ}-steps{steps}", steps=steps,
-                                         tunedb=f"{self.tunedb}-examples-{what.replace('_', '-')}")
+                                         tunedb=f"{self.tunedb}-examples-pairs")
                 self.say_tuned(f"{typ:6s} {label:14s} {steps} step{'s' if steps > 1 else ''}, example", entry[what])
         self.res["examples_multistep"][label] = entry
         self.save()

@@ -316,6 +316,11 @@ def multistep(res, md, log):
     check(all(ms[n]["steps"] == 1000 for n in ("box2d1r", "j2d5pt", "star2d1r")) and ms["star3d1r"]["steps"] == 100,
           "1000 steps in 2D, 100 in 3D")
     check("--steps 1000 --autotune" in log and "--steps 100 --autotune" in log, "multi-step commands")
+    cmds = [l for l in log.splitlines() if l.startswith("$ ") and "--autotune" in l and "bench" in l.split()[2:3]]
+    dbs = {l.split("--tune-db ")[1].split()[0] for l in cmds if "--steps 1 " in l or "--steps 1000 " in l
+           or "--steps 100 " in l}
+    check(len(dbs) == 1 and dbs.pop().endswith(os.sep + "tunedb"),
+          "one-step and multi-step rows in one database (the multi-step search times the one-step winner first)")
     check(res["an5d"]["figures"]["box2d1r"]["gst"] == 1e6 and "2026-11-22" in res["an5d"]["measured"], "AN5D quoted")
     rows = {r["name"]: r for r in res["rows"] if r["type"] == "float"}
     naive = res["peers"]["naive"]["float"]
@@ -390,9 +395,9 @@ def examples_multistep():
           f"example pairs {sorted(ex)}, no other rows")
     check(ex["heat"]["steps"] == 100 and ex["wave2d"]["steps"] == 1000 and ex["heat"]["type"] == "float",
           "1000 steps in 2D, 100 in 3D, the file's type")
-    check("heat.st --steps 1 --autotune" in log and "tunedb-examples-one-step" in log
-          and "heat.st --steps 100 --autotune" in log and "tunedb-examples-multi-step" in log,
-          "one step and multi-step, each with its own database")
+    pair = [l for l in log.splitlines() if "heat.st --steps 1 --autotune" in l or "heat.st --steps 100 --autotune" in l]
+    check(len(pair) == 2 and all("tunedb-examples-pairs " in l for l in pair),
+          "one step and multi-step in the pairs' database (the multi-step search times the one-step winner first)")
     check("heat           100 steps, example" in out and "gray_scott     1000 steps, example FAILED" in out,
           f"a progress line per measurement\n{out}")
     sec = md[md.find("## Other examples: one step against multi-step"):]

@@ -19,6 +19,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, BENCH)
 import benchlib  # noqa: E402
 import merge_convergence  # noqa: E402
+import merge_results  # noqa: E402
 import report  # noqa: E402
 import replay  # noqa: E402
 import scaling  # noqa: E402
@@ -528,6 +529,42 @@ def merge_pieces():
     check("(over 2 stencils; 1 at 4s x 2 seeds; 1 at 4s x 3 seeds)" in md, "summary names the budgets and seeds")
 
 
+def merge_results_pieces():
+    """bench/merge_results.py: a run measured without --merge joins the tables entry by entry
+    (rows, multi-step, peers, quality fields), its run record noted; another GPU is refused."""
+    def row(name, gst):
+        return {"kind": "bench", "name": name, "type": "float", "tuned": {"gst": gst}}
+    meta = {"gpu": "NVIDIA H100 80GB HBM3", "stencilc_version": "0.1.0 (generator aaaa)", "date": "2026-11-26",
+            "runs": [{"id": "r1"}]}
+    target = {"meta": meta, "rows": [row("box3d2r", 155.4), row("star2d1r", 363.4)], "copy_gbs": [2990],
+              "multistep": {"float": {"box3d2r": {"tuned": 144.6}, "star2d1r": {"tuned": 1428.4}}},
+              "peers": {"naive": {"float": {"box3d2r": {"gst": 52.8}, "star2d1r": {"gst": 258.7}}}},
+              "quality": {"box3d2r/float": {"reference": {"ms": 1.0}}}}
+    piece = {"meta": dict(meta, stencilc_version="0.1.0 (generator bbbb)", date="2026-11-27", runs=[{"id": "r2"}]),
+             "rows": [row("box3d2r", 155.5)], "copy_gbs": [2991],
+             "multistep": {"float": {"box3d2r": {"tuned": 156.0}}},
+             "peers": {"naive": {"float": {"box3d2r": {"gst": 52.4}}}},
+             "quality": {"box3d2r/float": {"gest": {"ms": 1.1}}}}
+    merge_results.add(target, piece, "piece")
+    gst = {r["name"]: r["tuned"]["gst"] for r in target["rows"]}
+    check(gst == {"box3d2r": 155.5, "star2d1r": 363.4}, f"rows replaced by key, others kept: {gst}")
+    check(target["multistep"]["float"] == {"box3d2r": {"tuned": 156.0}, "star2d1r": {"tuned": 1428.4}},
+          "multi-step entry replaced per stencil")
+    check(target["peers"]["naive"]["float"]["box3d2r"]["gst"] == 52.4
+          and target["peers"]["naive"]["float"]["star2d1r"]["gst"] == 258.7, "peer figures per stencil")
+    check(set(target["quality"]["box3d2r/float"]) == {"reference", "gest"}, "a quality entry's fields join")
+    check(target["copy_gbs"] == [2990, 2991] and target["meta"]["date"] == "2026-11-27"
+          and target["meta"]["stencilc_version"].endswith("bbbb)"), "bandwidth samples, date, newest stencilc")
+    check([r["id"] for r in target["meta"]["runs"]] == ["r1", "r2"] and "merged by" in target["meta"]["runs"][1]["note"],
+          "the piece's run is listed with a note")
+    other = dict(piece, meta=dict(piece["meta"], gpu="NVIDIA H200"))
+    try:
+        merge_results.add(target, other, "h200")
+        check(False, "a piece from another GPU is refused")
+    except SystemExit as e:
+        check("H200" in str(e), f"the refusal names the GPU: {e}")
+
+
 def pieces_end_to_end():
     """bench/convergence_pieces.sh packs each piece into one archive; merge_convergence.py joins
     the pieces' results.json into one comparison."""
@@ -689,6 +726,7 @@ if __name__ == "__main__":
     longsearch()
     longsearch_leg_script()
     merge_pieces()
+    merge_results_pieces()
     pieces_end_to_end()
     names_or_all()
     helpers()

@@ -131,6 +131,10 @@ const char *cg_member_name(Arena *arena, const char *name);
  * reciprocal; with prog->fast_math, a / sqrt(x) as a * rsqrt(x) and the copy marked fast_ops
  * (approximate intrinsics). Returns p itself when nothing changes. */
 const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
+/* Whether node n of st divides by a constant whose float reciprocal is a normal float (then
+ * *recip, when not NULL, is 1/c in double; the float literal rounds it): the division the
+ * optimized float kernels, and with --same-bits every float kernel, write as a product. */
+int cg_recip_const(const IrStage *st, const IrNode *n, double *recip);
 /* What the emitted files' Configuration line adds for a --fast-math program (the tolerance it
  * was verified at is rt_tolerance's, and grows with the steps: not repeated here). */
 #define FAST_MATH_NOTE " (fast math: approximate float arithmetic, docs/config.md)"

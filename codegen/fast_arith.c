@@ -10,14 +10,15 @@
  *   their approximate intrinsics, what `nvcc --use_fast_math` does to the whole file (AN5D
  *   builds its kernels that way), written into the source so that the user's own nvcc flags
  *   do not matter. rt_tolerance verifies such kernels at a looser tolerance.
- * - With --same-bits (prog->same_bits), nothing: the optimized kernels keep the plain kernel's
- *   divisions, so that every kernel rounds alike (kir_rounded.c). */
+ * - With --same-bits (prog->same_bits), nothing here: every kernel, the plain one included,
+ *   multiplies by the reciprocal as its point is built (kir_point.c, cg_recip_const), so that
+ *   all round alike and none pays for the division. */
 #include <math.h>
 #include <string.h>
 
 #include "emit.h"
 
-static int recip_ok(const IrStage *st, const IrNode *n)
+int cg_recip_const(const IrStage *st, const IrNode *n, double *recip)
 {
     if (n->op != N_DIV || n->b < 0 || n->b >= st->nnodes || st->nodes[n->b].op != N_CONST)
         return 0;
@@ -25,8 +26,14 @@ static int recip_ok(const IrStage *st, const IrNode *n)
     if (!isfinite(c) || c == 0)
         return 0;
     float r = (float)(1.0 / c);
-    return isfinite(r) && fabsf(r) >= 1.17549435e-38f; /* a normal float */
+    if (!isfinite(r) || fabsf(r) < 1.17549435e-38f) /* not a normal float */
+        return 0;
+    if (recip)
+        *recip = 1.0 / c;
+    return 1;
 }
+
+static int recip_ok(const IrStage *st, const IrNode *n) { return cg_recip_const(st, n, NULL); }
 
 /* Uses of each node by the stage's nodes and writes (the IR's own counts are not trusted). */
 static int *count_uses(const IrStage *st, Arena *arena)
@@ -55,7 +62,7 @@ static int rsqrt_ok(const IrStage *st, const IrNode *n, const int *uses)
 const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena)
 {
     if (p->type != ELEM_FLOAT || p->same_bits || stage < 0 || stage >= p->nstages)
-        return p; /* --same-bits: every kernel computes the plain kernel's expression */
+        return p; /* --same-bits: the point builder takes the reciprocal in every kernel */
     const IrStage *st = &p->stages[stage];
     int fast = p->fast_math;
     int *uses = fast ? count_uses(st, arena) : NULL;

@@ -125,6 +125,9 @@ static KExpr *rounded(Point *pt, const IrNode *n)
         return cg_rn_fma(ctx, a, b, sub ? k_un(&ctx->kb, KO_NEG, y) : y);
     }
     KExpr *x = value(pt, n->a);
+    double r;
+    if (ctx->prog->type == ELEM_FLOAT && cg_recip_const(pt->st, n, &r)) /* x / c as x * (1/c) */
+        return cg_rn_binary(ctx, N_MUL, x, k_real(&ctx->kb, r));
     return cg_rn_binary(ctx, n->op, x, value(pt, n->b));
 }
 

@@ -15,16 +15,9 @@
 #include "../../frontend/ast.h"
 #include "../../tuner/guide.h"
 #include "../../tuner/tune_int.h"
+#include "check.h"
 #include "load_program.h"
 
-static int failures;
-#define CHECK(c)                                                                       \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
 
 typedef struct {
     const Space *s;

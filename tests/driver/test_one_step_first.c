@@ -10,17 +10,10 @@
 #include <unistd.h>
 
 #include "../../frontend/ast.h"
+#include "check.h"
 #include "load_program.h"
 #include "../../tuner/policy_int.h"
 
-static int failures;
-#define CHECK(c)                                                                       \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
 
 /* One tuning as tune_choose sets it up, with the GPU known. Not to be moved once made. */
 typedef struct {

@@ -15,17 +15,10 @@
 #include <string.h>
 
 #include "../../frontend/ast.h"
+#include "check.h"
 #include "load_program.h"
 #include "../../tuner/tune_int.h"
 
-static int failures;
-#define CHECK(c)                                                                       \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
-            failures++;                                                                \
-        }                                                                              \
-    } while (0)
 
 static int has_smem(const Config *c)
 {

@@ -3,12 +3,15 @@
  *   stencilc model features FILE.st [--config C] [--gpu G] [--compile]   one variant's vector
  *   stencilc model extract -o DATA.tsv [--src DIR] [--gpu G] [--compile --kernels CACHE]
  *                          [--db DIR --program FILE.st ...] [RECORD.tsv ...]
- *   stencilc model train -o MODEL.txt [--loo] [--pool replay] [--loss l2|top20] DATA.tsv ...
+ *   stencilc model train -o MODEL.txt [--loo] [--pool replay] [--loss l2|top20]
+ *                        [--train-gpu G] DATA.tsv ...
  *
  * extract reads recordings (bench/record_replay.sh, --tune-record), reference searches
  * (bench/longsearch.py) and tuning databases (a key's journal, matched to its program through
  * the program hash of its .best file), builds each variant's plan and writes its features; train
- * fits the model, and with --loo first prints the leave-one-program-out evaluation. */
+ * fits the model, and with --loo first prints the leave-one-program-out evaluation. --train-gpu G
+ * trains on G's measurements only, while --loo and pick still judge every GPU's: how a model of one
+ * GPU ranks for another. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +29,7 @@
 #define MAX_LIST 256
 
 typedef struct {
-    const char *out, *gpu, *kernels, *stencil, *config, *db, *exclude, *note;
+    const char *out, *gpu, *kernels, *stencil, *config, *db, *exclude, *note, *train_gpu;
     const char *src[16];
     int nsrc;
     const char *inputs[MAX_LIST], *programs[MAX_LIST];
@@ -44,7 +47,8 @@ static int model_usage(void)
           "                              [--db DIR --program FILE.st...] [RECORD.tsv...]\n"
           "       stencilc model train [-o MODEL.txt] [--loo] [--pool replay|reference|all]\n"
           "                            [--loss l2|top20] [--trees N] [--depth N] [--rate R]\n"
-          "                            [--per-group N] [--features a,b,...] [--exclude NAME] [--note TEXT] DATA.tsv...\n"
+          "                            [--per-group N] [--features a,b,...] [--exclude NAME] [--train-gpu G]\n"
+          "                            [--note TEXT] DATA.tsv...\n"
           "       stencilc model pick [--src DIR]... [--draws N] [--climb N] [train options] DATA.tsv...\n"
           "(docs/model.md)\n", stderr);
     return 2;
@@ -171,6 +175,9 @@ static int parse_args(int argc, char **argv, ModelOptions *o)
         } else if (!strcmp(a, "--note")) {
             VALUE();
             o->note = v;
+        } else if (!strcmp(a, "--train-gpu")) {
+            VALUE();
+            o->train_gpu = o->params.gpu = v;
         } else if (!strcmp(a, "--exclude")) {
             VALUE();
             o->exclude = v;
@@ -266,27 +273,90 @@ out:
     return rc;
 }
 
+/* Reads the inputs into d; with --train-gpu, checks that some of them were measured on it. */
+static int read_data(const ModelOptions *o, ModelData *d)
+{
+    char err[1024], gpus[512] = "";
+    model_data_init(d);
+    for (int i = 0; i < o->ninputs; i++)
+        if (model_data_read(d, o->inputs[i], err, sizeof err) != 0) {
+            diag_run_error(model_diag, "%s", err);
+            model_data_free(d);
+            return -1;
+        }
+    int matched = !o->train_gpu;
+    for (int g = 0; g < d->ngroups; g++) {
+        matched |= o->train_gpu && model_gpu_matches(d->groups[g].gpu, o->train_gpu);
+        if (!strstr(gpus, d->groups[g].gpu) && strlen(gpus) + strlen(d->groups[g].gpu) + 3 < sizeof gpus)
+            snprintf(gpus + strlen(gpus), sizeof gpus - strlen(gpus), "%s%s", gpus[0] ? ", " : "", d->groups[g].gpu);
+    }
+    if (!matched) {
+        diag_run_error(model_diag, "model: --train-gpu '%s' matches none of the data's GPUs (%s)", o->train_gpu, gpus);
+        model_data_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether group g is one a model trained with o learns from. */
+static int trained_on(const ModelOptions *o, const ModelData *d, int g)
+{
+    return (!o->exclude || strcmp(d->groups[g].name, o->exclude) != 0)
+           && (!o->train_gpu || model_gpu_matches(d->groups[g].gpu, o->train_gpu));
+}
+
+/* The note of a model trained with o on d: the date, what it learned from, the settings. */
+static void train_note(const ModelOptions *o, const ModelData *d, char *note, int len)
+{
+    long variants = 0;
+    int pairs = 0, programs = 0, ngpus = 0;
+    for (int g = 0; g < d->ngroups; g++) {
+        if (!trained_on(o, d, g))
+            continue;
+        pairs++;
+        int name_seen = 0, gpu_seen = 0;
+        for (int k = 0; k < g; k++)
+            if (trained_on(o, d, k)) {
+                name_seen |= !strcmp(d->groups[k].name, d->groups[g].name);
+                gpu_seen |= !strcmp(d->groups[k].gpu, d->groups[g].gpu);
+            }
+        programs += !name_seen;
+        ngpus += !gpu_seen;
+    }
+    for (long i = 0; i < d->n; i++)
+        variants += trained_on(o, d, d->samples[i].group);
+    time_t t = time(NULL);
+    struct tm tm;
+    char day[16], where[64] = " (";
+    gmtime_r(&t, &tm);
+    strftime(day, sizeof day, "%Y-%m-%d", &tm);
+    if (ngpus > 1) /* the pairs too: 21 programs may be 40 recordings */
+        snprintf(where, sizeof where, " on %d GPUs (%d program-GPU pairs; ", ngpus, pairs);
+    int used = snprintf(note, (size_t)len, "trained %s on %ld variants of %d programs%s%s loss, clip %g, %d trees, "
+                        "depth %d, min-leaf %d, rate %g)", day, variants, programs, where,
+                        o->params.loss == MODEL_L2 ? "l2" : "top20", o->params.clip, o->params.trees,
+                        o->params.depth, o->params.min_leaf, o->params.rate);
+    if (o->note && used > 0 && used < len)
+        snprintf(note + used, (size_t)(len - used), "; %s", o->note);
+}
+
 static int cmd_train(const ModelOptions *o)
 {
     if (o->ninputs < 1)
         return model_usage();
     ModelData d;
     char err[1024];
-    model_data_init(&d);
-    for (int i = 0; i < o->ninputs; i++)
-        if (model_data_read(&d, o->inputs[i], err, sizeof err) != 0) {
-            diag_run_error(model_diag, "%s", err);
-            model_data_free(&d);
-            return 1;
-        }
+    if (read_data(o, &d) != 0)
+        return 1;
     diag_run_info(model_diag, "model: %ld variants of %d programs", d.n, d.ngroups);
     if (o->loo) {
         ModelLooRow *rows = calloc((size_t)d.ngroups, sizeof *rows);
         int n = model_loo(&d, &o->params, o->pool, rows, stderr);
-        printf("leave-one-program-out (%s loss, %d trees of depth %d, rate %g; candidates: %s)\n\n",
+        printf("leave-one-program-out (%s loss, %d trees of depth %d, rate %g; candidates: %s; trained on %s%s)\n\n",
                o->params.loss == MODEL_L2 ? "l2" : "top20", o->params.trees, o->params.depth, o->params.rate,
                o->pool == 0 ? "the recording's variants" : o->pool == 1 ? "the reference's variants"
-                                                         : "every measured variant");
+                                                         : "every measured variant",
+               o->train_gpu ? "the measurements of " : "every GPU's measurements", o->train_gpu ? o->train_gpu : "");
         model_loo_print(stdout, rows, n);
         free(rows);
     }
@@ -295,7 +365,7 @@ static int cmd_train(const ModelOptions *o)
         /* --exclude NAME: a model that never saw NAME (leave-one-out studies) */
         int *keep = calloc((size_t)d.ngroups + 1, sizeof *keep);
         for (int g = 0; g < d.ngroups; g++)
-            keep[g] = !o->exclude || strcmp(d.groups[g].name, o->exclude) != 0;
+            keep[g] = trained_on(o, &d, g);
         Model *m = model_train(&d, keep, &o->params);
         free(keep);
         if (!m) {
@@ -305,23 +375,13 @@ static int cmd_train(const ModelOptions *o)
             /* the GPUs it learned from, and what from */
             char gpus[512] = "", note[512];
             for (int g = 0; g < d.ngroups; g++)
-                if (!strstr(gpus, d.groups[g].gpu) && strlen(gpus) + strlen(d.groups[g].gpu) + 2 < sizeof gpus) {
+                if (trained_on(o, &d, g) && !strstr(gpus, d.groups[g].gpu)
+                    && strlen(gpus) + strlen(d.groups[g].gpu) + 2 < sizeof gpus) {
                     if (gpus[0])
                         strcat(gpus, ",");
                     strcat(gpus, d.groups[g].gpu);
                 }
-            time_t t = time(NULL);
-            struct tm tm;
-            char day[16];
-            gmtime_r(&t, &tm);
-            strftime(day, sizeof day, "%Y-%m-%d", &tm);
-            snprintf(note, sizeof note, "trained %s on %ld variants of %d programs (%s loss, clip %g, %d trees, "
-                     "depth %d, min-leaf %d, rate %g)", day, d.n, d.ngroups, o->params.loss == MODEL_L2 ? "l2" : "top20",
-                     o->params.clip, o->params.trees, o->params.depth, o->params.min_leaf, o->params.rate);
-            if (o->note) {
-                size_t used = strlen(note);
-                snprintf(note + used, sizeof note - used, "; %s", o->note);
-            }
+            train_note(o, &d, note, sizeof note);
             model_set_info(m, gpus, note);
             if (model_save(m, o->out, err, sizeof err) != 0) {
                 diag_run_error(model_diag, "%s", err);
@@ -350,23 +410,43 @@ static double measured_ms(const ModelData *d, int g, const char *config)
     return best;
 }
 
+typedef struct {
+    const char *gpu;
+    double ratio; /* the pick's time over the best; -1 where the data lacks the pick */
+} PickRow;
+
+/* The summary line of the picks of gpu (NULL: all). */
+static void pick_summary(const PickRow *rows, int n, const char *gpu)
+{
+    int count = 0, measured = 0, within15 = 0, within5 = 0;
+    double lsum = 0;
+    for (int i = 0; i < n; i++) {
+        if (gpu && strcmp(rows[i].gpu, gpu))
+            continue;
+        count++;
+        if (rows[i].ratio > 0) {
+            measured++;
+            within15 += rows[i].ratio <= 1.15;
+            within5 += rows[i].ratio <= 1.05;
+            lsum += log(rows[i].ratio);
+        }
+    }
+    printf("%s%s%sthe pick within 15%% of the best: %d of %d (within 5%%: %d); %d of the picks measured, geometric "
+           "mean ratio %.3f over them\n", gpu ? "on " : "", gpu ? gpu : "", gpu ? ": " : "", within15, count, within5,
+           measured, measured ? exp(lsum / measured) : NAN);
+}
+
 static int cmd_pick(const ModelOptions *o)
 {
     static const char *const default_src[] = {"examples/bench", "examples"};
     const char *const *src = o->nsrc ? (const char *const *)o->src : default_src;
     int nsrc = o->nsrc ? o->nsrc : 2;
     ModelData d;
-    char err[1024];
-    model_data_init(&d);
-    for (int i = 0; i < o->ninputs; i++)
-        if (model_data_read(&d, o->inputs[i], err, sizeof err) != 0) {
-            diag_run_error(model_diag, "%s", err);
-            model_data_free(&d);
-            return 1;
-        }
+    if (read_data(o, &d) != 0)
+        return 1;
     int *keep = calloc((size_t)d.ngroups, sizeof *keep), *done = calloc((size_t)d.ngroups, sizeof *done);
-    int rows = 0, measured = 0, within15 = 0, within5 = 0;
-    double lsum = 0;
+    PickRow *rows = calloc((size_t)d.ngroups + 1, sizeof *rows);
+    int nrows = 0;
     printf("| program | GPU | the model's pick (never trained on the program) | ms | best ms | ratio |\n");
     printf("|---|---|---|---:|---:|---:|\n");
     for (int g0 = 0; g0 < d.ngroups; g0++) {
@@ -407,13 +487,9 @@ static int cmd_pick(const ModelOptions *o)
                 config_format(&cand[0].config, cfg, sizeof cfg);
                 ms = measured_ms(&d, g, cfg);
             }
-            rows++;
+            rows[nrows++] = (PickRow){d.groups[g].gpu, ms > 0 ? ms / best : -1};
             if (ms > 0) {
                 double q = ms / best;
-                measured++;
-                within15 += q <= 1.15;
-                within5 += q <= 1.05;
-                lsum += log(q);
                 printf("| %s | %s | %s | %.4g | %.4g | %.3f |\n", name, d.groups[g].gpu, cfg, ms, best, q);
             } else {
                 printf("| %s | %s | %s | not measured | %.4g | - |\n", name, d.groups[g].gpu, cfg, best);
@@ -424,8 +500,19 @@ static int cmd_pick(const ModelOptions *o)
         }
         model_free(m);
     }
-    printf("\nthe pick within 15%% of the best: %d of %d (within 5%%: %d); %d of the picks measured, geometric "
-           "mean ratio %.3f over them\n", within15, rows, within5, measured, measured ? exp(lsum / measured) : NAN);
+    putchar('\n');
+    pick_summary(rows, nrows, NULL);
+    int several = 0;
+    for (int i = 1; i < nrows; i++)
+        several |= strcmp(rows[i].gpu, rows[0].gpu) != 0;
+    for (int i = 0; several && i < nrows; i++) { /* each GPU's, in the order of the data */
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= !strcmp(rows[j].gpu, rows[i].gpu);
+        if (!seen)
+            pick_summary(rows, nrows, rows[i].gpu);
+    }
+    free(rows);
     free(keep);
     free(done);
     model_data_free(&d);

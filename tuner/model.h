@@ -79,13 +79,18 @@ typedef struct {
     int max_per_group; /* samples drawn per group (equal weight per group); default 3000 */
     double clip;    /* l2: targets above this log2 slowdown count as this; default MODEL_CLIP */
     unsigned long long seed;
+    const char *gpu; /* non-NULL: train on the measurements of this GPU only (model_gpu_matches) */
     int nfeatures;  /* > 0: train on these features only (feature_ids) */
     int feature_ids[FEAT_COUNT];
 } ModelParams;
 
 void model_params_default(ModelParams *p);
+/* Whether a recorded GPU name (ModelGroup.gpu) is the GPU `want` names: the same row of the
+ * occupancy table (occ_gpu_find) where both are in it, else `want` a part of `recorded`. */
+int model_gpu_matches(const char *recorded, const char *want);
 
-/* Trains on the samples whose group keep[] marks (NULL: all). NULL on failure (no data). */
+/* Trains on the samples whose group keep[] marks (NULL: all) and, with p->gpu, was measured on
+ * that GPU. NULL on failure (no data). */
 Model *model_train(const ModelData *d, const int *keep, const ModelParams *p);
 void model_free(Model *m);
 /* The score of a feature vector: lower is faster (see the top of this file). */
@@ -126,12 +131,14 @@ typedef struct {
     int candidates;
 } ModelLooRow;
 
-/* For each program (name) of d: trains on the others, ranks this one's measured variants (those
- * of `source` only when source >= 0) and reports the first one's time against the best. Rows in
- * rows[ngroups]; returns how many. progress (NULL: none) gets a line per program. */
+/* For each program (name) of d: trains on the others (on every GPU's measurements of them, or with
+ * p->gpu on that GPU's only), ranks this one's measured variants on each GPU that measured it
+ * (those of `source` only when source >= 0) and reports the first one's time against the best.
+ * Rows in rows[ngroups]; returns how many. progress (NULL: none) gets a line per program. */
 int model_loo(const ModelData *d, const ModelParams *p, int source, ModelLooRow *rows,
               FILE *progress);
-/* The table and the summary: within 15% (and 5%) of the best on how many, geometric means. */
+/* The table and the summary: within 15% (and 5%) of the best on how many, geometric means; with
+ * rows of several GPUs, the summary of each GPU's rows after that of all. */
 void model_loo_print(FILE *out, const ModelLooRow *rows, int n);
 
 #endif

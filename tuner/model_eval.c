@@ -89,22 +89,17 @@ int model_loo(const ModelData *d, const ModelParams *p, int source, ModelLooRow 
 
 static double ratio(double ms, double best) { return ms > 0 && best > 0 ? ms / best : INFINITY; }
 
-void model_loo_print(FILE *out, const ModelLooRow *rows, int n)
+/* The summary lines of the rows of GPU gpu (NULL: all), each opening with prefix. */
+static void print_summary(FILE *out, const ModelLooRow *rows, int n, const char *gpu, const char *prefix)
 {
-    fprintf(out, "| program | GPU | variants | best ms | model's first | ratio | best of its first 5 | plain kernel |\n");
-    fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|\n");
-    int within15 = 0, within5 = 0, top5_15 = 0, plain15 = 0, nplain = 0;
+    int count = 0, within15 = 0, within5 = 0, top5_15 = 0, plain15 = 0, nplain = 0, finite = 0;
     double lsum = 0, lsum5 = 0, lplain = 0;
-    int finite = 0;
     for (int i = 0; i < n; i++) {
         const ModelLooRow *r = &rows[i];
+        if (gpu && strcmp(r->gpu, gpu))
+            continue;
         double q = ratio(r->pick_ms, r->best_ms), q5 = ratio(r->top5_ms, r->best_ms);
-        double qp = ratio(r->plain_ms, r->best_ms);
-        char plain[32] = "-";
-        if (r->plain_ms > 0)
-            snprintf(plain, sizeof plain, "%.3f", qp);
-        fprintf(out, "| %s | %s | %d | %.4g | %.4g | %.3f | %.3f | %s |\n", r->name, r->gpu, r->candidates,
-                r->best_ms, r->pick_ms, q, q5, plain);
+        count++;
         within15 += q <= 1.15;
         within5 += q <= 1.05;
         top5_15 += q5 <= 1.15;
@@ -114,17 +109,50 @@ void model_loo_print(FILE *out, const ModelLooRow *rows, int n)
             finite++;
         }
         if (r->plain_ms > 0) {
+            double qp = ratio(r->plain_ms, r->best_ms);
             nplain++;
             plain15 += qp <= 1.15;
             lplain += log(qp);
         }
     }
-    fprintf(out, "\nthe model's first choice within 15%% of the best: %d of %d (within 5%%: %d); "
+    fprintf(out, "%sthe model's first choice within 15%% of the best: %d of %d (within 5%%: %d); "
                  "geometric mean ratio %.3f over the %d that ran\n",
-            within15, n, within5, finite ? exp(lsum / finite) : INFINITY, finite);
-    fprintf(out, "the best of its first five within 15%%: %d of %d; geometric mean %.3f\n", top5_15, n,
-            finite ? exp(lsum5 / finite) : INFINITY);
+            prefix, within15, count, within5, finite ? exp(lsum / finite) : INFINITY, finite);
+    fprintf(out, "%sthe best of its first five within 15%%: %d of %d; geometric mean %.3f\n", prefix, top5_15,
+            count, finite ? exp(lsum5 / finite) : INFINITY);
     if (nplain)
-        fprintf(out, "for comparison, the plain kernel within 15%%: %d of %d; geometric mean %.3f\n", plain15,
-                nplain, exp(lplain / nplain));
+        fprintf(out, "%sfor comparison, the plain kernel within 15%%: %d of %d; geometric mean %.3f\n", prefix,
+                plain15, nplain, exp(lplain / nplain));
+}
+
+void model_loo_print(FILE *out, const ModelLooRow *rows, int n)
+{
+    fprintf(out, "| program | GPU | variants | best ms | model's first | ratio | best of its first 5 | plain kernel |\n");
+    fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|\n");
+    int gpus = 0;
+    for (int i = 0; i < n; i++) {
+        const ModelLooRow *r = &rows[i];
+        double qp = ratio(r->plain_ms, r->best_ms);
+        char plain[32] = "-";
+        if (r->plain_ms > 0)
+            snprintf(plain, sizeof plain, "%.3f", qp);
+        fprintf(out, "| %s | %s | %d | %.4g | %.4g | %.3f | %.3f | %s |\n", r->name, r->gpu, r->candidates,
+                r->best_ms, r->pick_ms, ratio(r->pick_ms, r->best_ms), ratio(r->top5_ms, r->best_ms), plain);
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= !strcmp(rows[j].gpu, r->gpu);
+        gpus += !seen;
+    }
+    fputc('\n', out);
+    print_summary(out, rows, n, NULL, "");
+    for (int i = 0; gpus > 1 && i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= !strcmp(rows[j].gpu, rows[i].gpu);
+        if (seen)
+            continue;
+        char prefix[160];
+        snprintf(prefix, sizeof prefix, "on %.128s: ", rows[i].gpu);
+        print_summary(out, rows, n, rows[i].gpu, prefix);
+    }
 }

@@ -259,16 +259,31 @@ static void gradients(Trainer *t)
     }
 }
 
-Model *model_train(const ModelData *d, const int *keep, const ModelParams *p)
+int model_gpu_matches(const char *recorded, const char *want)
+{
+    const OccGpu *a = occ_gpu_find(recorded), *b = occ_gpu_find(want);
+    if (a && b)
+        return a == b;
+    return strstr(recorded, want) != NULL;
+}
+
+Model *model_train(const ModelData *d, const int *keep_in, const ModelParams *p)
 {
     Trainer t = {.p = p};
+    /* the groups kept and, with p->gpu, measured on that GPU */
+    int *keep = malloc(sizeof *keep * (size_t)(d->ngroups > 0 ? d->ngroups : 1));
+    for (int g = 0; g < d->ngroups; g++)
+        keep[g] = (!keep_in || keep_in[g]) && (!p->gpu || model_gpu_matches(d->groups[g].gpu, p->gpu));
     for (int f = 0; f < FEAT_COUNT; f++)
         t.use[f] = p->nfeatures <= 0;
     for (int i = 0; i < p->nfeatures; i++)
         if (p->feature_ids[i] >= 0 && p->feature_ids[i] < FEAT_COUNT)
             t.use[p->feature_ids[i]] = 1;
-    if (choose_samples(&t, d, keep) != 0)
+    if (choose_samples(&t, d, keep) != 0) {
+        free(t.s);
+        free(keep);
         return NULL;
+    }
     make_bins(&t);
     t.pred = calloc((size_t)t.n, sizeof *t.pred);
     t.g = calloc((size_t)t.n, sizeof *t.g);
@@ -296,6 +311,7 @@ Model *model_train(const ModelData *d, const int *keep, const ModelParams *p)
         memcpy(tr->nodes, t.nodes, sizeof *tr->nodes * (size_t)t.nnodes);
     }
     model_add_exemplars(m, d, keep, 3);
+    free(keep);
     free(idx);
     free(t.nodes);
     free(t.pred);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The learned model from the command line (issue 35), no GPU: `stencilc model extract` turns H100
 recordings and a tuning database's journals into data, `model train` fits a model (and its leave-one-out table), `model
-features` prints a variant's vector; `--autotune --target H200` emits the model's prediction
+features` prints a variant's vector; with an H200 recording beside them, `--train-gpu` trains on one GPU's
+measurements and judges both, each GPU's rows summarised on their own; `--autotune --target H200` emits the model's prediction
 with a header that says it was predicted, for which GPU, by a model of which GPU's measurements,
 with nothing timed, and is what the default model, the shipped data/model.txt, predicts too;
 mistakes are usage errors (exit 2) or errors naming the GPUs the model knows.
@@ -51,6 +52,31 @@ with tempfile.TemporaryDirectory() as tmp:
     check("train: the model file", text.startswith("stencilc-model 1\n") and "gpus NVIDIA H100 80GB HBM3" in text
           and "\nexemplar 3 " in text, text[:400])
 
+    # two GPUs: a model of the H100's measurements judged on the H200's too
+    data200 = os.path.join(tmp, "data_h200.tsv")
+    code, so, se = run("model", "extract", "--src", BENCH, "-o", data200, os.path.join(DATA, "replay_box3d4r_h200.tsv"))
+    check("extract: an H200 recording", code == 0 and "variants of 1 programs" in se, se)
+    model_h100 = os.path.join(tmp, "model_h100.txt")
+    code, so, se = run("model", "train", "--loo", "--trees", "20", "--train-gpu", "H100", "-o", model_h100, data,
+                       data200)
+    check("train --train-gpu H100: judged on both GPUs", code == 0 and "| box3d4r | NVIDIA H200 |" in so
+          and "trained on the measurements of H100)" in so
+          and "\non NVIDIA H200: the model's first choice within 15% of the best: " in so
+          and "\non NVIDIA H100 80GB HBM3: the model's first choice" in so, so + se)
+    with open(model_h100) as f:
+        text = f.read()
+    check("train --train-gpu H100: the file names the H100 only", "\ngpus NVIDIA H100 80GB HBM3\n" in text
+          and "variants of 3 programs (" in text, text[:400])
+    model_both = os.path.join(tmp, "model_both.txt")
+    code, so, se = run("model", "train", "--trees", "20", "-o", model_both, data, data200)
+    with open(model_both) as f:
+        text = f.read()
+    check("train on both: the file names both", code == 0 and "\ngpus NVIDIA H100 80GB HBM3,NVIDIA H200\n" in text
+          and "variants of 3 programs on 2 GPUs (4 program-GPU pairs; l2 loss, clip " in text, text[:400] + se)
+    code, so, se = run("model", "train", "--train-gpu", "A100", "-o", model_h100, data, data200)
+    check("train --train-gpu of no data: an error naming the data's GPUs", code == 1
+          and "--train-gpu 'A100' matches none of the data's GPUs (NVIDIA H100 80GB HBM3, NVIDIA H200)" in se, se)
+
     # --target: a prediction, said so in both files' first line
     out = os.path.join(tmp, "s.cu")
     code, so, se = run(os.path.join(BENCH, "star3d2r.st"), "--steps", "1", "--autotune", "--target", "H200",
@@ -67,6 +93,12 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(out) as f:
         first = f.readline()
     check("--target sm_90", code == 0 and "for sm_90 (sm_90)" in first, first + se)
+    code, so, se = run(os.path.join(BENCH, "star3d2r.st"), "--steps", "1", "--autotune", "--target", "H200",
+                       "--model", model_both, "-o", out)
+    with open(out) as f:
+        first = f.readline()
+    check("--target H200 with a model of both GPUs", code == 0 and "trained on measurements of this GPU" in first,
+          first + se)
     # the shipped model
     code, so, se = run(os.path.join(BENCH, "j2d5pt.st"), "--steps", "1", "--autotune", "--target", "H100",
                        "-o", out)

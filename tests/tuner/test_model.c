@@ -1,7 +1,9 @@
 /* The learned model (tuner/model*.c) on synthetic data whose times follow known features: it
  * ranks held-out variants in their order, leave-one-program-out picks the fastest, the file
  * round-trips to the same scores and exemplars, a model naming a feature this build lacks still
- * loads, and damaged files are refused with their line. No GPU, no program. */
+ * loads, and damaged files are refused with their line. With two GPUs whose fastest blocks
+ * differ, a model trained on one GPU's data (ModelParams.gpu) ranks for that GPU only, and one
+ * trained on both tells them apart by the GPU's features. No GPU, no program. */
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,13 +14,14 @@
 /* Variant k of program p: time = base(p) * 2^(|tbx - best| / 2 + 0.3 * smem) with best at
  * log2 tbx = 5 + p % 3, plus noise; the program's radius tells where its best lies. Variants
  * with tby = 8 and smem fail. */
-static void make_data(ModelData *d, int programs, int per_program, unsigned seed)
+static void make_gpu_data(ModelData *d, int programs, int per_program, unsigned seed, const char *gpu,
+                          double mem_gbs, int shift)
 {
     srand(seed);
     for (int p = 0; p < programs; p++) {
         char name[32];
         snprintf(name, sizeof name, "prog%d", p);
-        int g = model_data_group(d, name, "NVIDIA H100 80GB HBM3");
+        int g = model_data_group(d, name, gpu);
         for (int k = 0; k < per_program; k++) {
             double f[FEAT_COUNT] = {0};
             f[FEAT_p_dims] = 3;
@@ -26,7 +29,8 @@ static void make_data(ModelData *d, int programs, int per_program, unsigned seed
             f[FEAT_c_tbx] = 3 + rand() % 8;
             f[FEAT_c_smem] = rand() % 2;
             f[FEAT_c_tby] = rand() % 4; /* irrelevant */
-            double best_tbx = 5 + p % 3;
+            f[FEAT_g_mem_gbs] = mem_gbs;
+            double best_tbx = 5 + p % 3 + shift;
             double ms = (1 + p) * exp2(fabs(f[FEAT_c_tbx] - best_tbx) / 2 + 0.3 * f[FEAT_c_smem])
                         * (1 + 0.01 * (rand() % 100) / 100.0);
             char cfg[64];
@@ -37,6 +41,12 @@ static void make_data(ModelData *d, int programs, int per_program, unsigned seed
         }
     }
     model_data_finish(d);
+}
+
+/* The H100's data: the best tbx is 5 + radius (see above). */
+static void make_data(ModelData *d, int programs, int per_program, unsigned seed)
+{
+    make_gpu_data(d, programs, per_program, seed, "NVIDIA H100 80GB HBM3", 3350, 0);
 }
 
 static double score_of(const Model *m, int radius, int tbx, int smem)
@@ -158,9 +168,68 @@ static void test_data_file(void)
     model_data_free(&back);
 }
 
+/* Two GPUs, the second's fastest blocks 4x wider (2^(2/2) = 2x slower at the first's best). */
+static void test_two_gpus(void)
+{
+    CHECK(model_gpu_matches("NVIDIA H100 80GB HBM3", "H100") && !model_gpu_matches("NVIDIA H200", "H100"));
+    CHECK(!model_gpu_matches("NVIDIA H100 PCIe", "H100") && model_gpu_matches("NVIDIA H200", "h200"));
+    CHECK(model_gpu_matches("Some Future GPU", "Future") && !model_gpu_matches("Some Future GPU", "Past"));
+    ModelData d;
+    model_data_init(&d);
+    make_gpu_data(&d, 9, 200, 7, "NVIDIA H100 80GB HBM3", 3350, 0);
+    make_gpu_data(&d, 9, 200, 8, "NVIDIA H200", 4800, 2);
+    CHECK(d.ngroups == 18);
+    ModelParams p;
+    model_params_default(&p);
+    p.trees = 40;
+    p.clip = 2;
+    ModelLooRow rows[32];
+    /* trained on both, each program left out of both GPUs' data: right on each */
+    int n = model_loo(&d, &p, -1, rows, NULL);
+    CHECK(n == 18);
+    for (int i = 0; i < n; i++)
+        CHECK(rows[i].pick_ms > 0 && rows[i].pick_ms <= 1.15 * rows[i].best_ms);
+    /* trained on the H100's only: right there, the H100's blocks on the H200 */
+    p.gpu = "H100";
+    n = model_loo(&d, &p, -1, rows, NULL);
+    CHECK(n == 18);
+    int h100 = 0, h200 = 0;
+    for (int i = 0; i < n; i++) {
+        double q = rows[i].pick_ms / rows[i].best_ms;
+        if (strstr(rows[i].gpu, "H100"))
+            h100 += q <= 1.15;
+        else
+            h200 += q >= 1.5;
+    }
+    CHECK(h100 == 9 && h200 == 9);
+    /* its exemplars are the H100's fastest (blocks 32 to 128 wide; the H200's are 128 to 512) */
+    Model *m = model_train(&d, NULL, &p);
+    Config ex[64];
+    int nex = model_exemplars(m, 3, ex, 64);
+    CHECK(nex > 0);
+    for (int i = 0; i < nex; i++)
+        CHECK(ex[i].v[P_TBX] >= 32 && ex[i].v[P_TBX] <= 128);
+    model_free(m);
+    /* the summary of each GPU after that of all */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    model_loo_print(out, rows, n);
+    fclose(out);
+    CHECK(strstr(text, "\nthe model's first choice within 15% of the best: 9 of 18")
+          && strstr(text, "\non NVIDIA H100 80GB HBM3: the model's first choice within 15% of the best: 9 of 9")
+          && strstr(text, "\non NVIDIA H200: the model's first choice within 15% of the best: 0 of 9"));
+    free(text);
+    /* a GPU none of the data was measured on: nothing to train on */
+    p.gpu = "A100";
+    CHECK(!model_train(&d, NULL, &p));
+    model_data_free(&d);
+}
+
 int main(void)
 {
     test_learns();
+    test_two_gpus();
     test_file();
     test_data_file();
     puts("model: ok");

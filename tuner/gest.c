@@ -38,6 +38,11 @@ typedef struct {
     Config *pend;
     int *pend_group;
     int npend, cappend;
+    /* The prior configurations, listed at the first call with room for them; a batch too
+     * small for all of them leaves the rest to the next calls (take_priors). */
+    Config priors[16]; /* up to 8 of the model's, 8 of the table's */
+    int npriors, priors_listed;
+    int priors_taken; /* of priors, those handed out or skipped */
     int priors_done;
     int firsts_taken; /* of the knobs' first configurations, those handed out or skipped */
 } Gest;
@@ -141,17 +146,12 @@ static int starts_left(const Gest *g)
     return !g->priors_done || g->firsts_taken < g->k.nfirst;
 }
 
-/* The knobs' first configurations, then the prior configurations (knob `priors`) that h lacks,
- * at most n; the priors once a run, from the first call with room after the first ones. */
-static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
+/* The prior configurations (knob `priors`), once a run: with a model, first its ranking for the
+ * GPU at hand, then the priors table's rows it lacks (guide.h). */
+static void list_priors(Gest *g)
 {
-    int got = take_firsts(g, h, batch, out, n);
-    if (g->priors_done || got == n)
-        return got;
-    g->priors_done = 1;
-    Config pri[16];
     int want = g->k.priors < 8 ? g->k.priors : 8;
-    /* with a model, first its ranking for the GPU at hand, then the priors table (guide.h) */
+    Config *pri = g->priors;
     int np = g->k.guide && tune_guide_model(g->k.guide) && g->pb->space->prog
                  ? tune_guide_priors(g->k.guide, g->pb, pri, want) : 0;
     Config table[8];
@@ -163,11 +163,28 @@ static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *o
         if (!dup)
             pri[np++] = table[i];
     }
-    for (int i = 0; i < np && got < n; i++)
-        if (tune_fresh(g->pb, h, batch, &pri[i])) {
-            out[got++] = pri[i];
-            tune_seen_add(batch, &pri[i]);
+    g->npriors = np;
+    g->priors_listed = 1;
+}
+
+/* The knobs' first configurations, then the prior configurations that h lacks, in order, at
+ * most n. Those that do not fit go out at the next calls, so a batch of one (replay) measures
+ * every one of them, as a GPU batch of 12 does at once. */
+static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
+{
+    int got = take_firsts(g, h, batch, out, n);
+    if (g->priors_done || got == n)
+        return got;
+    if (!g->priors_listed)
+        list_priors(g);
+    for (; g->priors_taken < g->npriors && got < n; g->priors_taken++) {
+        const Config *c = &g->priors[g->priors_taken];
+        if (tune_fresh(g->pb, h, batch, c)) { /* checked now: h grows between calls */
+            out[got++] = *c;
+            tune_seen_add(batch, c);
         }
+    }
+    g->priors_done = g->priors_taken == g->npriors;
     return got;
 }
 
@@ -279,7 +296,7 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
         /* Resumed from a journal past its dataset: the first ones and the priors it lacks go
          * first. A search that stopped before priors were added (a newer stencilc; priors are
          * not part of the generator digest) would otherwise never measure them
-         * (docs/autotune.md, "Resume"). */
+         * (docs/autotune.md, "Resume"). So do those a dataset smaller than them left. */
         TuneSeen *batch = tune_seen_new();
         int got = hand_out(g, out, take_priors(g, h, batch, out, max));
         tune_seen_free(batch);

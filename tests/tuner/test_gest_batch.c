@@ -209,9 +209,7 @@ static int find_config(const Config *list, int n, const Config *c)
 
 /* The knobs' first configurations (the one-step winner of a run that may fuse steps) go before
  * the priors, in order, in a batch of any size, the priors after them; one that is not valid,
- * or not in the space, is skipped; one that is also a prior is measured once. (A batch of one,
- * as in replay, takes only the first prior: the priors go out in one call, with the room it
- * has.) */
+ * or not in the space, is skipped; one that is also a prior is measured once. */
 static void test_first(void)
 {
     Space s;
@@ -232,16 +230,15 @@ static void test_first(void)
         k.first[1] = good;
         k.nfirst = 2;
         first_proposals(&pb, &k, batch, out, 16);
-        int nprior = batch > 1 ? 4 : 1;
         CHECK(tune_config_equal(&out[0], &good));
-        for (int i = 0; i < nprior; i++)
+        for (int i = 0; i < 4; i++)
             CHECK(tune_config_equal(&out[1 + i], &pri[i]));
         CHECK(find_config(out, 16, &invalid) < 0);
         k.first[0] = outside;
         k.first[1] = pri[2]; /* also a prior: first, and not again */
         first_proposals(&pb, &k, batch, out, 16);
         CHECK(tune_config_equal(&out[0], &pri[2]) && tune_config_equal(&out[1], &pri[0]));
-        CHECK(batch == 1 || (tune_config_equal(&out[2], &pri[1]) && tune_config_equal(&out[3], &pri[3])));
+        CHECK(tune_config_equal(&out[2], &pri[1]) && tune_config_equal(&out[3], &pri[3]));
         CHECK(find_config(out, 16, &outside) < 0);
         k.priors = 0; /* the paper's random dataset still opens with them */
         k.first[0] = good;
@@ -257,6 +254,59 @@ static void test_first(void)
     k.nfirst = 2;
     first_proposals(&lax, &k, 16, out, 16);
     CHECK(tune_config_equal(&out[0], &good) && find_config(out, 16, &outside) < 0);
+}
+
+/* A batch of one (replay: `stencilc replay`, --replay, bench/replay.py) measures every prior the
+ * table gives, in order, before any random draw, as a GPU batch of 12 does in one call; so does
+ * a run resumed from a journal that lacks them. A dataset smaller than the priors is followed by
+ * the rest of them, before the groups form. */
+static void test_batch_of_one(void)
+{
+    Space s;
+    space_init(&s, NULL, NULL); /* the generator's 3D space, no program: the 3D priors */
+    space_set_steps(&s, 1);
+    TuneProblem pb = {&s, tune_space_valid, &s};
+    Config pri[8], one[16], wide[16];
+    int all = tune_priors(&pb, pri, 8);
+    CHECK(all >= 5);
+    for (int want = 4; want <= 8; want += 4) {
+        TuneKnobs k;
+        tune_knobs_default(&k);
+        k.priors = want;
+        int np = want < all ? want : all;
+        first_proposals(&pb, &k, 1, one, 16);
+        first_proposals(&pb, &k, 12, wide, 16);
+        for (int i = 0; i < np; i++)
+            CHECK(tune_config_equal(&one[i], &pri[i]) && tune_config_equal(&wide[i], &pri[i]));
+        for (int i = np; i < 16; i++) /* then random draws, no prior again */
+            CHECK(find_config(pri, all, &one[i]) < 0);
+        k.dataset = 2;
+        first_proposals(&pb, &k, 1, one, np);
+        for (int i = 0; i < np; i++)
+            CHECK(tune_config_equal(&one[i], &pri[i]));
+    }
+    /* resumed past its dataset from a journal made without priors: one prior per call */
+    TuneKnobs k;
+    tune_knobs_default(&k);
+    k.priors = 0;
+    TuneHistory h;
+    tune_history_init(&h);
+    TuneStrategy *st = tune_strategy_new("gest", &pb, &k, NULL, 0);
+    CHECK(st->propose(st, &h, one, 16) == 16);
+    for (int i = 0; i < 16; i++)
+        CHECK(find_config(pri, all, &one[i]) < 0 && tune_history_add(&h, &one[i], 1, 1.0 + i, "", 0) >= 0);
+    tune_strategy_free(st);
+    k.priors = 4;
+    st = tune_strategy_new("gest", &pb, &k, NULL, 0);
+    for (int i = 0; i < h.n; i++) /* as tune_run does with a journal */
+        st->observe(st, &h.items[i]);
+    for (int i = 0; i < 4; i++) {
+        CHECK(st->propose(st, &h, one, 1) == 1 && tune_config_equal(&one[0], &pri[i]));
+        st->observe(st, &h.items[tune_history_add(&h, &one[0], 1, 0.5, "", 0)]);
+    }
+    CHECK(st->propose(st, &h, one, 1) == 1 && find_config(pri, all, &one[0]) < 0);
+    tune_history_free(&h);
+    tune_strategy_free(st);
 }
 
 static void test_knobs(void)
@@ -361,6 +411,7 @@ int main(void)
     test_long_search();
     test_priors();
     test_first();
+    test_batch_of_one();
     test_knobs();
     puts("gest batches, priors, first configurations, knobs: ok");
     return 0;

@@ -274,6 +274,31 @@ out:
 }
 
 /* Reads the inputs into d; with --train-gpu, checks that some of them were measured on it. */
+/* Whether the list of names joined by sep holds name itself (not as part of a longer name). */
+static int list_has(const char *list, const char *sep, const char *name)
+{
+    size_t n = strlen(name), k = strlen(sep);
+    for (const char *p = list; *p;) {
+        const char *end = strstr(p, sep);
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        if (!end)
+            break;
+        p = end + k;
+    }
+    return 0;
+}
+
+/* Appends name to the list (len bytes) joined by sep, once, where it fits. */
+static void list_add(char *list, size_t len, const char *sep, const char *name)
+{
+    size_t used = strlen(list);
+    if (list_has(list, sep, name) || used + strlen(sep) + strlen(name) + 1 > len)
+        return;
+    snprintf(list + used, len - used, "%s%s", used ? sep : "", name);
+}
+
 static int read_data(const ModelOptions *o, ModelData *d)
 {
     char err[1024], gpus[512] = "";
@@ -287,8 +312,7 @@ static int read_data(const ModelOptions *o, ModelData *d)
     int matched = !o->train_gpu;
     for (int g = 0; g < d->ngroups; g++) {
         matched |= o->train_gpu && model_gpu_matches(d->groups[g].gpu, o->train_gpu);
-        if (!strstr(gpus, d->groups[g].gpu) && strlen(gpus) + strlen(d->groups[g].gpu) + 3 < sizeof gpus)
-            snprintf(gpus + strlen(gpus), sizeof gpus - strlen(gpus), "%s%s", gpus[0] ? ", " : "", d->groups[g].gpu);
+        list_add(gpus, sizeof gpus, ", ", d->groups[g].gpu);
     }
     if (!matched) {
         diag_run_error(model_diag, "model: --train-gpu '%s' matches none of the data's GPUs (%s)", o->train_gpu, gpus);
@@ -375,12 +399,8 @@ static int cmd_train(const ModelOptions *o)
             /* the GPUs it learned from, and what from */
             char gpus[512] = "", note[512];
             for (int g = 0; g < d.ngroups; g++)
-                if (trained_on(o, &d, g) && !strstr(gpus, d.groups[g].gpu)
-                    && strlen(gpus) + strlen(d.groups[g].gpu) + 2 < sizeof gpus) {
-                    if (gpus[0])
-                        strcat(gpus, ",");
-                    strcat(gpus, d.groups[g].gpu);
-                }
+                if (trained_on(o, &d, g))
+                    list_add(gpus, sizeof gpus, ",", d.groups[g].gpu);
             train_note(o, &d, note, sizeof note);
             model_set_info(m, gpus, note);
             if (model_save(m, o->out, err, sizeof err) != 0) {

@@ -73,6 +73,20 @@ with tempfile.TemporaryDirectory() as tmp:
         text = f.read()
     check("train on both: the file names both", code == 0 and "\ngpus NVIDIA H100 80GB HBM3,NVIDIA H200\n" in text
           and "variants of 3 programs on 2 GPUs (4 program-GPU pairs; l2 loss, clip " in text, text[:400] + se)
+    # a GPU whose name is part of another's is still named (once each)
+    rec10, data10 = os.path.join(tmp, "replay_box3d4r_h10.tsv"), os.path.join(tmp, "data_h10.tsv")
+    with open(os.path.join(DATA, "replay_box3d4r_h200.tsv")) as f, open(rec10, "w") as g:
+        g.write(f.read().replace("gpu=NVIDIA H200", "gpu=NVIDIA H100", 1))
+    code, _, se = run("model", "extract", "--src", BENCH, "-o", data10, rec10)
+    model_sub = os.path.join(tmp, "model_sub.txt")
+    code, so, se = run("model", "train", "--trees", "5", "-o", model_sub, data, data10, data)
+    with open(model_sub) as f:
+        text = f.read()
+    check("train: a GPU name inside another's is kept", code == 0
+          and "\ngpus NVIDIA H100 80GB HBM3,NVIDIA H100\n" in text, text[:400] + se)
+    code, so, se = run("model", "train", "--train-gpu", "A100", "-o", model_h100, data, data10, data200)
+    check("train --train-gpu of no data: every GPU named once", code == 1
+          and "(NVIDIA H100 80GB HBM3, NVIDIA H100, NVIDIA H200)" in se, se)
     code, so, se = run("model", "train", "--train-gpu", "A100", "-o", model_h100, data, data200)
     check("train --train-gpu of no data: an error naming the data's GPUs", code == 1
           and "--train-gpu 'A100' matches none of the data's GPUs (NVIDIA H100 80GB HBM3, NVIDIA H200)" in se, se)

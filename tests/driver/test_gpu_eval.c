@@ -53,7 +53,9 @@ int main(void)
     Space space;
     space_init(&space, p, grid);
     char why[512];
-    GpuEvalOptions opt = {.fake = fake, .hang_s = 1.5, .batch = 8};
+    /* 5 s before a kernel counts as hung: under ASan a crashing worker first writes its report,
+     * which took more than 1.5 s on a loaded 2-core CI machine (the crash then read as a hang) */
+    GpuEvalOptions opt = {.fake = fake, .hang_s = 5, .batch = 8};
     GpuEval *g = gpu_eval_start(p, &space, grid, &opt, why, sizeof why);
     assert(g);
     assert(strstr(gpu_eval_device(g)->name, "fake"));

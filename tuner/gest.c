@@ -38,13 +38,13 @@ typedef struct {
     Config *pend;
     int *pend_group;
     int npend, cappend;
-    /* The prior configurations, listed at the first call with room for them; a batch too
-     * small for all of them leaves the rest to the next calls (take_priors). */
-    Config priors[16]; /* up to 8 of the model's, 8 of the table's */
+    /* The starting configurations (the knobs' first, the model's, the priors table's), listed
+     * at the first call with room for them; a batch too small for all of them leaves the rest to
+     * the next calls (take_priors), so a batch of one (replay) measures every one. */
+    Config priors[TUNE_STARTS_MAX];
     int npriors, priors_listed;
     int priors_taken; /* of priors, those handed out or skipped */
     int priors_done;
-    int firsts_taken; /* of the knobs' first configurations, those handed out or skipped */
 } Gest;
 
 static void pending_add(Gest *g, const Config *c, int group)
@@ -125,61 +125,20 @@ static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *
     return 0;
 }
 
-/* The knobs' first configurations that the space takes and h lacks, in order, as many as n
- * allows: a batch of one takes them over several calls. */
-static int take_firsts(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
-{
-    int got = 0;
-    for (; g->firsts_taken < g->k.nfirst && got < n; g->firsts_taken++) {
-        const Config *c = &g->k.first[g->firsts_taken];
-        if (tune_in_space(g->pb->space, c) && tune_fresh(g->pb, h, batch, c)) {
-            out[got++] = *c;
-            tune_seen_add(batch, c);
-        }
-    }
-    return got;
-}
-
-/* Whether the knobs' first configurations or the priors are still to be handed out. */
-static int starts_left(const Gest *g)
-{
-    return !g->priors_done || g->firsts_taken < g->k.nfirst;
-}
-
-/* The prior configurations (knob `priors`), once a run: with a model, first its ranking for the
- * GPU at hand, then the priors table's rows it lacks (guide.h). */
-static void list_priors(Gest *g)
-{
-    int want = g->k.priors < 8 ? g->k.priors : 8;
-    Config *pri = g->priors;
-    int np = g->k.guide && tune_guide_model(g->k.guide) && g->pb->space->prog
-                 ? tune_guide_priors(g->k.guide, g->pb, pri, want) : 0;
-    Config table[8];
-    int nt = tune_priors(g->pb, table, want);
-    for (int i = 0; i < nt; i++) {
-        int dup = 0;
-        for (int j = 0; j < np; j++)
-            dup |= tune_config_equal(&pri[j], &table[i]);
-        if (!dup)
-            pri[np++] = table[i];
-    }
-    g->npriors = np;
-    g->priors_listed = 1;
-}
-
-/* The knobs' first configurations, then the prior configurations that h lacks, in order, at
- * most n. Those that do not fit go out at the next calls, so a batch of one (replay) measures
- * every one of them, as a GPU batch of 12 does at once. */
+/* The starting configurations that h lacks, in order, at most n: listed once (priors.c,
+ * tune_starting_configs), each checked against h when it goes out (h grows between calls). */
 static int take_priors(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
 {
-    int got = take_firsts(g, h, batch, out, n);
-    if (g->priors_done || got == n)
-        return got;
-    if (!g->priors_listed)
-        list_priors(g);
+    int got = 0;
+    if (g->priors_done)
+        return 0;
+    if (!g->priors_listed) {
+        g->npriors = tune_starting_configs(g->pb, g->k.first, g->k.nfirst, g->k.guide, g->k.priors, g->priors);
+        g->priors_listed = 1;
+    }
     for (; g->priors_taken < g->npriors && got < n; g->priors_taken++) {
         const Config *c = &g->priors[g->priors_taken];
-        if (tune_fresh(g->pb, h, batch, c)) { /* checked now: h grows between calls */
+        if (tune_fresh(g->pb, h, batch, c)) {
             out[got++] = *c;
             tune_seen_add(batch, c);
         }
@@ -292,7 +251,7 @@ static int gest_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int
         int n = g->k.dataset - g->proposed;
         return propose_random(g, h, out, n < max ? n : max);
     }
-    if (starts_left(g)) {
+    if (!g->priors_done) {
         /* Resumed from a journal past its dataset: the first ones and the priors it lacks go
          * first. A search that stopped before priors were added (a newer stencilc; priors are
          * not part of the generator digest) would otherwise never measure them
@@ -382,6 +341,6 @@ TuneStrategy *tune_gest_new(const TuneProblem *pb, const TuneKnobs *k)
         g->k.groups = 1;
     g->k.nfirst = tune_knobs_nfirst(k);
     tune_rng_seed(&g->rng, k->seed);
-    g->priors_done = k->priors <= 0;
+    g->priors_done = k->priors <= 0 && g->k.nfirst == 0;
     return &g->base;
 }

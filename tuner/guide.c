@@ -91,7 +91,7 @@ typedef struct {
     int *flight;        /* shadow indices of the configurations in flight */
     int nflight, capflight;
     /* the starting configurations (the knobs' first, the model's, the table's): always measured */
-    Config starts[TUNE_MAX_FIRST + 16];
+    Config starts[TUNE_STARTS_MAX];
     int nstarts;        /* -1 until computed */
     Config first[TUNE_MAX_FIRST]; /* the knobs' (TuneKnobs.first) */
     int nfirst;
@@ -195,16 +195,6 @@ static int gather(Guided *s, Config *buf, int want, int ranking)
     return n;
 }
 
-/* What GeST's dataset opens with (gest.c, take_priors), into s->starts: the knobs' first, the
- * model's, the table's. Their count. */
-static int starting_configs(Guided *s)
-{
-    int n = s->nfirst;
-    memcpy(s->starts, s->first, sizeof *s->first * (size_t)n);
-    n += tune_guide_priors(s->g, s->pb, s->starts + n, 8);
-    return n + tune_priors(s->pb, s->starts + n, 8);
-}
-
 static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, int max)
 {
     Guided *s = (Guided *)st;
@@ -213,7 +203,7 @@ static int guided_propose(TuneStrategy *st, const TuneHistory *h, Config *out, i
     const Space *space = s->pb->space;
     int ranking = g->model && space->prog && g->rank_factor > 1;
     if (s->nstarts < 0) /* GeST's dataset opens with these (gest.c, take_priors) */
-        s->nstarts = ranking ? starting_configs(s) : 0;
+        s->nstarts = ranking ? tune_starting_configs(s->pb, s->first, s->nfirst, g, 8, s->starts) : 0;
     if (s->ncarry > 0) {
         int n = s->ncarry < max ? s->ncarry : max;
         memcpy(out, s->carry, sizeof *out * (size_t)n);

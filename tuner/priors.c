@@ -11,6 +11,7 @@
  * one). */
 #include <string.h>
 
+#include "guide.h"
 #include "tune_int.h"
 
 /* Which programs a prior is for: any, or only stars or only boxes (static features of the step,
@@ -198,6 +199,34 @@ int tune_priors(const TuneProblem *pb, Config *out, int max)
             out[got++] = c;
     }
     return got;
+}
+
+/* Appends c to out[0..*n) unless it is there already. */
+static void add_once(Config *out, int *n, const Config *c)
+{
+    for (int j = 0; j < *n; j++)
+        if (tune_config_equal(&out[j], c))
+            return;
+    out[(*n)++] = *c;
+}
+
+int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst, const TuneGuide *guide,
+                          int want, Config *out)
+{
+    int n = 0;
+    Config more[8];
+    for (int i = 0; i < nfirst && i < TUNE_MAX_FIRST; i++)
+        if (tune_problem_accepts(pb, &first[i]))
+            add_once(out, &n, &first[i]);
+    want = want < 8 ? want : 8;
+    int nm = guide && tune_guide_model(guide) && pb->space->prog && want > 0
+                 ? tune_guide_priors(guide, pb, more, want) : 0;
+    for (int i = 0; i < nm; i++)
+        add_once(out, &n, &more[i]);
+    int nt = want > 0 ? tune_priors(pb, more, want) : 0;
+    for (int i = 0; i < nt; i++)
+        add_once(out, &n, &more[i]);
+    return n;
 }
 
 int tune_prior_rows(int dims, Config *out, int max)

@@ -61,6 +61,14 @@ long tune_enumerate_valid(const TuneProblem *pb, long max, Config **out);
 
 /* Up to max prior configurations valid for pb (tuner/priors.c), most promising first. */
 int tune_priors(const TuneProblem *pb, Config *out, int max);
+/* What a search opens with, in order and each once (at most TUNE_STARTS_MAX): the first
+ * configurations (TuneKnobs.first) that pb accepts, then with a guide holding a model its
+ * ranking for the GPU at hand, then the priors table's rows; at most want (<= 8) of the model's
+ * and of the table's. GeST's dataset opens with them (gest.c); with --guide the model never ranks
+ * them out (guide.c). */
+#define TUNE_STARTS_MAX (TUNE_MAX_FIRST + 16)
+int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst, const TuneGuide *guide,
+                          int want, Config *out);
 /* Every row of the priors table of dimension dims, whatever program or run it is for (candidates
  * that the learned model ranks, tuner/guide.c). */
 int tune_prior_rows(int dims, Config *out, int max);

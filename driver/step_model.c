@@ -273,7 +273,6 @@ out:
     return rc;
 }
 
-/* Reads the inputs into d; with --train-gpu, checks that some of them were measured on it. */
 /* Whether the list of names joined by sep holds name itself (not as part of a longer name). */
 static int list_has(const char *list, const char *sep, const char *name)
 {
@@ -299,6 +298,7 @@ static void list_add(char *list, size_t len, const char *sep, const char *name)
     snprintf(list + used, len - used, "%s%s", used ? sep : "", name);
 }
 
+/* Reads the inputs into d; with --train-gpu, checks that some of them were measured on it. */
 static int read_data(const ModelOptions *o, ModelData *d)
 {
     char err[1024], gpus[512] = "";

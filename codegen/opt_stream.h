@@ -50,10 +50,10 @@ typedef struct {
     int R;               /* halo along SD */
     int hx, hb;          /* in-plane halos (hb = 0 in 2D) */
     int tbx, tbb;        /* threads along x and along ab (1 in 2D) */
-    int W, H;            /* tile with halo: tbx+2hx by tbb+2hb */
+    int W, H;            /* tile with halo: tbx+2hx by tbb*bm+2hb */
     int sb, uf, regq, prefetch;
     int reg_mode;        /* every plane in registers, x neighbours by warp shuffles */
-    int bm;              /* register mode: output rows per thread along ab (1 in 2D) */
+    int bm;              /* register mode and retiming: output rows per thread along ab (1 in 2D) */
     int retime;          /* retiming: see opt_stream_retime.c */
     int nsrc;
     StreamSrc src[STREAM_MAX_SRC];

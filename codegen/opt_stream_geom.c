@@ -92,7 +92,6 @@ static int stream_axes(const IrProgram *prog, const Config *c, StreamGeom *g, ch
     g->tbx = c->v[P_TBX];
     g->tbb = g->ab > 0 ? c->v[P_TBX + g->ab] : 1;
     g->W = g->tbx + 2 * g->hx;
-    g->H = g->tbb + 2 * g->hb;
     g->sb = c->v[P_SB];
     g->uf = c->v[cg_stream_uf_param(g->sd)];
     g->regq = c->v[P_REGQ];
@@ -103,6 +102,7 @@ static int stream_axes(const IrProgram *prog, const Config *c, StreamGeom *g, ch
      * halo that the edge lanes of a warp can load (2hx <= 32). */
     g->reg_mode = !g->retime && c->v[P_SMEM] != 2;
     g->bm = g->ab > 0 ? c->v[P_BMX + g->ab] : 1;
+    g->H = g->tbb * g->bm + 2 * g->hb;
     if (g->reg_mode && (g->tbx % 32 != 0 || 2 * g->hx > 32 || g->regq != 1))
         snprintf(why, (size_t)whylen, "%s", g->regq != 1
                  ? "regq > 1 moves planes to shared memory: it needs smem=on"

@@ -5,7 +5,13 @@
  * a0..a2R: a0 is the oldest output, complete when the incoming plane is R planes past it, then
  * stored and the ring rotates). A box stencil thus needs one staged plane instead of 2R+1 and
  * (2R+1)^2 shared reads per point instead of (2R+1)^3. The sum is re-associated: results match
- * the plain kernel to rounding. */
+ * the plain kernel to rounding.
+ *
+ * With bm > 1 (3D) a thread computes bm adjacent rows along the other in-plane axis (ab): the
+ * tile grows to tbb*bm rows, and each of the (bm+2R_ab) x (2R_x+1) values around the thread's
+ * rows is read once from the staged plane and added to every row's partial sums that need it
+ * (a<j>_<o> for row o), so a 3x3x3 box reads 6 values per point with two rows, 4.5 with four,
+ * instead of 9. */
 #include "opt_stream_build.h"
 
 #include <math.h>
@@ -220,8 +226,9 @@ int cg_linear_terms(const IrProgram *prog, int stage, Arena *arena, const CgLinT
     return 1;
 }
 
-/* The thread's column (i, jb), its index in the block, whether it computes (inside), its
- * offsets in global memory (own_g) and in a staged plane (own_s). */
+/* The thread's column (i, jb; its first row with bm > 1), its index in the block, whether it
+ * computes (inside; with bm > 1 inside along x only, each row tests its own y), its offsets in
+ * global memory (own_g) and in a staged plane (own_s). */
 static void retime_coords(StreamB *sb, KBlock *out)
 {
     Kb *b = sb->b;
@@ -238,14 +245,24 @@ static void retime_coords(StreamB *sb, KBlock *out)
         return;
     }
     KExpr *tb = k_cast(b, "int", k_thread(b, g->ab)), *sB = sb->s[g->ab];
-    KExpr *bb0 = k_let(b, out, "int", "bb0", k_cast(b, "int", k_mul(b, k_block(b, g->ab), k_uint(b, g->tbb))));
-    KExpr *jb = k_let(b, out, "int", "jb", k_add(b, bb0, tb));
+    KExpr *row0 = g->bm > 1 ? k_mul(b, tb, k_int(b, g->bm)) : tb;
+    KExpr *bb0 = k_let(b, out, "int", "bb0", k_cast(b, "int", k_mul(b, k_block(b, g->ab), k_uint(b, g->tbb * g->bm))));
+    KExpr *jb = k_let(b, out, "int", "jb", k_add(b, bb0, row0));
     k_let(b, out, "int", "tid", k_add(b, tx, k_mul(b, tb, k_int(b, g->tbx))));
-    k_let(b, out, "bool", "inside", k_and(b, k_bin(b, KO_LT, i, n0), k_bin(b, KO_LT, jb, k_varf(b, "n%d", g->ab))));
+    KExpr *inside = k_bin(b, KO_LT, i, n0);
+    if (g->bm == 1)
+        inside = k_and(b, inside, k_bin(b, KO_LT, jb, k_varf(b, "n%d", g->ab)));
+    k_let(b, out, "bool", "inside", inside);
     KExpr *row = k_mul(b, k_cast(b, "long long", stream_add(sb, jb, g->hb)), sB);
     k_let(b, out, "long long", "own_g", k_add(b, row, stream_add(sb, i, g->hx)));
-    KExpr *srow = k_mul(b, stream_add(sb, tb, g->hb), k_int(b, g->W));
+    KExpr *srow = k_mul(b, stream_add(sb, row0, g->hb), k_int(b, g->W));
     k_let(b, out, "int", "own_s", stream_add(sb, k_add(b, srow, tx), g->hx));
+}
+
+/* The partial sum a<j> of the thread's row o (a<j>_<o> with several rows). */
+static KExpr *partial(StreamB *sb, int j, int o)
+{
+    return sb->g->bm > 1 ? k_var(sb->b, stream_name(sb, "a%d_%d", j, o)) : k_varf(sb->b, "a%d", j);
 }
 
 /* Tile cells of this thread: row-major over the tile with its halo (fs<c>, whether inside the
@@ -286,8 +303,8 @@ static KExpr *cell_load(StreamB *sb, KExpr *ok, int k, int c, int at)
     return k_select(b, k_and(b, ok, k_varf(b, "okf%d", c)), k_call(b, "__ldg", 1, p), stream_zero(sb));
 }
 
-/* Source k's neighbourhood of the staged plane, each neighbour read once and its terms added
- * to the partial sums a<R - dp>. */
+/* Source k's neighbourhood of the staged plane around the thread's rows, each value read once
+ * and its terms added to the partial sums a<R - dp> of every row it feeds. */
 static void accumulate(StreamB *sb, KBlock *out, int k, const CgLinTerm *terms, int nterms)
 {
     Kb *b = sb->b;
@@ -296,38 +313,40 @@ static void accumulate(StreamB *sb, KBlock *out, int k, const CgLinTerm *terms, 
     KExpr *at = k_add(b, k_varf(b, "sm%d", k), k_mul(b, k_bin(b, KO_BAND, k_var(b, "t"), k_int(b, 1)), k_int(b, g->W * g->H)));
     k_push(b, &scope->body, k_decl(b, 0, stream_name(sb, "const %s *const", sb->ctx->T), "rd", k_add(b, at, k_var(b, "own_s"))));
     KExpr *rd = k_var(b, "rd");
-    for (int dy = -g->hb; dy <= g->hb; dy++)
+    for (int dy = -g->hb; dy <= g->bm - 1 + g->hb; dy++)
         for (int dx = -g->hx; dx <= g->hx; dx++) {
             KStmt *nbr = NULL;
             KExpr *r = NULL;
-            for (int m = 0; m < nterms; m++) {
-                const CgLinTerm *lt = &terms[m];
-                int ldy = g->ab > 0 ? lt->off[g->ab] : 0;
-                if (cg_stream_find_src(g, lt->field, lt->level) != k || lt->off[0] != dx || ldy != dy || lt->c == 0)
-                    continue;
-                if (!nbr) {
-                    nbr = k_scope(b);
-                    r = k_let(b, &nbr->body, sb->ctx->T, "r", k_index(b, rd, k_int(b, dy * g->W + dx)));
+            for (int o = 0; o < g->bm; o++)
+                for (int m = 0; m < nterms; m++) {
+                    const CgLinTerm *lt = &terms[m];
+                    int ldy = g->ab > 0 ? lt->off[g->ab] : 0;
+                    if (cg_stream_find_src(g, lt->field, lt->level) != k || lt->off[0] != dx || ldy != dy - o ||
+                        lt->c == 0)
+                        continue;
+                    if (!nbr) {
+                        nbr = k_scope(b);
+                        r = k_let(b, &nbr->body, sb->ctx->T, "r", k_index(b, rd, k_int(b, dy * g->W + dx)));
+                    }
+                    KExpr *acc = partial(sb, g->R - lt->off[g->sd], o);
+                    k_push(b, &nbr->body, k_assign_add(b, acc, k_mul(b, cg_lin_weight(sb->ctx, lt), r)));
                 }
-                KExpr *acc = k_varf(b, "a%d", g->R - lt->off[g->sd]);
-                k_push(b, &nbr->body, k_assign_add(b, acc, k_mul(b, cg_lin_weight(sb->ctx, lt), r)));
-            }
             if (nbr)
                 k_push(b, &scope->body, nbr);
         }
     k_push(b, out, scope);
 }
 
-/* dst[oidx] = a0, the oldest sum, complete; in the fused step (ctx->fold) named, stored and
+/* dst[oidx] = a0 (a row's a0), the oldest sum, complete; in the fused step (ctx->fold) named, stored and
  * folded as cg_point's stores are. */
-static void retime_store(StreamB *sb, KBlock *out, KExpr *dst, KExpr *oidx)
+static void retime_store(StreamB *sb, KBlock *out, KExpr *dst, KExpr *oidx, KExpr *a0)
 {
     Kb *b = sb->b;
     if (!sb->ctx->fold) {
-        k_push(b, out, k_assign(b, k_index(b, dst, oidx), k_var(b, "a0")));
+        k_push(b, out, k_assign(b, k_index(b, dst, oidx), a0));
         return;
     }
-    CgPointStore store = {dst, k_var(b, "a0")};
+    CgPointStore store = {dst, a0};
     CgPointStores stores = {&store, 1, 1};
     sb->pt.kidx = k_let(b, out, "long long", "oidx", oidx);
     cg_fold_point(&sb->pt, out, &stores);
@@ -357,13 +376,22 @@ static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst,
     k_push(b, out, k_barrier(b));
     for (int k = 0; k < g->nsrc; k++)
         accumulate(sb, out, k, terms, nterms);
-    KStmt *store = k_if(b, k_and(b, k_bin(b, KO_GE, t, stream_add(sb, k_var(b, "z0"), R)), k_var(b, "inside")));
-    KExpr *oidx = k_add(b, k_mul(b, k_cast(b, "long long", t), k_var(b, "ps")), k_var(b, "own_g"));
-    retime_store(sb, &store->body, dst, oidx);
-    k_push(b, out, store);
-    for (int j = 0; j < 2 * R; j++)
-        k_push(b, out, k_assign(b, k_varf(b, "a%d", j), k_varf(b, "a%d", j + 1)));
-    k_push(b, out, k_assign(b, k_varf(b, "a%d", 2 * R), stream_zero(sb)));
+    for (int o = 0; o < g->bm; o++) {
+        KExpr *ok = k_and(b, k_bin(b, KO_GE, t, stream_add(sb, k_var(b, "z0"), R)), k_var(b, "inside"));
+        if (g->bm > 1)
+            ok = k_and(b, ok, k_bin(b, KO_LT, stream_add(sb, k_var(b, "jb"), o), k_varf(b, "n%d", g->ab)));
+        KStmt *store = k_if(b, ok);
+        KExpr *oidx = k_add(b, k_mul(b, k_cast(b, "long long", t), k_var(b, "ps")), k_var(b, "own_g"));
+        if (o)
+            oidx = k_add(b, oidx, k_mul(b, k_int(b, o), sb->s[g->ab]));
+        retime_store(sb, &store->body, dst, oidx, partial(sb, 0, o));
+        k_push(b, out, store);
+    }
+    for (int o = 0; o < g->bm; o++) {
+        for (int j = 0; j < 2 * R; j++)
+            k_push(b, out, k_assign(b, partial(sb, j, o), partial(sb, j + 1, o)));
+        k_push(b, out, k_assign(b, partial(sb, 2 * R, o), stream_zero(sb)));
+    }
 }
 
 /* Loads of a group of uf planes together (with prefetch: the next group's, carried). */
@@ -424,20 +452,23 @@ KKernel *cg_build_stream_retime(CgCtx *ctx, int stage, const char *name, const C
     Kb *b = sb->b;
     KKernel *k = cg_kernel(ctx, name, block, args);
     k->comment = arena_printf(ctx->arena, "stage %d: 2.5D streaming along %c with retiming, %d planes per block: each "
-                              "plane staged once, its terms added to %d partial sums, %s", stage,
+                              "plane staged once, its terms added to %d partial sums, %s%s", stage,
                               stream_axis_letter(g->sd), g->sb, 2 * g->R + 1,
-                              g->prefetch ? "next planes prefetched" : "no prefetch");
+                              g->prefetch ? "next planes prefetched" : "no prefetch",
+                              g->bm > 1 ? arena_printf(ctx->arena, ", %d rows along %c per thread", g->bm,
+                                                       stream_axis_letter(g->ab)) : "");
     stream_smem(sb, &k->body, name, 1);
     cg_strides(ctx, &k->body, sb->s);
     k_let(b, &k->body, "long long", "ps", sb->s[g->sd]);
     retime_coords(sb, &k->body);
     stream_z_range(sb, &k->body);
     retime_cells(sb, &k->body, ncell);
-    for (int j = 0; j <= 2 * g->R; j++)
-        k_push(b, &k->body, k_decl(b, 0, ctx->T, stream_name(sb, "a%d", j), stream_zero(sb)));
+    for (int o = 0; o < g->bm; o++)
+        for (int j = 0; j <= 2 * g->R; j++)
+            k_push(b, &k->body, k_decl(b, 0, ctx->T, partial(sb, j, o)->name, stream_zero(sb)));
     int field = st->writes[w].field;
     KExpr *dst = cg_buf(ctx, field, prog->fields[field].role == ROLE_STATE ? 1 : 0);
     retime_loop(sb, &k->body, ncell, dst, terms, nterms);
-    stream_launch(ctx, l, g, 1);
+    stream_launch(ctx, l, g, g->bm);
     return k;
 }

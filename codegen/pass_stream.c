@@ -179,10 +179,10 @@ static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen
     int ab = dims_of(s) == 3 ? 3 - sd : -1;
     int bm = ab > 0 ? c->v[P_BMX + ab] : 1;
     if (c->v[P_RETIME] == 2) {
-        if (c->v[P_REGQ] != 1 || bm != 1 || c->v[P_SMEM] != 1) {
+        if (c->v[P_REGQ] != 1 || c->v[P_SMEM] != 1) {
             snprintf(why, (size_t)whylen, "%s with retime: a retimed kernel reads each plane once "
-                     "from one plane it stages in shared memory itself, it has no plane queue or "
-                     "row strip", c->v[P_REGQ] != 1 ? "regq" : bm != 1 ? "bm" : "smem");
+                     "from one plane it stages in shared memory itself, it has no plane queue",
+                     c->v[P_REGQ] != 1 ? "regq" : "smem");
             return 0;
         }
         for (int st = 0; s->prog && st < s->prog->nstages; st++)
@@ -235,8 +235,8 @@ static const SpaceConstraint stream_constraints[] = {
      "the axis"},
     {"stream-excl", c_stream_others, "cmem, cyclic merging, block merging other "
      "than along the other in-plane axis, and in-plane unrolling are not combined with streaming"},
-    {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/bm/smem; bm "
-     "along the other in-plane axis needs register mode (smem off)"},
+    {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/smem; bm "
+     "along the other in-plane axis needs register mode (smem off) or retime"},
     {"retime-same-bits", c_retime_same_bits, "retime stays off with --same-bits (a retimed "
      "kernel adds a point's terms in another order)"},
     {"stream-regs", c_stream_regs, "register mode holds at most 160 queued values per thread"},

@@ -103,16 +103,24 @@ static const Prior priors_3d[] = {
      * and 8 rows: the wider stars read more x neighbours per point */
     {"tb=32x8x1,uf=8x1x1,bm=2x1x1,cm=4x1x8,vec=2,maxreg=128", FOR_STAR, ANY_STEPS, ANY_TYPE,
      "3d-star-vec2-cyclic", ANY_HALO},
+    /* A box's step of radius 1: retimed 2.5D streaming with prefetching, four rows a thread
+     * (a 256x4 tile of 256 threads, 64 planes): a 3x3x3 box reads 4.5 staged values per point
+     * and plane instead of 9 (in double a 128x8 tile, 128x2 threads); the one-row form of the
+     * float tile follows. */
+    {"tb=256x1x1,stream=z,sb=64,bm=1x4x1,retime=on,prefetch=on", FOR_BOX, ONE_STEP, FLOAT_ONLY,
+     "3d-box-retime-rows4", 1},
+    {"tb=128x2x1,stream=z,sb=64,bm=1x4x1,retime=on", FOR_BOX, ONE_STEP, DOUBLE_ONLY,
+     "3d-box-retime-rows4-double", 1},
     /* A box's step: retimed 2.5D streaming with prefetching, a 256x4 tile of 512 planes, 32
-     * registers so that 1024-thread blocks run two to an SM; slow beyond radius 1, a measurement
-     * those runs spend. Float only: in double a box takes the 128x4 tile first. */
+     * registers so that 1024-thread blocks run two to an SM; radius 1 only (slow beyond). Float
+     * only: in double a box takes the 128x4 tile first. */
     {"tb=256x4x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_BOX, ONE_STEP,
-     FLOAT_ONLY, "3d-box-retime-256x4", ANY_HALO},
+     FLOAT_ONLY, "3d-box-retime-256x4", 1},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_BOX, ONE_STEP, DOUBLE_ONLY,
      "3d-box-retime-128x4-double", ANY_HALO},
-    /* the same one-step kernel first in a float multi-step run at radius 1, so that the run
+    /* the first one-step kernel first in a float multi-step run at radius 1, so that the run
      * measures the one-step figure it must beat (on some GPUs it beats the fused kernels) */
-    {"tb=256x4x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_BOX, MULTI_STEP,
+    {"tb=256x1x1,stream=z,sb=64,bm=1x4x1,retime=on,prefetch=on", FOR_BOX, MULTI_STEP,
      FLOAT_ONLY, "3d-box-retime-256x4-multi", 1},
     /* retimed 2.5D streaming; a box's multi-step runs take it first */
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2",
@@ -133,6 +141,10 @@ static const Prior priors_3d[] = {
      "3d-box-tblock2-retime-cols2", 1},
     {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on",
      FOR_BOX, ANY_STEPS, ANY_TYPE, "3d-box-tblock2-retime", ANY_HALO},
+    /* retiming, two rows a thread of a 32x16 tile, 512 planes (the one-row form below):
+     * fewer halo points than 64x8 at radius 3, the wider boxes' first */
+    {"tb=32x8x1,stream=z,sb=512,bm=1x2x1,retime=on,prefetch=on,maxreg=128", FOR_BOX, ANY_STEPS,
+     ANY_TYPE, "3d-box-retime-32x8-rows2", ANY_HALO},
     /* retiming, larger tile (radius 3-4) */
     {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2",
      FOR_ANY, ANY_STEPS, ANY_TYPE, "3d-retime-64x8", ANY_HALO},

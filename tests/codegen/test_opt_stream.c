@@ -298,6 +298,33 @@ static void retime(Arena *a, IrProgram *box3d)
     assert(!assigns(a, &loop->body, last, "a0"));
 }
 
+/* Retiming with four rows a thread (bm along y): partial sums per row, one staged tile of
+ * 4 x tb rows plus the halo, each row's sums shifted, still one barrier per plane. */
+static void retime_rows(Arena *a, IrProgram *box3d)
+{
+    const KKernel *k = kernel(a, box3d, "tb=32x2x1,stream=z,sb=32,retime=on,bm=1x4x1");
+    int R = box3d->halo[2];
+    char last[16];
+    snprintf(last, sizeof last, "a%d_3", 2 * R);
+    assert(declares(a, &k->body, "a0_0", "(double)0") && declares(a, &k->body, last, "(double)0"));
+    assert(!find(&k->body, KS_DECL, "a0") && !find(&k->body, KS_DECL, "a0_4"));
+    assert(declares(a, &k->body, "jb", "bb0 + (int)threadIdx.y * 4"));
+    const KStmt *loop = find(&k->body, KS_FOR, "t0");
+    assert(loop && kir_count_stmts(&loop->body, KS_BARRIER) == 1);
+    for (int o = 0; o < 4; o++) {
+        char a0[16], a1[16];
+        snprintf(a0, sizeof a0, "a0_%d", o);
+        snprintf(a1, sizeof a1, "a1_%d", o);
+        assert(assigns(a, &loop->body, a0, a1));
+    }
+    Config c;
+    StreamGeom g;
+    char why[256];
+    config_parse("tb=32x2x1,stream=z,sb=32,retime=on,bm=1x4x1", 3, &c, why, sizeof why);
+    assert(cg_stream_geom(box3d, 0, &c, &g, why, sizeof why) == 0);
+    assert(g.bm == 4 && g.H == 2 * 4 + 2 * g.hb && g.smem_elems == 2L * g.W * g.H);
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -366,10 +393,12 @@ int main(void)
     refused(a, box3d, "tb=16x8x1,stream=z,sb=32", "multiple of 32");
     refused(a, box3d, "tb=32x4x1,stream=z,sb=32,bm=2x1x1", "bm along x");
 
-    /* retiming: one staged plane (two slots), partial sums; not with regq or bm */
+    /* retiming: one staged plane (two slots), partial sums, several rows a thread; not with
+     * regq */
     differs(a, box3d, "tb=32x4x1,stream=z,sb=32,smem=on", "tb=32x4x1,stream=z,sb=32,retime=on");
     refused(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on,smem=on", "retime");
     retime(a, box3d);
+    retime_rows(a, box3d);
     param_weights(a);
     config_parse("tb=32x4x1,stream=z,sb=32,retime=on", 3, &c, why, sizeof why);
     assert(cg_stream_geom(box3d, 0, &c, &g, why, sizeof why) == 0);

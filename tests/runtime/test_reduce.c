@@ -199,6 +199,8 @@ int main(void)
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=32x1x1,stream=y,sb=16,smem=on", 3);
     fused_against_separate(rc, a, "../tests/programs/reduce_fused.st", "tb=64x1x1,stream=y,sb=8,prefetch=on", 2);
     fused_against_separate(rc, a, "jacobi_residual.st", "tb=32x1x1,stream=y,sb=16,retime=on", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_box3d.st", "tb=32x4x1,stream=z,sb=16,retime=on", 3);
+    fused_against_separate(rc, a, "../tests/programs/reduce_box3d.st", "tb=16x2x1,stream=z,sb=8,retime=on,bm=1x4x1,prefetch=on", 3);
     fused_against_separate(rc, a, "wave3d_energy.st", "tb=32x4x1,stream=z,sb=16,bm=1x2x1", 3);
     fused_against_separate(rc, a, "wave3d_energy.st", "tb=32x4x1,stream=z,sb=8,retime=off,smem=on,uf=1x1x4", 2);
     fused_against_separate(rc, a, "jacobi_residual.st", "tblock=2", 5);

@@ -337,8 +337,8 @@ static void accumulate(StreamB *sb, KBlock *out, int k, const CgLinTerm *terms, 
     k_push(b, out, scope);
 }
 
-/* dst[oidx] = a0 (a row's a0), the oldest sum, complete; in the fused step (ctx->fold) named, stored and
- * folded as cg_point's stores are. */
+/* dst[oidx] = a0 (a row's a0), the oldest sum, complete; in the fused step (ctx->fold) named,
+ * stored and folded as cg_point's stores are. */
 static void retime_store(StreamB *sb, KBlock *out, KExpr *dst, KExpr *oidx, KExpr *a0)
 {
     Kb *b = sb->b;

@@ -294,6 +294,7 @@ static void retime(Arena *a, IrProgram *box3d)
     assert(!find(&k->body, KS_DECL, past));
     const KStmt *loop = find(&k->body, KS_FOR, "t0");
     assert(loop && kir_count_stmts(&loop->body, KS_BARRIER) == 1);
+    assert(kir_count_index(&loop->body, "rd") == (1 + 2 * box3d->halo[1]) * (2 * box3d->halo[0] + 1));
     assert(assigns(a, &loop->body, "a0", "a1") && assigns(a, &loop->body, last, "(double)0"));
     assert(!assigns(a, &loop->body, last, "a0"));
 }
@@ -311,6 +312,9 @@ static void retime_rows(Arena *a, IrProgram *box3d)
     assert(declares(a, &k->body, "jb", "bb0 + (int)threadIdx.y * 4"));
     const KStmt *loop = find(&k->body, KS_FOR, "t0");
     assert(loop && kir_count_stmts(&loop->body, KS_BARRIER) == 1);
+    /* each value around the four rows read once from the staged plane: 6 x 3 for a 3x3x3 box,
+     * where four one-row threads read 4 x 9 */
+    assert(kir_count_index(&loop->body, "rd") == (4 + 2 * box3d->halo[1]) * (2 * box3d->halo[0] + 1));
     for (int o = 0; o < 4; o++) {
         char a0[16], a1[16];
         snprintf(a0, sizeof a0, "a0_%d", o);

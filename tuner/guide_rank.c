@@ -36,14 +36,6 @@ static double offer(Pool *p, const Config *c)
     return score;
 }
 
-static int in_space(const Space *s, const Config *c)
-{
-    for (int q = 0; q < P_COUNT; q++)
-        if (tune_value_index(&s->params[q], c->v[q]) < 0)
-            return 0;
-    return 1;
-}
-
 static int by_score(const void *a, const void *b)
 {
     const TuneGuideCandidate *x = a, *y = b;
@@ -111,11 +103,11 @@ int tune_guide_rank(const TuneGuide *g, const TuneProblem *pb, const TuneGuideRa
     /* the priors table's rows and the model's exemplars, each where the space takes its values */
     int n = tune_prior_rows(dims, c, 64);
     for (int i = 0; i < n; i++)
-        if (in_space(s, &c[i]))
+        if (tune_in_space(s, &c[i]))
             offer(&p, &c[i]);
     n = model_exemplars(tune_guide_model(g), dims, c, 64);
     for (int i = 0; i < n; i++)
-        if (in_space(s, &c[i]))
+        if (tune_in_space(s, &c[i]))
             offer(&p, &c[i]);
     Config plain = space_default(s);
     offer(&p, &plain);

@@ -125,6 +125,15 @@ static void print_summary(FILE *out, const ModelLooRow *rows, int n, const char 
                 plain15, nplain, exp(lplain / nplain));
 }
 
+/* Whether row i is the first of its GPU's rows. */
+static int first_of_gpu(const ModelLooRow *rows, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (!strcmp(rows[j].gpu, rows[i].gpu))
+            return 0;
+    return 1;
+}
+
 void model_loo_print(FILE *out, const ModelLooRow *rows, int n)
 {
     fprintf(out, "| program | GPU | variants | best ms | model's first | ratio | best of its first 5 | plain kernel |\n");
@@ -138,18 +147,12 @@ void model_loo_print(FILE *out, const ModelLooRow *rows, int n)
             snprintf(plain, sizeof plain, "%.3f", qp);
         fprintf(out, "| %s | %s | %d | %.4g | %.4g | %.3f | %.3f | %s |\n", r->name, r->gpu, r->candidates,
                 r->best_ms, r->pick_ms, ratio(r->pick_ms, r->best_ms), ratio(r->top5_ms, r->best_ms), plain);
-        int seen = 0;
-        for (int j = 0; j < i; j++)
-            seen |= !strcmp(rows[j].gpu, r->gpu);
-        gpus += !seen;
+        gpus += first_of_gpu(rows, i);
     }
     fputc('\n', out);
     print_summary(out, rows, n, NULL, "");
     for (int i = 0; gpus > 1 && i < n; i++) {
-        int seen = 0;
-        for (int j = 0; j < i; j++)
-            seen |= !strcmp(rows[j].gpu, rows[i].gpu);
-        if (seen)
+        if (!first_of_gpu(rows, i))
             continue;
         char prefix[160];
         snprintf(prefix, sizeof prefix, "on %.128s: ", rows[i].gpu);

@@ -57,32 +57,34 @@ if [ "$ngpu" -ge 4 ] && want split; then
   mpi 4 "$work/s3/run" bench 1024 1024 512 2 2 1 "$steps" 1
   mpi 4 "$work/b3/run" bench 512 1024 1024 1 2 2 "$steps" 1
 fi
-if [ "$ngpu" -ge 4 ] && want strong; then
-  echo "== strong scaling, star3d1r 1024^3"
+if [ "$ngpu" -ge 2 ] && want strong; then
+  np=$((ngpu >= 4 ? 4 : 2))
+  echo "== strong scaling, star3d1r 1024^3 ($np GPUs)"
   mpi 1 "$work/s3/run" bench 1024 1024 1024 1 1 1 "$steps" 1
-  mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
-  STC_DIST_OVERLAP=0 mpi 4 "$work/s3/run" bench 1024 1024 1024 1 1 4 "$steps" 1
-  mpi 4 "$work/peer" 1024 1024 256 "$steps" naive
-  mpi 4 "$work/peer" 1024 1024 256 "$steps" overlap
+  mpi $np "$work/s3/run" bench 1024 1024 1024 1 1 $np "$steps" 1
+  STC_DIST_OVERLAP=0 mpi $np "$work/s3/run" bench 1024 1024 1024 1 1 $np "$steps" 1
+  mpi $np "$work/peer" 1024 1024 $((1024 / np)) "$steps" naive
+  mpi $np "$work/peer" 1024 1024 $((1024 / np)) "$steps" overlap
   echo "== strong scaling, star3d1r 1024^3, the tuned multi-step kernel (tblock=3)"
   mpi 1 "$work/s3t/run" bench 1024 1024 1024 1 1 1 300 3
-  mpi 4 "$work/s3t/run" bench 1024 1024 1024 1 1 4 300 3
-  mpi 4 "$work/s3t/run" bench 1024 1024 1024 1 1 4 300 6
+  mpi $np "$work/s3t/run" bench 1024 1024 1024 1 1 $np 300 3
+  mpi $np "$work/s3t/run" bench 1024 1024 1024 1 1 $np 300 6
 fi
-if [ "$ngpu" -ge 4 ] && want deep; then
-  echo "== deep halos: multi-step kernels, depth = the fused steps"
+if [ "$ngpu" -ge 2 ] && want deep; then
+  np=$((ngpu >= 4 ? 4 : 2))
+  echo "== deep halos ($np GPUs): multi-step kernels, depth = the fused steps"
   mpi 1 "$work/s2t/run" bench 16384 16384 1 1 1 1 1200 12
-  mpi 4 "$work/s2t/run" bench 16384 65536 1 1 4 1 1200 12
-  mpi 4 "$work/s2t/run" bench 16384 65536 1 1 4 1 1200 24
+  mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 12
+  mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 24
   mpi 1 "$work/s3t/run" bench 512 512 512 1 1 1 300 3
-  mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 3
-  mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 6
-  mpi 4 "$work/s3t/run" bench 512 512 2048 1 1 4 300 9 # what codegen/dist_model.c chose on an H100
+  for depth in 3 6 9; do # 9: what codegen/dist_model.c chose on an H100
+    mpi $np "$work/s3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
+  done
   mpi 1 "$work/b3t/run" bench 512 512 512 1 1 1 300 2
-  mpi 4 "$work/b3t/run" bench 512 512 2048 1 1 4 300 2
-  mpi 4 "$work/b3t/run" bench 512 512 2048 1 1 4 300 4
-  mpi 4 "$work/b3t/run" bench 512 512 2048 1 1 4 300 6
-  mpi 4 "$work/peer" 512 512 512 300 overlap
+  for depth in 2 4 6; do
+    mpi $np "$work/b3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
+  done
+  mpi $np "$work/peer" 512 512 512 300 overlap
 fi
 if [ "$ngpu" -ge 2 ] && want depth; then
   np=$((ngpu >= 4 ? 4 : 2))

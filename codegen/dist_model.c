@@ -20,14 +20,14 @@ static const struct {
                            GPUs, 1x2x2 50 us, 2x2x1 75 us */
     double nvlink_gbs;  /* B between two H200s, one way (measured with the peer's exchange) */
     double split_us;    /* what overlap's split step costs more than one launch: its kernel in
-                           three launches; star3d1r 512^3 took 6-9 us more with overlap than the
-                           exchange it could hide */
+                           three launches, two of them beside the third; star3d1r 512^3 on 2
+                           H200s, 2026-11-27: 0.3205 ms a step with overlap, 0.312 on one GPU */
     double mem_gbs;     /* the local kernel's bytes (prog->an.bytes_per_point a point) per second
                            where t_local is not measured: star3d1r float 512^3, 0.312 ms a step */
 } MODEL = {
     .a_us = {20.0, 24.0, 45.0},
     .nvlink_gbs = 390.0,
-    .split_us = 8.0,
+    .split_us = 8.5,
     .mem_gbs = 3440.0,
 };
 
@@ -143,11 +143,10 @@ int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3],
     return 0;
 }
 
-/* Overlap, the rule: the split step computes the sent slabs first and the interior while they
- * travel, so it hides the bandwidth term (up to the interior's time) but not the fixed cost a
- * (NCCL's launch and latency stay on the stream's path), and its three launches cost
- * MODEL.split_us. It pays only where a face's bytes take longer than that: between nodes, not
- * on NVLink (on 4 H200s it hid nothing and cost 6-9 us a step, docs/distributed.md). */
+/* Overlap, the rule: the split step computes the sent slabs on the exchange's own stream (of the
+ * highest priority) beside the interior, and exchanges them there, so it hides the whole exchange,
+ * fixed cost and bandwidth, up to the interior's time; its three launches cost MODEL.split_us
+ * (docs/distributed.md, "Exchange cost and overlap"). */
 static double exchange_ms(const CgDistChoice *c, const CgDistCand *k)
 {
     double fixed = 0, bandwidth = 0;
@@ -158,7 +157,7 @@ static double exchange_ms(const CgDistChoice *c, const CgDistCand *k)
         }
     if (!k->overlap)
         return fixed + bandwidth;
-    double hidden = bandwidth < k->t_local_ms ? bandwidth : k->t_local_ms;
+    double hidden = fixed + bandwidth < k->t_local_ms ? fixed + bandwidth : k->t_local_ms;
     return fixed + bandwidth - hidden + MODEL.split_us * 1e-3;
 }
 

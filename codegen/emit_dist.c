@@ -421,6 +421,7 @@ static const char *const DIST_TEMPLATE[] = {
     "        @_dist_fail_(d, \"no usable NCCL communicator\");\n"
     "        return ^_DIST_NCCL;\n"
     "    }\n"
+    "    int low = 0, high = 0;\n"
     "    cudaError_t ce = cudaMalloc((void **)&d->agree_, (2 * 16 + 2) * sizeof(int));\n"
     "    if (ce != cudaSuccess) {\n"
     "        d->cuda_error = ce;\n"
@@ -467,7 +468,9 @@ static const char *const DIST_TEMPLATE[] = {
     "    d->xcount_ = most * @_DIST_MAXF_;\n"
     "    ce = d->xcount_ ? cudaMalloc(&d->xbuf_, 4 * d->xcount_ * sizeof(@_real)) : cudaSuccess;\n"
     "    if (ce == cudaSuccess)\n"
-    "        ce = cudaStreamCreateWithFlags(&d->xstream_, cudaStreamNonBlocking);\n"
+    "        ce = cudaDeviceGetStreamPriorityRange(&low, &high);\n"
+    "    if (ce == cudaSuccess) /* the exchange's stream goes first (NAME_dstep_overlap_) */\n"
+    "        ce = cudaStreamCreateWithPriority(&d->xstream_, cudaStreamNonBlocking, high);\n"
     "    if (ce == cudaSuccess)\n"
     "        ce = cudaEventCreateWithFlags(&d->xevent_[0], cudaEventDisableTiming);\n"
     "    if (ce == cudaSuccess)\n"
@@ -878,9 +881,11 @@ static void emit_range(const Api *api, StrBuf *o)
     sb_puts(o, "    return err;\n}\n\n");
 }
 
-/* NAME_dstep_overlap_: one step with its exchange in flight: the two slabs that are sent, the
- * exchange of the new buffers' slabs on the exchange stream, the interior meanwhile, then the
- * rotation and the fills of the global faces (which also fill the received planes' edges). */
+/* NAME_dstep_overlap_: one step with its exchange in flight. On the exchange stream (created at
+ * the highest priority, so that its blocks go first wherever both streams have some waiting): the
+ * two slabs that are sent, then the exchange of the new buffers' slabs; meanwhile, on the caller's
+ * stream, the interior; then the rotation and the fills of the global faces (which also fill the
+ * received planes' edges). Both streams start from the end of the step before. */
 static void emit_overlap_step(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
@@ -896,7 +901,7 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
             tile = api->plan->step[0].tile[d];
     sb_printf(o, "    const int w = dd->width[%d], len = n[%d], tile = %d;\n"
               "    const int t = 2 * ((w + tile - 1) / tile * tile) <= len ? (w + tile - 1) / tile * tile : w;\n"
-              "    cudaError_t err = cudaSuccess;\n", a, a, tile);
+              "    cudaStream_t xs_ = dd->xstream_;\n", a, a, tile);
     sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n    int nx = 0;\n", x, x);
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
@@ -904,17 +909,17 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
             sb_printf(o, "    xs[nx++] = (%s_xfield_){b->%s[%d], %d};\n", x, api->member[f], fl->levels - 1,
                       api_periodic_axes(p, f));
     }
-    sb_printf(o, "    err = %s_drange_(b, p, n, stream, 0, t);\n"
-              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, stream, len - t, t);\n", x, x);
-    sb_printf(o, "    if (err == cudaSuccess)\n        err = cudaEventRecord(dd->xevent_[0], stream);\n"
-              "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(dd->xstream_, dd->xevent_[0], 0);\n"
-              "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, dd->xstream_);\n"
-              "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], dd->xstream_);\n"
+    sb_printf(o, "    cudaError_t err = cudaEventRecord(dd->xevent_[0], stream);\n"
+              "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(xs_, dd->xevent_[0], 0);\n"
+              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, xs_, 0, t);\n"
+              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, xs_, len - t, t);\n"
+              "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, xs_);\n"
+              "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], xs_);\n"
               "    if (err == cudaSuccess && len > 2 * t)\n"
               "        err = %s_drange_(b, p, n, stream, t, len - 2 * t);\n"
               "    if (err == cudaSuccess)\n        err = rec;\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
-              x, a, x);
+              x, x, x, a, x);
     api_emit_rotation(api, o);
     sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, 0, stream, dd);\n    return err;\n}\n\n",
               x);

@@ -55,18 +55,30 @@ static void depth_by_local_cost(void)
     assert(chosen(&c)->depth == 1);
 }
 
-/* Overlap hides the bandwidth term but not the fixed cost, at 8 us for its split step: it
- * loses on NVLink (as measured on the H200s) and wins on a slow link between nodes. */
+/* Overlap hides the whole exchange, fixed cost and bandwidth, up to the interior's time, at
+ * 8.5 us for its split step: on NVLink it beats the deeper halos where their layers cost what
+ * the part's volume says (star3d1r on 2 H200s), and on a slow link between nodes it wins by far. */
 static void overlap_by_link(void)
 {
-    const double flat[4] = {0.312, 0.3122, 0.3124, 0.3126};
-    CgDistChoice c = slabs(390, flat, 1);
+    const double scaled[4] = {0.3121, 0.3134, 0.3146, 0.3158}, flat[4] = {0.312, 0.3122, 0.3124, 0.3126};
+    CgDistChoice c = slabs(390, scaled, 1);
     cg_dist_choose(&c);
-    assert(!chosen(&c)->overlap);
+    assert(chosen(&c)->overlap && chosen(&c)->depth == 1);
+    assert(fabs(chosen(&c)->t_x_ms - 0.0085) < 1e-9); /* all of the 23 us hidden */
+    /* where the extra layers cost next to nothing, depth 4 (5 + 2.7 us) beats the split step */
+    c = slabs(390, flat, 1);
+    cg_dist_choose(&c);
+    assert(!chosen(&c)->overlap && chosen(&c)->depth == 4);
     c = slabs(25, flat, 1);
     cg_dist_choose(&c);
     assert(chosen(&c)->overlap && chosen(&c)->depth == 1);
     assert(chosen(&c)->t_x_ms < c.cand[3].t_x_ms);
+    /* an interior shorter than the exchange hides only its own time */
+    const double tiny[4] = {0.010, 0.0101, 0.0102, 0.0103};
+    c = slabs(25, tiny, 1);
+    cg_dist_choose(&c);
+    const CgDistCand *o = &c.cand[4];
+    assert(o->overlap && fabs(o->t_x_ms - (c.cand[0].t_x_ms - 0.010 + 0.0085)) < 1e-9);
     /* the same slow link without the code's overlap: the bandwidth stays, deeper halos only
      * cut the fixed cost */
     c = slabs(25, flat, 0);

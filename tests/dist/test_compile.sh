@@ -23,23 +23,34 @@ rc=0; "$stencilc" "$root/examples/heat.st" --procs 1x1x2 -o "$dir/x.cu" 2>/dev/n
 echo "--procs: the part and its refusals"
 
 # --procs without --depth: the exchange-cost model chooses the depth and overlap, says so on
-# stderr and writes them in the header (star3d1r 512^3 slabs: depth 4 on NVLink; between nodes
-# at 25 GB/s overlap hides the 1 MB face)
-choose() { # OUT LINK-ARGS...: the stderr line of the choice
-  local out=$1; shift
-  "$stencilc" "$root/examples/bench/star3d1r.st" --distributed --procs 1x1x4 --grid 512x512x2048 \
+# stderr and writes them in the header (star3d1r 512^3 slabs: overlap at depth 1, which hides the
+# exchange on NVLink and between nodes; pencils, which cannot overlap: depth 4 on NVLink)
+choose() { # OUT PROCS GRID LINK-ARGS...: the stderr line of the choice
+  local out=$1 procs=$2 grid=$3; shift 3
+  "$stencilc" "$root/examples/bench/star3d1r.st" --distributed --procs "$procs" --grid "$grid" \
     --config tb=32x4x2 -o "$dir/$out.cu" "$@" 2>&1 | grep "exchange:"
 }
-line=$(choose nv)
-case $line in "stencilc: exchange: chose depth 4 over 1x1x4 on nvlink: "*"; against depth 1 93.2%"*) ;;
+line=$(choose nv 1x1x4 512x512x2048)
+case $line in "stencilc: exchange: chose depth 1 with overlap over 1x1x4 on nvlink: "*"; against depth 1 93.2%"*) ;;
   *) echo "FAIL: the choice on NVLink: '$line'"; exit 1 ;; esac
-grep -q "^#define STAR3D1R_DIST_DEPTH 4$" "$dir/nv.h" && grep -q "^#define STAR3D1R_DIST_OVERLAP 0$" "$dir/nv.h" \
-  && grep -q "^ \*   depth 4 .*<- chosen$" "$dir/nv.h" || { echo "FAIL: the header's constants (NVLink)"; exit 1; }
-line=$(choose ib --link 25)
+grep -q "^#define STAR3D1R_DIST_DEPTH 1$" "$dir/nv.h" && grep -q "^#define STAR3D1R_DIST_OVERLAP 1$" "$dir/nv.h" \
+  && grep -q "^ \*   depth 1 with overlap .*<- chosen$" "$dir/nv.h" || { echo "FAIL: the header's constants (NVLink)"; exit 1; }
+# the overlapped step: the sent slabs and the exchange on the exchange's stream, of the highest
+# priority, the interior on the caller's beside them (docs/distributed.md, "Overlap")
+grep -q "cudaStreamCreateWithPriority(&d->xstream_, cudaStreamNonBlocking, high)" "$dir/nv.cu" \
+  && grep -q "star3d1r_drange_(b, p, n, xs_, 0, t)" "$dir/nv.cu" && grep -q "star3d1r_drange_(b, p, n, xs_, len - t, t)" "$dir/nv.cu" \
+  && grep -q "star3d1r_drange_(b, p, n, stream, t, len - 2 \* t)" "$dir/nv.cu" \
+  || { echo "FAIL: the overlapped step's streams"; exit 1; }
+line=$(choose pencils 1x2x2 512x1024x1024)
+case $line in "stencilc: exchange: chose depth 4 over 1x2x2 on nvlink: "*"; against depth 1 86.3%"*) ;;
+  *) echo "FAIL: the choice for pencils: '$line'"; exit 1 ;; esac
+grep -q "^#define STAR3D1R_DIST_DEPTH 4$" "$dir/pencils.h" && grep -q "^#define STAR3D1R_DIST_OVERLAP 0$" "$dir/pencils.h" \
+  || { echo "FAIL: the header's constants (pencils)"; exit 1; }
+line=$(choose ib 1x1x4 512x512x2048 --link 25)
 case $line in "stencilc: exchange: chose depth 1 with overlap over 1x1x4 on 25 GB/s: "*) ;;
   *) echo "FAIL: the choice at 25 GB/s: '$line'"; exit 1 ;; esac
 grep -q "^#define STAR3D1R_DIST_OVERLAP 1$" "$dir/ib.h" || { echo "FAIL: no overlap at 25 GB/s"; exit 1; }
-line=$(choose given --depth 2)
+line=$(choose given 1x1x4 512x512x2048 --depth 2)
 case $line in "stencilc: exchange: given depth 2 over 1x1x4 on nvlink: "*) ;;
   *) echo "FAIL: the given depth: '$line'"; exit 1 ;; esac
 grep -q "^#define STAR3D1R_DIST_DEPTH 2$" "$dir/given.h" || { echo "FAIL: the given depth's constant"; exit 1; }

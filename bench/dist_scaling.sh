@@ -67,23 +67,26 @@ if [ "$ngpu" -ge 2 ] && want strong; then
   mpi $np "$work/peer" 1024 1024 $((1024 / np)) "$steps" overlap
   echo "== strong scaling, star3d1r 1024^3, the tuned multi-step kernel (tblock=3)"
   mpi 1 "$work/s3t/run" bench 1024 1024 1024 1 1 1 300 3
-  mpi $np "$work/s3t/run" bench 1024 1024 1024 1 1 $np 300 3
-  mpi $np "$work/s3t/run" bench 1024 1024 1024 1 1 $np 300 6
+  STC_DIST_OVERLAP=0 mpi $np "$work/s3t/run" bench 1024 1024 1024 1 1 $np 300 3
+  STC_DIST_OVERLAP=0 mpi $np "$work/s3t/run" bench 1024 1024 1024 1 1 $np 300 6
 fi
 if [ "$ngpu" -ge 2 ] && want deep; then
   np=$((ngpu >= 4 ? 4 : 2))
   echo "== deep halos ($np GPUs): multi-step kernels, depth = the fused steps"
   mpi 1 "$work/s2t/run" bench 16384 16384 1 1 1 1 1200 12
+  STC_DIST_OVERLAP=0 mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 12
+  STC_DIST_OVERLAP=0 mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 24
   mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 12
-  mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 24
   mpi 1 "$work/s3t/run" bench 512 512 512 1 1 1 300 3
   for depth in 3 6 9; do # 9: what codegen/dist_model.c chose on an H100
-    mpi $np "$work/s3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
+    STC_DIST_OVERLAP=0 mpi $np "$work/s3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
   done
+  mpi $np "$work/s3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 3 # overlapped fused launches
   mpi 1 "$work/b3t/run" bench 512 512 512 1 1 1 300 2
   for depth in 2 4 6; do
-    mpi $np "$work/b3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
+    STC_DIST_OVERLAP=0 mpi $np "$work/b3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
   done
+  mpi $np "$work/b3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 2
   mpi $np "$work/peer" 512 512 512 300 overlap
 fi
 if [ "$ngpu" -ge 2 ] && want depth; then

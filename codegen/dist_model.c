@@ -19,15 +19,19 @@ static const struct {
                            pack and unpack kernels. Fitted: star3d1r slabs 23 us a step on 4
                            GPUs, 1x2x2 50 us, 2x2x1 75 us */
     double nvlink_gbs;  /* B between two H200s, one way (measured with the peer's exchange) */
-    double split_us;    /* what overlap's split step costs more than one launch: its kernel in
-                           three launches, two of them beside the third; star3d1r 512^3 on 2
-                           H200s, 2026-11-27: 0.3205 ms a step with overlap, 0.312 on one GPU */
+    double split_us[3]; /* what an overlapped launch costs more than one launch, by overlap kind
+                           (NAME_DIST_OVERLAP_): its kernel in three launches, two of them beside
+                           the third, with NCCL's blocks among them. 2 H200s, 2026-11-27: a
+                           one-step kernel (kind 1), star3d1r 0.3205 ms a step with overlap
+                           against 0.312 on one GPU; a fused one (kind 2), star3d1r tblock=3
+                           0.258 at depth 3 and 0.243 at depth 6 against 0.228 (90 us a group:
+                           blocks of a whole SM's registers leave NCCL no room beside them) */
     double mem_gbs;     /* the local kernel's bytes (prog->an.bytes_per_point a point) per second
                            where t_local is not measured: star3d1r float 512^3, 0.312 ms a step */
 } MODEL = {
     .a_us = {20.0, 24.0, 45.0},
     .nvlink_gbs = 390.0,
-    .split_us = 8.5,
+    .split_us = {0, 8.5, 90.0},
     .mem_gbs = 3440.0,
 };
 
@@ -85,17 +89,20 @@ static int candidate(const Plan *plan, const CgDistTraits *t, const CgDistChoice
     return 0;
 }
 
-/* Whether the code can overlap this split: one kernel a step, and only the outermost axis
- * exchanged, its owned part at least two sent slabs thick (NAME_dist_set_overlap's test). */
+/* Whether the code can overlap this split at the first candidate's depth: a step of one kernel
+ * at depth 1 (overlap kind 1) or of one fused kernel at a multiple of its steps (kind 2), only
+ * the outermost axis exchanged, its owned part at least two sent slabs thick
+ * (NAME_dist_set_overlap's test). */
 static int overlap_fits(const CgDistTraits *t, const CgDistCand *one, const CgDistChoice *c)
 {
     const int outer = c->dims - 1;
-    if (!t->overlap_able || one->depth != 1 || one->bytes[outer] == 0)
+    const int depth_ok = t->overlap_able == 1 ? one->depth == 1 : one->depth % t->tblock == 0;
+    if (!t->overlap_able || !depth_ok || one->bytes[outer] == 0)
         return 0;
     for (int a = 0; a < outer; a++)
         if (one->bytes[a] > 0)
             return 0;
-    return c->global[outer] / c->procs[outer] >= 2L * t->reach[outer];
+    return c->global[outer] / c->procs[outer] >= 2L * one->depth * t->reach[outer];
 }
 
 int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3], int depth, double link_gbs,
@@ -136,6 +143,7 @@ int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3],
                  global[0], global[1], global[2], procs[0], procs[1], procs[2]);
         return -1;
     }
+    c->overlap_kind = t.overlap_able;
     if (overlap_fits(&t, &c->cand[0], c)) {
         c->cand[c->ncand] = c->cand[0];
         c->cand[c->ncand++].overlap = 1;
@@ -143,10 +151,11 @@ int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3],
     return 0;
 }
 
-/* Overlap, the rule: the split step computes the sent slabs on the exchange's own stream (of the
- * highest priority) beside the interior, and exchanges them there, so it hides the whole exchange,
- * fixed cost and bandwidth, up to the interior's time; its three launches cost MODEL.split_us
- * (docs/distributed.md, "Exchange cost and overlap"). */
+/* Overlap, the rule: the split launch computes the sent slabs on the exchange's own stream (of
+ * the highest priority) beside the interior, and exchanges them there, so it hides the whole
+ * exchange, fixed cost and bandwidth, up to the interior's time; its three launches cost
+ * MODEL.split_us of its kind, once a group of `depth` steps (docs/distributed.md, "Exchange
+ * cost and overlap"): on NVLink a one-step kernel's pays, a fused one's does not. */
 static double exchange_ms(const CgDistChoice *c, const CgDistCand *k)
 {
     double fixed = 0, bandwidth = 0;
@@ -158,7 +167,7 @@ static double exchange_ms(const CgDistChoice *c, const CgDistCand *k)
     if (!k->overlap)
         return fixed + bandwidth;
     double hidden = fixed + bandwidth < k->t_local_ms ? fixed + bandwidth : k->t_local_ms;
-    return fixed + bandwidth - hidden + MODEL.split_us * 1e-3;
+    return fixed + bandwidth - hidden + MODEL.split_us[c->overlap_kind] * 1e-3 / k->depth;
 }
 
 void cg_dist_choose(CgDistChoice *c)

@@ -12,11 +12,12 @@
 #include "../util/strbuf.h"
 #include "plan.h"
 
-#define CG_DIST_MAX_CAND 9 /* four depths, then depth 1 with overlap */
+#define CG_DIST_MAX_CAND 9 /* four depths, then the first with overlap */
 
 typedef struct {
     int depth;
-    int overlap;       /* depth 1 with the exchange in flight while the interior computes */
+    int overlap;       /* the exchange in flight while the interior computes (at depth 1, or
+                          at the fused steps T) */
     long local[3];     /* the part's local buffers' interior at this depth */
     double volume;     /* its points */
     double t_local_ms; /* the local kernel on that part, one step */
@@ -32,7 +33,8 @@ typedef struct {
     int reach[3];      /* layers one step reads, per axis: one exchange sends depth x reach */
     int periodic;      /* the axes (bit a) where a field is periodic: they exchange, split or not */
     int depth1_only;   /* periodic and other boundaries mixed: depth 1 (and one stage) only */
-    int overlap_able;  /* a step is one kernel then halo fills (NAME_dist_set_overlap) */
+    int overlap_able;  /* the overlapped step the code has (NAME_dist_set_overlap): 0 none, 1 a
+                          one-step kernel's at depth 1, 2 a fused kernel's at multiples of tblock */
     int tblock;        /* steps the kernel fuses (the plan's step_count) */
 } CgDistTraits;
 
@@ -42,6 +44,7 @@ typedef struct {
     double link_gbs;        /* B: bytes per second one way, per GPU, in GB/s */
     char link[32];          /* "nvlink" or "25 GB/s", for messages */
     int given;              /* the depth was given (--depth): one candidate, no search */
+    int overlap_kind;       /* CgDistTraits.overlap_able of the plan */
     int measured;           /* t_local was measured on a GPU; else scaled from the volume */
     char device[64];        /* the GPU that measured */
     double owned_volume;    /* the largest rank's owned points */
@@ -57,8 +60,8 @@ int cg_dist_parse_link(const char *s, double *gbs, char *name, int namelen);
 
 /* The candidates for plan over global split by procs: depths 1..4, or for a kernel that fuses
  * T steps T, 2T, 3T, 4T (so that fusion is kept); only `depth` where depth > 0 (--depth); none
- * whose part is thinner than the layers it sends; then depth 1 with overlap where the code can
- * overlap this split. Each with its volume, bytes and a t_local scaled from the volume (the
+ * whose part is thinner than the layers it sends; then the first of them with overlap where the
+ * code can overlap this split. Each with its volume, bytes and a t_local scaled from the volume (the
  * model table's memory bandwidth); the driver may replace t_local with measurements, then
  * calls cg_dist_choose. 0, or -1 with a reason (no depth fits). */
 int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3], int depth, double link_gbs,

@@ -39,6 +39,9 @@ void api_emit_rotation(const Api *api, StrBuf *o);
 void api_emit_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o);
 /* A launch: its grid from n, the <<<>>> call, the error check, the rotation after it. */
 void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o);
+/* The launch of `kernel`, l's kernel copied by kir_offset_blocks along grid axis dim, on l's
+ * blocks [first, first + count) along dim (C variables in scope); no rotation. */
+void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kernel, int dim, StrBuf *o);
 /* static cudaError_t NAME_<name>_(bufs, params, n, step0, stream[, dist][, scratch]): the launches
  * in order (scratch where one writes the reductions' partials). In the
  * distributed form (dist set) a halo fill becomes its sided kernel (emit_dist.c), which fills
@@ -57,6 +60,13 @@ void api_emit_unbind(const Api *api, StrBuf *o);
  * the .cu (after the one-GPU host code, whose groups it calls). */
 void api_emit_dist_header(const Api *api, StrBuf *h);
 void api_emit_dist_source(const Api *api, StrBuf *cu);
+/* The overlapped step (emit_dist_overlap.c): which kind plan allows (0: none), the function
+ * NAME_dist_set_overlap asks whether a run's depth and part fit it, its code (nothing for
+ * kind 0), and its part of the local run's loop over groups of steps. */
+int api_dist_overlap_kind(const Plan *plan);
+void api_emit_dist_overlap_fits(const Api *api, StrBuf *cu);
+void api_emit_dist_overlap(const Api *api, StrBuf *cu);
+void api_emit_dist_overlap_loop(const Api *api, StrBuf *o);
 /* The reductions' API (emit_reduce_api.c): NAME_reductions and NAME_reduce's declaration into
  * the header, its host code into the .cu; nothing for a stencil without reductions. */
 void api_emit_reduce_header(const Api *api, StrBuf *h);

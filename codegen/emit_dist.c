@@ -393,10 +393,12 @@ static const char *const DIST_TEMPLATE[] = {
     "    d->overlap = 0;\n"
     "    if (!on)\n"
     "        return ^_DIST_OK;\n"
-    "    /* (the kernels run on slabs of the outermost axis through pointers moved by whole planes;\n"
-    "     * vector kernels check their pointers' alignment and take their scalar path otherwise) */\n"
+    "    /* (one-step kernels run on slabs of the outermost axis through pointers moved by whole\n"
+    "     * planes; vector kernels check their pointers' alignment and take their scalar path\n"
+    "     * otherwise) */\n"
     "    const int a = @_DIST_DIMS_ - 1, w = d->width[a];\n"
-    "    int ok = @_DIST_OVERLAP_ && d->depth == 1 && d->xstream_ && @_dist_exchanges_(d, a) && d->n[a] >= 2 * w;\n"
+    "    int ok = @_DIST_OVERLAP_ && d->xstream_ && @_dist_exchanges_(d, a) && d->n[a] >= 2 * w &&\n"
+    "             @_dist_overlap_fits_(d);\n"
     "    for (int o = 0; o < a; o++)\n"
     "        ok = ok && !@_dist_exchanges_(d, o);\n"
     "    d->overlap = ok;\n"
@@ -832,99 +834,6 @@ static unsigned digest(const Api *api)
     return hsh & 0x7fffffff;
 }
 
-/* Whether a step can compute its slabs first: one stage, no fused steps, and its launches the
- * stage's kernel (which rotates) followed by halo fills only. */
-static int overlap_able(const Plan *plan)
-{
-    if (plan->prog->nstages != 1 || plan->step_count != 1 || plan->nstep < 1 || plan->step[0].fill ||
-        !plan->step[0].rotate_after)
-        return 0;
-    if (ir_stage_builtins(&plan->prog->stages[0])) /* NAME_drange_ moves the interior's origin */
-        return 0;
-    for (int i = 1; i < plan->nstep; i++)
-        if (!plan->step[i].fill)
-            return 0;
-    return 1;
-}
-
-/* NAME_drange_: the step's kernel alone on planes [first, first + count) of the outermost axis,
- * through a copy of the buffer set moved by whole planes (the kernels index from the buffer's
- * start; a plane's offset keeps alignment, which NAME_dist_set_overlap checks). */
-static void emit_range(const Api *api, StrBuf *o)
-{
-    const IrProgram *p = api->prog;
-    const char *x = api->pfx;
-    int a = p->dims - 1;
-    sb_printf(o, "static cudaError_t %s_drange_(const %s_bufs_ *b0, const %s_params *p, const int n0[3],\n"
-              "    cudaStream_t stream, int first, int count)\n{\n", x, x, x);
-    sb_puts(o, "    size_t layer = 1;\n");
-    for (int d = 0; d < a; d++)
-        sb_printf(o, "    layer *= (size_t)n0[%d] + %d;\n", d, 2 * p->halo[d]);
-    sb_printf(o, "    const size_t shift = layer * (size_t)first;\n    %s_bufs_ moved = *b0;\n", x);
-    for (int f = 0; f < p->nfields; f++) {
-        const IrField *fl = &p->fields[f];
-        const char *m = api->member[f];
-        if (fl->role == ROLE_STATE)
-            for (int l = 0; l < fl->levels; l++)
-                sb_printf(o, "    moved.%s[%d] += shift;\n", m, l);
-        else if (fl->role == ROLE_COEF)
-            sb_printf(o, "    if (moved.%s)\n        moved.%s += shift;\n", m, m);
-        else if (api_temp_has_buffer(p, f))
-            sb_printf(o, "    moved.%s += shift;\n", m);
-    }
-    sb_printf(o, "    %s_bufs_ *b = &moved;\n    const int n[3] = {%s, %s, %s};\n", x,
-              a == 0 ? "count" : "n0[0]", a == 1 ? "count" : "n0[1]", a == 2 ? "count" : "n0[2]");
-    sb_puts(o, "    dim3 grid;\n    cudaError_t err = cudaSuccess;\n    (void)p;\n");
-    PlanLaunch l = api->plan->step[0];
-    l.rotate_after = 0; /* the caller rotates once, after the three parts */
-    api_emit_launch(api, &l, o);
-    sb_puts(o, "    return err;\n}\n\n");
-}
-
-/* NAME_dstep_overlap_: one step with its exchange in flight. On the exchange stream (created at
- * the highest priority, so that its blocks go first wherever both streams have some waiting): the
- * two slabs that are sent, then the exchange of the new buffers' slabs; meanwhile, on the caller's
- * stream, the interior; then the rotation and the fills of the global faces (which also fill the
- * received planes' edges). Both streams start from the end of the step before. */
-static void emit_overlap_step(const Api *api, StrBuf *o)
-{
-    const IrProgram *p = api->prog;
-    const char *x = api->pfx;
-    int a = p->dims - 1;
-    sb_printf(o, "static cudaError_t %s_dstep_overlap_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
-              "    cudaStream_t stream, %s_dist *dd, int *xst)\n{\n", x, x, x, x);
-    /* the slabs computed first are whole tiles of the kernel along the axis, where it has them,
-     * so that no launch runs part-empty tiles */
-    int tile = 1;
-    for (int d = 0; d < 3; d++)
-        if (api->plan->step[0].axis_of[d] == a && api->plan->step[0].tile[d] > 0)
-            tile = api->plan->step[0].tile[d];
-    sb_printf(o, "    const int w = dd->width[%d], len = n[%d], tile = %d;\n"
-              "    const int t = 2 * ((w + tile - 1) / tile * tile) <= len ? (w + tile - 1) / tile * tile : w;\n"
-              "    cudaStream_t xs_ = dd->xstream_;\n", a, a, tile);
-    sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n    int nx = 0;\n", x, x);
-    for (int f = 0; f < p->nfields; f++) {
-        const IrField *fl = &p->fields[f];
-        if (fl->role == ROLE_STATE && cg_writing_stage(p, f) >= 0)
-            sb_printf(o, "    xs[nx++] = (%s_xfield_){b->%s[%d], %d};\n", x, api->member[f], fl->levels - 1,
-                      api_periodic_axes(p, f));
-    }
-    sb_printf(o, "    cudaError_t err = cudaEventRecord(dd->xevent_[0], stream);\n"
-              "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(xs_, dd->xevent_[0], 0);\n"
-              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, xs_, 0, t);\n"
-              "    if (err == cudaSuccess)\n        err = %s_drange_(b, p, n, xs_, len - t, t);\n"
-              "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, xs_);\n"
-              "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], xs_);\n"
-              "    if (err == cudaSuccess && len > 2 * t)\n"
-              "        err = %s_drange_(b, p, n, stream, t, len - 2 * t);\n"
-              "    if (err == cudaSuccess)\n        err = rec;\n"
-              "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
-              x, x, x, a, x);
-    api_emit_rotation(api, o);
-    sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, 0, stream, dd);\n    return err;\n}\n\n",
-              x);
-}
-
 static void emit_constants(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
@@ -947,8 +856,8 @@ static void emit_constants(const Api *api, StrBuf *o)
               "#define %s_DIST_COORDS_ %d\n", x, (ir_program_builtins(p) & IR_USES_COORDS) != 0);
     sb_printf(o, "#define %s_DIST_NCCL_REAL_ %s\n", x, p->type == ELEM_DOUBLE ? "ncclDouble" : "ncclFloat");
     sb_printf(o, "#define %s_DIST_MAXF_ %d\n#define %s_DIST_DIGEST_ %u\n", x, maxf > 0 ? maxf : 1, x, digest(api));
-    sb_printf(o, "#define %s_DIST_OVERLAP_ %d /* the step: one kernel, then halo fills */\n\n", x,
-              overlap_able(api->plan));
+    sb_printf(o, "/* the overlapped step: 0 none, 1 planes of a one-step kernel, 2 chunks of a fused one */\n"
+              "#define %s_DIST_OVERLAP_ %d\n\n", x, api_dist_overlap_kind(api->plan));
 }
 
 /* The buffers exchanged before the first step (every state buffer and the coefs) or at the
@@ -1021,14 +930,7 @@ static void emit_local_run(const Api *api, StrBuf *o)
               "        left -= group;\n"
               "        if (!first && !dd->overlap)\n"
               "            *xst = %s_dist_exchange_(dd, xs, %s_xset_group_(&b, xs, dd->depth), stream);\n", x, x);
-    if (overlap_able(plan))
-        sb_printf(o, "        if (dd->overlap) {\n"
-                  "            for (int s = 0; s < group && *xst == 0; s++) {\n"
-                  "                const cudaError_t e = %s_dstep_overlap_(&b, p, n, stream, dd, xst);\n"
-                  "                err = err == cudaSuccess ? e : err;\n"
-                  "            }\n"
-                  "            continue;\n"
-                  "        }\n", x);
+    api_emit_dist_overlap_loop(api, o);
     if (plan->step_count > 1)
         sb_printf(o, "        for (; err == cudaSuccess && group >= %d; group -= %d)\n"
                   "            err = %s_dstep_(&b, p, n, steps - left - group, stream, dd);\n", plan->step_count, plan->step_count, x);
@@ -1069,6 +971,7 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
     const Plan *plan = api->plan;
     emit_constants(api, cu);
     emit_sided_fills(api, cu);
+    api_emit_dist_overlap_fits(api, cu);
     put_template(api, DIST_TEMPLATE, cu);
     emit_xset(api, "all", 1, cu);
     emit_xset(api, "group", 0, cu);
@@ -1077,11 +980,7 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
     api_emit_group(api, "dstep", plan->step, plan->nstep, 1, cu);
     if (plan->single != plan->step && plan->nsingle > 0)
         api_emit_group(api, "dsingle", plan->single, plan->nsingle, 1, cu);
-    if (overlap_able(plan)) {
-        api_emit_group(api, "dfills", plan->step + 1, plan->nstep - 1, 1, cu);
-        emit_range(api, cu);
-        emit_overlap_step(api, cu);
-    }
+    api_emit_dist_overlap(api, cu);
     emit_local_run(api, cu);
     put_template(api, DIST_RUN, cu);
     api_emit_dist_reduce_source(api, cu);
@@ -1122,7 +1021,7 @@ void cg_dist_traits(const Plan *plan, CgDistTraits *t)
         t->reach[a] = step_reach(p, a);
     t->periodic = any_periodic(p);
     t->depth1_only = depth1_only(p);
-    t->overlap_able = overlap_able(plan);
+    t->overlap_able = api_dist_overlap_kind(plan);
     t->tblock = plan->step_count > 1 ? plan->step_count : 1;
 }
 

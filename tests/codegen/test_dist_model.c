@@ -9,11 +9,13 @@
 #include "codegen.h"
 #include "hand_ir.h"
 
-/* A 512^3 float part of star3d1r in slabs along z (1x1x4): one 1.06 MB face per step. */
+/* A 512^3 float part of star3d1r in slabs along z (1x1x4): one 1.06 MB face per step. With
+ * overlap of that kind (1: a one-step kernel's, 2: a fused kernel's), the depth-1 candidate again
+ * with overlap. */
 static CgDistChoice slabs(double link_gbs, const double t_local_ms[4], int with_overlap)
 {
     CgDistChoice c = {.dims = 3, .global = {512, 512, 2048}, .procs = {1, 1, 4}, .link_gbs = link_gbs,
-                      .owned_volume = 512.0 * 512 * 512};
+                      .owned_volume = 512.0 * 512 * 512, .overlap_kind = with_overlap};
     snprintf(c.link, sizeof c.link, "test");
     for (int i = 0; i < 4; i++) {
         CgDistCand *k = &c.cand[c.ncand++];
@@ -79,6 +81,15 @@ static void overlap_by_link(void)
     cg_dist_choose(&c);
     const CgDistCand *o = &c.cand[4];
     assert(o->overlap && fabs(o->t_x_ms - (c.cand[0].t_x_ms - 0.010 + 0.0085)) < 1e-9);
+    /* a fused kernel's overlapped launch costs 90 us (2 H200s): not worth it on NVLink, worth it
+     * on the slow link */
+    c = slabs(390, scaled, 2);
+    cg_dist_choose(&c);
+    assert(!chosen(&c)->overlap);
+    c = slabs(25, scaled, 2);
+    c.cand[4].depth = 3; /* a kernel of 3 fused steps: one overlapped launch a group of 3 */
+    cg_dist_choose(&c);
+    assert(chosen(&c)->overlap && fabs(chosen(&c)->t_x_ms - 0.030) < 1e-9);
     /* the same slow link without the code's overlap: the bandwidth stays, deeper halos only
      * cut the fixed cost */
     c = slabs(25, flat, 0);
@@ -113,8 +124,9 @@ static int has_depth(const CgDistChoice *c, int depth, int overlap)
     return 0;
 }
 
-/* What the generated code allows: a kernel that fuses T steps gets multiples of T; overlap
- * only for one kernel a step, slabs of the outermost axis; thin parts drop deep candidates. */
+/* What the generated code allows: a kernel that fuses T steps gets multiples of T; overlap for
+ * one kernel a step (at depth 1, or at T for a fused one), slabs of the outermost axis at least
+ * two sent slabs thick; thin parts drop deep candidates. */
 static void candidates_of_plans(Arena *a)
 {
     char why[256];
@@ -135,16 +147,17 @@ static void candidates_of_plans(Arena *a)
     Plan *fused = hb_plan(a, star, "tb=32x8,tblock=2");
     assert(fused->step_count == 2);
     assert(cg_dist_prepare(fused, global, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
-    assert(c.ncand == 4 && has_depth(&c, 2, 0) && has_depth(&c, 4, 0) && has_depth(&c, 6, 0) &&
-           has_depth(&c, 8, 0) && !has_depth(&c, 1, 0) && !has_depth(&c, 2, 1));
+    assert(c.ncand == 5 && has_depth(&c, 2, 0) && has_depth(&c, 4, 0) && has_depth(&c, 6, 0) &&
+           has_depth(&c, 8, 0) && !has_depth(&c, 1, 0) && has_depth(&c, 2, 1) && !has_depth(&c, 4, 1));
     cg_dist_choose(&c);
     assert(chosen(&c)->depth % 2 == 0);
 
     /* parts of 5 rows: depth 5 at most with radius 1; 2 x 2 fits, 2 x 3 does not */
     const long thin[3] = {4096, 20, 1};
     assert(cg_dist_prepare(fused, thin, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
-    assert(c.ncand == 2 && has_depth(&c, 2, 0) && has_depth(&c, 4, 0));
-    const long thinner[3] = {4096, 12, 1}; /* parts of 3 rows: no multiple of 2 beyond 2 */
+    assert(c.ncand == 3 && has_depth(&c, 2, 0) && has_depth(&c, 4, 0) && has_depth(&c, 2, 1));
+    const long thinner[3] = {4096, 12, 1}; /* parts of 3 rows: no multiple of 2 beyond 2, and
+                                              thinner than the two slabs overlap sends */
     assert(cg_dist_prepare(fused, thinner, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
     assert(c.ncand == 1 && c.cand[0].depth == 2);
 

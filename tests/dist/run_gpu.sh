@@ -51,10 +51,22 @@ run() {
   out=$(timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$np" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP -x STC_DIST_SAME_BITS \
         "$work/$id/check" "$work/$id/init.bin" "$work/$id/ref.bin" "$3" "$4" "$5" "$6" "$7" ${8:-} 2>&1)
   local rc=$?
+  last_out=$out
   echo "$out" | grep -E "^(PASS|FAIL)|^  |dist_" | sed "s/^/[$id np=$np] /" | tee -a "$log"
   if [ $rc -eq 0 ] && echo "$out" | grep -q "^PASS"; then pass=$((pass + 1)); else
     fail=$((fail + 1)); echo "FAILED: $id np=$np $3x$4x$5 depth $7 ${8:-} (rc $rc)" | tee -a "$log"
     echo "$out" | tail -5; fi
+}
+
+# run_ov ID NP PX PY PZ STEPS DEPTH: as run, and the run must have overlapped its exchanges
+run_ov() {
+  local before=$pass
+  last_out=
+  run "$@"
+  if [ "$pass" -gt "$before" ] && ! echo "$last_out" | grep -q "^PASS.* overlapped:"; then
+    pass=$((pass - 1)) fail=$((fail + 1))
+    echo "FAILED: $1 np=$2 depth $7: passed without overlap" | tee -a "$log"
+  fi
 }
 
 s3=examples/bench/star3d1r.st
@@ -95,6 +107,12 @@ s3=examples/bench/star3d1r.st
   # depth 0: the depth the model chose for 256x256x512 over 1x1x2 (4; 12 with tblock=3)
   prog s3c $s3 star3d1r float "" 37 33 29 7 --procs 1x1x2 --grid 256x256x512 &
   prog s3tc $s3 star3d1r float "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 13 --procs 1x1x2 --grid 256x256x512 &
+  # overlapped fused steps (ranges of the kernel's blocks along the outermost axis): chunks of 16
+  # planes, so that a part has edge chunks and an interior; 3D tiles of 4 planes in double
+  prog s3to $s3 star3d1r float "tb=32x16x1,stream=z,sb=16,tblock=3" 37 33 70 9 &
+  prog b3to examples/bench/box3d1r.st box3d1r float "tb=32x8x1,stream=z,sb=16,tblock=2,retime=on" 37 33 70 8 &
+  prog s2to examples/bench/star2d1r.st star2d1r float "tb=64x1x1,stream=y,sb=16,tblock=4" 67 130 1 12 &
+  prog s3tto $s3 star3d1r double "tb=16x8x8,tblock=2" 37 33 70 8 &
   wait
 } 2>&1 | grep -v "^$" | tail -20
 
@@ -143,6 +161,12 @@ run dred 2 2 1 1 6 1 errors; run jac 4 2 2 1 9 1 errors
 # overlap (slabs of the outermost axis, depth 1): on (as everywhere above, where it applies), and off
 run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run h1 4 4 1 1 10 1; run s3v 4 1 1 4 7 1
 run s3v 2 1 1 2 7 1; run heat 2 1 1 2 6 1
+# overlapped fused steps: whole groups (depth = T), a plain launch before the overlapped one
+# (depth = 2T), a last group shorter than the depth, parts whose interior range is empty
+run_ov s3to 2 1 1 2 9 3; run_ov s3to 2 1 1 2 9 6; run_ov s3to 4 1 1 4 9 3
+run_ov b3to 2 1 1 2 8 2; run_ov b3to 2 1 1 2 8 4; run_ov b3to 4 1 1 4 8 2
+run_ov s2to 2 1 2 1 12 4; run_ov s2to 2 1 2 1 12 8
+run_ov s3tto 2 1 1 2 8 2; run_ov s3tto 4 1 1 4 8 4
 export STC_DIST_OVERLAP=0
 run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run s3v 4 1 1 4 7 1
 export STC_DIST_OVERLAP=

@@ -109,6 +109,11 @@ emit examples/wave3d_energy.st wave3d_energy "tb=32x4x1,stream=z,sb=64"
 emit examples/jacobi_residual.st jacobi ""
 emit tests/dist/dred.st dred ""
 grep -q "p$((n - 1))_dist_run_reduce" "$dir/p$((n - 1)).h" || { echo "FAIL: no dist_run_reduce in dred.st"; exit 1; }
+# the fused kernels overlap by ranges of their blocks along the outermost axis (a copy of the
+# kernel with offset block numbers); the one-step ones by planes, two-stage steps not at all
+grep -q "p1_dchunks_(b, p, n, xs_, 0, lo)" "$dir/p1.cu" && grep -q "(blockIdx.z + stc_boff_)" "$dir/p1.cu" \
+  && grep -q "#define p3_DIST_OVERLAP_ 2$" "$dir/p3.cu" && grep -q "#define p2_DIST_OVERLAP_ 1$" "$dir/p2.cu" \
+  && grep -q "#define p7_DIST_OVERLAP_ 0$" "$dir/p7.cu" || { echo "FAIL: the overlap kinds"; exit 1; }
 "$nvcc" -arch=sm_90 -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \
   -c "$dir/all.cu" -o "$dir/all.o"
 echo "compiled the distributed API of $n programs"

@@ -130,6 +130,38 @@ static void test_structure(Arena *a)
     assert(constants > 0);
 }
 
+/* kir_offset_blocks: the copy numbers its blocks along one axis from a last parameter, the
+ * other axes and the original untouched, the same statements otherwise. */
+static void test_offset_blocks(Arena *a)
+{
+    IrProgram *star = hb_example(a, 0);
+    Plan *fused = hb_plan(a, star, "tb=64x1,stream=y,sb=16,tblock=4");
+    const KKernel *k = k_module_kernel(&fused->module, "star2d1r_step");
+    assert(k);
+    StrBuf before = {0}, after = {0}, copy = {0};
+    kir_cuda_kernel(&before, k);
+    KKernel *off = kir_offset_blocks(&kb, k, "star2d1r_step_off_", 1, "boff");
+    kir_cuda_kernel(&after, k);
+    kir_cuda_kernel(&copy, off);
+    assert(strcmp(before.data, after.data) == 0);           /* the original is not changed */
+    assert(off->nparams == k->nparams + 1 && strcmp(off->params[k->nparams].name, "boff") == 0);
+    assert(!off->params[k->nparams].pointer && off->maxreg == k->maxreg && off->threads == k->threads);
+    assert(strstr(before.data, "blockIdx.y") && !strstr(before.data, "boff"));
+    assert(strstr(copy.data, "(blockIdx.y + boff)"));      /* every y block index moved */
+    const char *y = copy.data;
+    while ((y = strstr(y, "blockIdx.y")) != NULL) {
+        assert(strncmp(y - 1, "(blockIdx.y + boff)", 19) == 0);
+        y++;
+    }
+    assert(strstr(copy.data, "blockIdx.x") && !strstr(copy.data, "blockIdx.x + boff"));
+    assert(kir_count_stmts(&off->body, KS_BARRIER) == kir_count_stmts(&k->body, KS_BARRIER));
+    assert(kir_count_stmts(&off->body, KS_FOR) == kir_count_stmts(&k->body, KS_FOR));
+    assert(kir_count_index(&off->body, "f_u_lp1") == kir_count_index(&k->body, "f_u_lp1"));
+    sb_free(&before);
+    sb_free(&after);
+    sb_free(&copy);
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -138,6 +170,7 @@ int main(void)
     test_constants();
     test_statements();
     test_structure(a);
+    test_offset_blocks(a);
     arena_free(a);
     puts("kir: ok");
     return 0;

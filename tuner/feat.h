@@ -30,7 +30,7 @@
     X(d_threads) X(d_points_thread) X(d_family_plain) X(d_family_tile) X(d_family_stream)         \
     X(d_family_retime) X(d_family_temporal) X(d_loads_point) X(d_row_bytes) X(d_halo_ratio)       \
     /* the plan: launches, shared memory, blocks */                                               \
-    X(l_launches) X(l_smem_kib) X(l_log2_blocks) X(l_waves)                                       \
+    X(l_launches) X(l_smem_kib) X(l_log2_blocks) X(l_waves) X(l_fill)                             \
     /* the compiled kernel (ptxas report, PTX): -1 where not compiled */                          \
     X(k_known) X(k_regs) X(k_spill) X(k_stack) X(k_barriers)                                      \
     X(k_ptx_instr) X(k_ld_global) X(k_st_global) X(k_ld_shared) X(k_st_shared) X(k_ld_const)      \

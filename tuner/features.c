@@ -273,6 +273,20 @@ Occupancy feat_occupancy(const Plan *plan, const FeatKernel *k, const OccGpu *g)
     return occ_compute(g, threads, regs, smem);
 }
 
+/* The share of the points l's blocks cover (tile x blocks along each tiled axis) that lie in the
+ * grid: below 1 where the tiles do not divide it, or start before it (a vector kernel's shift of
+ * halo x mod vec: 513 points of a 512 row in tiles of 256 launch 3 where 2 would do). */
+static double launch_fill(const PlanLaunch *l, const long n[3])
+{
+    double fill = 1;
+    for (int d = 0; l && d < 3; d++)
+        if (l->tile[d] > 0 && l->axis_of[d] >= 0 && n[l->axis_of[d]] > 0) {
+            double inner = (double)n[l->axis_of[d]];
+            fill *= inner / (ceil((inner + l->extra[d]) / l->tile[d]) * l->tile[d]);
+        }
+    return fill;
+}
+
 static void plan_features(const Plan *plan, const long n[3], const FeatKernel *k, const OccGpu *g,
                           double *f)
 {
@@ -289,6 +303,7 @@ static void plan_features(const Plan *plan, const long n[3], const FeatKernel *k
     f[FEAT_l_smem_kib] = smem / 1024.0;
     f[FEAT_l_log2_blocks] = lg(blocks);
     f[FEAT_l_waves] = o.blocks_sm > 0 ? blocks / ((double)g->sms * o.blocks_sm) : 0;
+    f[FEAT_l_fill] = launch_fill(l, n);
     f[FEAT_o_occupancy] = o.occupancy;
     f[FEAT_o_blocks_sm] = o.blocks_sm;
     f[FEAT_o_by_regs] = o.status == OCC_FITS && o.limit == OCC_BY_REGS;

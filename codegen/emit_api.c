@@ -574,14 +574,18 @@ static void host_buffer_members(const Api *api, StrBuf *o)
     api_put(api, o, "} @_bufs_;\n\n", NULL);
 }
 
+const char *api_fused_fits(const Api *api)
+{
+    const int *m = api->plan->fused_min_n;
+    return m[0] || m[1] || m[2] ? arena_printf(api->arena, " && n[0] >= %d && n[1] >= %d && n[2] >= %d", m[0], m[1], m[2])
+                                : "";
+}
+
 void api_emit_steps(const Api *api, const char *steps, StrBuf *o)
 {
     const Plan *plan = api->plan;
     int separate_single = plan->single != plan->step && plan->nsingle > 0;
-    const int *m = plan->fused_min_n;
-    const char *fits = m[0] || m[1] || m[2]
-                           ? arena_printf(api->arena, " && n[0] >= %d && n[1] >= %d && n[2] >= %d", m[0], m[1], m[2])
-                           : "";
+    const char *fits = api_fused_fits(api);
     const TplVar vars[] = {{"k", arena_printf(api->arena, "%d", plan->step_count)},
                            {"rest", separate_single ? "single" : "step"}, {"fits", fits}, {"steps", steps},
                            {NULL, NULL}};

@@ -48,6 +48,9 @@ void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kerne
  * only the faces of the global grid. */
 void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, int dist, StrBuf *o);
 
+/* "" or " && n[0] >= A && ...": the grid sizes n (in scope) that the fused step group needs
+ * (Plan.fused_min_n); smaller grids run single steps. */
+const char *api_fused_fits(const Api *api);
 /* Inside a run function, after api_emit_bind: the prologue, then `steps` (a C expression)
  * steps: whole launches of the step group, then single steps. */
 void api_emit_steps(const Api *api, const char *steps, StrBuf *o);

@@ -932,8 +932,9 @@ static void emit_local_run(const Api *api, StrBuf *o)
               "            *xst = %s_dist_exchange_(dd, xs, %s_xset_group_(&b, xs, dd->depth), stream);\n", x, x);
     api_emit_dist_overlap_loop(api, o);
     if (plan->step_count > 1)
-        sb_printf(o, "        for (; err == cudaSuccess && group >= %d; group -= %d)\n"
-                  "            err = %s_dstep_(&b, p, n, steps - left - group, stream, dd);\n", plan->step_count, plan->step_count, x);
+        sb_printf(o, "        for (; err == cudaSuccess && group >= %d%s; group -= %d)\n"
+                  "            err = %s_dstep_(&b, p, n, steps - left - group, stream, dd);\n", plan->step_count,
+                  api_fused_fits(api), plan->step_count, x);
     sb_printf(o, "        for (; err == cudaSuccess && group > 0; group--)\n"
               "            err = %s_%s_(&b, p, n, steps - left - group, stream, dd);\n    }\n", x, separate ? "dsingle" : "dstep");
     api_emit_unbind(api, o);

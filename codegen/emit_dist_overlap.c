@@ -222,11 +222,11 @@ void api_emit_dist_overlap_loop(const Api *api, StrBuf *o)
                   "            continue;\n"
                   "        }\n", x);
     else if (kind == DIST_OVERLAP_CHUNKS)
-        sb_printf(o, "        if (dd->overlap && group == dd->depth) {\n"
+        sb_printf(o, "        if (dd->overlap && group == dd->depth%s) {\n"
                   "            for (; err == cudaSuccess && group > %d; group -= %d)\n"
                   "                err = %s_dstep_(&b, p, n, steps - left - group, stream, dd);\n"
                   "            const cudaError_t e = %s_dstep_overlap_(&b, p, n, stream, dd, xst);\n"
                   "            err = err == cudaSuccess ? e : err;\n"
                   "            continue;\n"
-                  "        }\n", plan->step_count, plan->step_count, x, x);
+                  "        }\n", api_fused_fits(api), plan->step_count, plan->step_count, x, x);
 }

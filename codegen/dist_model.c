@@ -19,7 +19,7 @@ static const struct {
                            pack and unpack kernels. Fitted: star3d1r slabs 23 us a step on 4
                            GPUs, 1x2x2 50 us, 2x2x1 75 us */
     double nvlink_gbs;  /* B between two H200s, one way (measured with the peer's exchange) */
-    double split_us[3]; /* what an overlapped launch costs more than one launch, by overlap kind
+    double split_us[3]; /* what an overlapped launch costs more than one launch, by CG_OVERLAP_*
                            (NAME_DIST_OVERLAP_): its kernel in three launches, two of them beside
                            the third, with NCCL's blocks among them. 2 H200s, 2026-11-27: a
                            one-step kernel (kind 1), star3d1r 0.3205 ms a step with overlap
@@ -96,8 +96,8 @@ static int candidate(const Plan *plan, const CgDistTraits *t, const CgDistChoice
 static int overlap_fits(const CgDistTraits *t, const CgDistCand *one, const CgDistChoice *c)
 {
     const int outer = c->dims - 1;
-    const int depth_ok = t->overlap_able == 1 ? one->depth == 1 : one->depth % t->tblock == 0;
-    if (!t->overlap_able || !depth_ok || one->bytes[outer] == 0)
+    const int depth_ok = t->overlap_able == CG_OVERLAP_PLANES ? one->depth == 1 : one->depth % t->tblock == 0;
+    if (t->overlap_able == CG_OVERLAP_NONE || !depth_ok || one->bytes[outer] == 0)
         return 0;
     for (int a = 0; a < outer; a++)
         if (one->bytes[a] > 0)

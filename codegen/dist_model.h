@@ -28,13 +28,16 @@ typedef struct {
     double efficiency; /* t_owned_ms / t_step_ms */
 } CgDistCand;
 
+/* The overlapped step a plan has (emit_dist_overlap.c): none, a one-step kernel's on slabs of
+ * planes (depth 1), a fused kernel's on ranges of its blocks (depths that are multiples of T). */
+enum { CG_OVERLAP_NONE, CG_OVERLAP_PLANES, CG_OVERLAP_CHUNKS };
+
 /* What the generated distributed code allows for a plan (emit_dist.c knows). */
 typedef struct {
     int reach[3];      /* layers one step reads, per axis: one exchange sends depth x reach */
     int periodic;      /* the axes (bit a) where a field is periodic: they exchange, split or not */
     int depth1_only;   /* periodic and other boundaries mixed: depth 1 (and one stage) only */
-    int overlap_able;  /* the overlapped step the code has (NAME_dist_set_overlap): 0 none, 1 a
-                          one-step kernel's at depth 1, 2 a fused kernel's at multiples of tblock */
+    int overlap_able;  /* the overlapped step the code has (NAME_dist_set_overlap): CG_OVERLAP_* */
     int tblock;        /* steps the kernel fuses (the plan's step_count) */
 } CgDistTraits;
 

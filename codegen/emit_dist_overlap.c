@@ -2,9 +2,9 @@
  * sent are computed first, on the exchange's own stream (created at the highest priority), and
  * exchanged there, while the interior is computed on the caller's stream beside them. Two kinds:
  *
- *   DIST_OVERLAP_PLANES  a one-step kernel (depth 1): it runs on slabs of planes of the outermost
+ *   CG_OVERLAP_PLANES  a one-step kernel (depth 1): it runs on slabs of planes of the outermost
  *                        axis through buffer pointers moved by whole planes (NAME_drange_);
- *   DIST_OVERLAP_CHUNKS  a kernel that fuses T steps (depth a multiple of T): the last launch of
+ *   CG_OVERLAP_CHUNKS  a kernel that fuses T steps (depth a multiple of T): the last launch of
  *                        each group runs its blocks along the outermost axis in three ranges, the
  *                        edge ones first, through a copy of the kernel whose blocks are numbered
  *                        from an offset (kir_offset_blocks; NAME_dchunks_). Moved pointers would
@@ -15,8 +15,6 @@
 #include "emit_api.h"
 
 #include <stdio.h>
-
-enum { DIST_OVERLAP_NONE, DIST_OVERLAP_PLANES, DIST_OVERLAP_CHUNKS };
 
 /* The grid axis of the step kernel's blocks along the outermost array axis, or -1. */
 static int outer_grid_axis(const Plan *plan)
@@ -32,14 +30,14 @@ int api_dist_overlap_kind(const Plan *plan)
 {
     const IrProgram *p = plan->prog;
     if (p->nstages != 1 || plan->nstep < 1 || plan->step[0].fill || plan->step[0].rotate_after != 1)
-        return DIST_OVERLAP_NONE;
+        return CG_OVERLAP_NONE;
     if (ir_stage_builtins(&p->stages[0]))
-        return DIST_OVERLAP_NONE;
+        return CG_OVERLAP_NONE;
     for (int i = 1; i < plan->nstep; i++)
         if (!plan->step[i].fill)
-            return DIST_OVERLAP_NONE;
+            return CG_OVERLAP_NONE;
     if (plan->step_count == 1)
-        return DIST_OVERLAP_PLANES;
+        return CG_OVERLAP_PLANES;
     const PlanLaunch *l = &plan->step[0];
     int d = outer_grid_axis(plan);
     int scratch = 0;
@@ -49,8 +47,8 @@ int api_dist_overlap_kind(const Plan *plan)
     for (int f = 0; f < p->nfields; f++)
         levels3 |= p->fields[f].role == ROLE_STATE && p->fields[f].levels > 2;
     if (d < 0 || l->extra[d] != 0 || scratch || levels3)
-        return DIST_OVERLAP_NONE;
-    return DIST_OVERLAP_CHUNKS;
+        return CG_OVERLAP_NONE;
+    return CG_OVERLAP_CHUNKS;
 }
 
 /* The blocks' tile along the outermost axis (1 where the kernel has none). */
@@ -60,7 +58,7 @@ static int outer_tile(const Plan *plan)
     return d < 0 ? 1 : plan->step[0].tile[d];
 }
 
-/* The chunk ranges of a DIST_OVERLAP_CHUNKS step, as C: the first chunk that holds none of the
+/* The chunk ranges of a CG_OVERLAP_CHUNKS step, as C: the first chunk that holds none of the
  * low sent planes (lo) and the first that holds high ones (hi), of nch. */
 static void chunk_ranges(const Plan *plan, const char *d, const char *len, StrBuf *o)
 {
@@ -77,9 +75,9 @@ void api_emit_dist_overlap_fits(const Api *api, StrBuf *o)
     int kind = api_dist_overlap_kind(plan);
     sb_printf(o, "/* Whether the overlapped step fits d's depth and part (NAME_dist_set_overlap) */\n"
               "static int %s_dist_overlap_fits_(const %s_dist *d)\n{\n    (void)d;\n", api->pfx, api->pfx);
-    if (kind == DIST_OVERLAP_PLANES)
+    if (kind == CG_OVERLAP_PLANES)
         sb_puts(o, "    return d->depth == 1;\n");
-    else if (kind == DIST_OVERLAP_CHUNKS) {
+    else if (kind == CG_OVERLAP_CHUNKS) {
         chunk_ranges(plan, "d", arena_printf(api->arena, "d->local[%d]", plan->prog->dims - 1), o);
         sb_printf(o, "    return d->depth %% %d == 0 && lo <= hi;\n", plan->step_count);
     } else
@@ -153,9 +151,9 @@ static void emit_overlap_step(const Api *api, int kind, StrBuf *o)
     int a = p->dims - 1;
     sb_printf(o, "static cudaError_t %s_dstep_overlap_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
               "    cudaStream_t stream, %s_dist *dd, int *xst)\n{\n", x, x, x, x);
-    const char *part = kind == DIST_OVERLAP_CHUNKS ? "dchunks" : "drange";
+    const char *part = kind == CG_OVERLAP_CHUNKS ? "dchunks" : "drange";
     const char *lo_first, *lo_count, *hi_first, *hi_count, *in_first, *in_count, *has_hi, *has_in;
-    if (kind == DIST_OVERLAP_CHUNKS) {
+    if (kind == CG_OVERLAP_CHUNKS) {
         chunk_ranges(api->plan, "dd", arena_printf(api->arena, "n[%d]", a), o);
         lo_first = "0", lo_count = "lo", hi_first = "hi", hi_count = "nch - hi", has_hi = "nch > hi";
         in_first = "lo", in_count = "hi - lo", has_in = "hi > lo";
@@ -195,10 +193,10 @@ void api_emit_dist_overlap(const Api *api, StrBuf *cu)
 {
     const Plan *plan = api->plan;
     int kind = api_dist_overlap_kind(plan);
-    if (kind == DIST_OVERLAP_NONE)
+    if (kind == CG_OVERLAP_NONE)
         return;
     api_emit_group(api, "dfills", plan->step + 1, plan->nstep - 1, 1, cu);
-    if (kind == DIST_OVERLAP_CHUNKS)
+    if (kind == CG_OVERLAP_CHUNKS)
         emit_chunks(api, cu);
     else
         emit_range(api, cu);
@@ -213,7 +211,7 @@ void api_emit_dist_overlap_loop(const Api *api, StrBuf *o)
     const Plan *plan = api->plan;
     const char *x = api->pfx;
     int kind = api_dist_overlap_kind(plan);
-    if (kind == DIST_OVERLAP_PLANES)
+    if (kind == CG_OVERLAP_PLANES)
         sb_printf(o, "        if (dd->overlap) {\n"
                   "            for (int s = 0; s < group && *xst == 0; s++) {\n"
                   "                const cudaError_t e = %s_dstep_overlap_(&b, p, n, stream, dd, xst);\n"
@@ -221,7 +219,7 @@ void api_emit_dist_overlap_loop(const Api *api, StrBuf *o)
                   "            }\n"
                   "            continue;\n"
                   "        }\n", x);
-    else if (kind == DIST_OVERLAP_CHUNKS)
+    else if (kind == CG_OVERLAP_CHUNKS)
         sb_printf(o, "        if (dd->overlap && group == dd->depth%s) {\n"
                   "            for (; err == cudaSuccess && group > %d; group -= %d)\n"
                   "                err = %s_dstep_(&b, p, n, steps - left - group, stream, dd);\n"

@@ -24,8 +24,9 @@ static const struct {
                            the third, with NCCL's blocks among them. 2 H200s, 2026-11-27: a
                            one-step kernel (kind 1), star3d1r 0.3205 ms a step with overlap
                            against 0.312 on one GPU; a fused one (kind 2), star3d1r tblock=3
-                           0.258 at depth 3 and 0.243 at depth 6 against 0.228 (90 us a group:
-                           blocks of a whole SM's registers leave NCCL no room beside them) */
+                           0.258 at depth 3 and 0.243 at depth 6 against 0.228 (90 us a group;
+                           not profiled: its blocks take an SM's registers, which may keep
+                           NCCL's waiting) */
     double mem_gbs;     /* the local kernel's bytes (prog->an.bytes_per_point a point) per second
                            where t_local is not measured: star3d1r float 512^3, 0.312 ms a step */
 } MODEL = {

@@ -38,17 +38,9 @@ int api_dist_overlap_kind(const Plan *plan)
             return CG_OVERLAP_NONE;
     if (plan->step_count == 1)
         return CG_OVERLAP_PLANES;
-    const PlanLaunch *l = &plan->step[0];
+    /* (a fused launch of three-level fields rotates twice: refused above) */
     int d = outer_grid_axis(plan);
-    int scratch = 0;
-    for (int i = 0; i < l->nargs; i++)
-        scratch |= l->args[i].kind == ARG_SCRATCH;
-    int levels3 = 0; /* a fused launch of three-level fields rotates twice */
-    for (int f = 0; f < p->nfields; f++)
-        levels3 |= p->fields[f].role == ROLE_STATE && p->fields[f].levels > 2;
-    if (d < 0 || l->extra[d] != 0 || scratch || levels3)
-        return CG_OVERLAP_NONE;
-    return CG_OVERLAP_CHUNKS;
+    return d < 0 || plan->step[0].extra[d] != 0 ? CG_OVERLAP_NONE : CG_OVERLAP_CHUNKS;
 }
 
 /* The blocks' tile along the outermost axis (1 where the kernel has none). */
@@ -58,15 +50,21 @@ static int outer_tile(const Plan *plan)
     return d < 0 ? 1 : plan->step[0].tile[d];
 }
 
-/* The chunk ranges of a CG_OVERLAP_CHUNKS step, as C: the first chunk that holds none of the
- * low sent planes (lo) and the first that holds high ones (hi), of nch. */
-static void chunk_ranges(const Plan *plan, const char *d, const char *len, StrBuf *o)
+/* The overlapped launch's three parts along the outermost axis, as C: the low edge [0, lo), the
+ * interior [lo, hi), the high edge [hi, end), the edges holding the sent planes; in planes
+ * (whole tiles of the kernel where they fit twice) or in chunks of blocks. d: the NAME_dist, len:
+ * the local interior's length. */
+static void part_ranges(const Plan *plan, int kind, const char *d, const char *len, StrBuf *o)
 {
     int a = plan->prog->dims - 1;
-    sb_printf(o, "    const int tile = %d, w = %s->width[%d];\n"
-              "    const int nch = (%s + tile - 1) / tile, lo = (%s->ext_lo[%d] + w + tile - 1) / tile;\n"
-              "    const int hi = (%s - %s->ext_hi[%d] - w) / tile;\n"
-              "    (void)nch;\n", outer_tile(plan), d, a, len, d, a, len, d, a);
+    sb_printf(o, "    const int tile = %d, w = %s->width[%d], len = %s;\n", outer_tile(plan), d, a, len);
+    if (kind == CG_OVERLAP_CHUNKS)
+        sb_printf(o, "    const int end = (len + tile - 1) / tile, lo = (%s->ext_lo[%d] + w + tile - 1) / tile;\n"
+                  "    const int hi = (len - %s->ext_hi[%d] - w) / tile;\n", d, a, d, a);
+    else
+        sb_puts(o, "    const int t = 2 * ((w + tile - 1) / tile * tile) <= len ? (w + tile - 1) / tile * tile : w;\n"
+                   "    const int lo = t, hi = len - t, end = len;\n");
+    sb_puts(o, "    (void)end;\n");
 }
 
 void api_emit_dist_overlap_fits(const Api *api, StrBuf *o)
@@ -78,7 +76,7 @@ void api_emit_dist_overlap_fits(const Api *api, StrBuf *o)
     if (kind == CG_OVERLAP_PLANES)
         sb_puts(o, "    return d->depth == 1;\n");
     else if (kind == CG_OVERLAP_CHUNKS) {
-        chunk_ranges(plan, "d", arena_printf(api->arena, "d->local[%d]", plan->prog->dims - 1), o);
+        part_ranges(plan, kind, "d", arena_printf(api->arena, "d->local[%d]", plan->prog->dims - 1), o);
         sb_printf(o, "    return d->depth %% %d == 0 && lo <= hi;\n", plan->step_count);
     } else
         sb_puts(o, "    return 0;\n");
@@ -152,20 +150,7 @@ static void emit_overlap_step(const Api *api, int kind, StrBuf *o)
     sb_printf(o, "static cudaError_t %s_dstep_overlap_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
               "    cudaStream_t stream, %s_dist *dd, int *xst)\n{\n", x, x, x, x);
     const char *part = kind == CG_OVERLAP_CHUNKS ? "dchunks" : "drange";
-    const char *lo_first, *lo_count, *hi_first, *hi_count, *in_first, *in_count, *has_hi, *has_in;
-    if (kind == CG_OVERLAP_CHUNKS) {
-        chunk_ranges(api->plan, "dd", arena_printf(api->arena, "n[%d]", a), o);
-        lo_first = "0", lo_count = "lo", hi_first = "hi", hi_count = "nch - hi", has_hi = "nch > hi";
-        in_first = "lo", in_count = "hi - lo", has_in = "hi > lo";
-    } else {
-        /* the slabs are whole tiles of the kernel along the axis, where it has them, so that no
-         * launch runs part-empty tiles */
-        sb_printf(o, "    const int w = dd->width[%d], len = n[%d], tile = %d;\n"
-                  "    const int t = 2 * ((w + tile - 1) / tile * tile) <= len ? (w + tile - 1) / tile * tile : w;\n",
-                  a, a, outer_tile(api->plan));
-        lo_first = "0", lo_count = "t", hi_first = "len - t", hi_count = "t", has_hi = "1";
-        in_first = "t", in_count = "len - 2 * t", has_in = "len > 2 * t";
-    }
+    part_ranges(api->plan, kind, "dd", arena_printf(api->arena, "n[%d]", a), o);
     sb_printf(o, "    cudaStream_t xs_ = dd->xstream_;\n    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n    int nx = 0;\n", x, x);
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
@@ -175,15 +160,14 @@ static void emit_overlap_step(const Api *api, int kind, StrBuf *o)
     }
     sb_printf(o, "    cudaError_t err = cudaEventRecord(dd->xevent_[0], stream);\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(xs_, dd->xevent_[0], 0);\n"
-              "    if (err == cudaSuccess)\n        err = %s_%s_(b, p, n, xs_, %s, %s);\n"
-              "    if (err == cudaSuccess && %s)\n        err = %s_%s_(b, p, n, xs_, %s, %s);\n"
+              "    if (err == cudaSuccess)\n        err = %s_%s_(b, p, n, xs_, 0, lo);\n"
+              "    if (err == cudaSuccess && end > hi)\n        err = %s_%s_(b, p, n, xs_, hi, end - hi);\n"
               "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, xs_);\n"
               "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], xs_);\n"
-              "    if (err == cudaSuccess && %s)\n        err = %s_%s_(b, p, n, stream, %s, %s);\n"
+              "    if (err == cudaSuccess && hi > lo)\n        err = %s_%s_(b, p, n, stream, lo, hi - lo);\n"
               "    if (err == cudaSuccess)\n        err = rec;\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
-              x, part, lo_first, lo_count, has_hi, x, part, hi_first, hi_count, x, a, has_in, x, part, in_first,
-              in_count);
+              x, part, x, part, x, a, x, part);
     api_emit_rotation(api, o);
     sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, 0, stream, dd);\n    return err;\n}\n\n",
               x);

@@ -38,8 +38,8 @@ grep -q "^#define STAR3D1R_DIST_DEPTH 1$" "$dir/nv.h" && grep -q "^#define STAR3
 # the overlapped step: the sent slabs and the exchange on the exchange's stream, of the highest
 # priority, the interior on the caller's beside them (docs/distributed.md, "Overlap")
 grep -q "cudaStreamCreateWithPriority(&d->xstream_, cudaStreamNonBlocking, high)" "$dir/nv.cu" \
-  && grep -q "star3d1r_drange_(b, p, n, xs_, 0, t)" "$dir/nv.cu" && grep -q "star3d1r_drange_(b, p, n, xs_, len - t, t)" "$dir/nv.cu" \
-  && grep -q "star3d1r_drange_(b, p, n, stream, t, len - 2 \* t)" "$dir/nv.cu" \
+  && grep -q "star3d1r_drange_(b, p, n, xs_, 0, lo)" "$dir/nv.cu" && grep -q "star3d1r_drange_(b, p, n, xs_, hi, end - hi)" "$dir/nv.cu" \
+  && grep -q "star3d1r_drange_(b, p, n, stream, lo, hi - lo)" "$dir/nv.cu" && grep -q "lo = t, hi = len - t, end = len;" "$dir/nv.cu" \
   || { echo "FAIL: the overlapped step's streams"; exit 1; }
 line=$(choose pencils 1x2x2 512x1024x1024)
 case $line in "stencilc: exchange: chose depth 4 over 1x2x2 on nvlink: "*"; against depth 1 86.3%"*) ;;

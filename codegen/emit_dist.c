@@ -927,11 +927,14 @@ static void emit_local_run(const Api *api, StrBuf *o)
     sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n", x, x);
     sb_printf(o, "    err = %s_dprologue_(&b, p, n, 0, stream, dd);\n", x);
     sb_printf(o, "    *xst = %s_dist_exchange_(dd, xs, %s_xset_all_(&b, xs, dd->depth), stream);\n", x, x);
-    sb_printf(o, "    for (int left = steps, first = 1; left > 0 && *xst == 0; first = 0) {\n"
+    /* sent: the halos the next group reads are on their way (the first exchange, or the one of
+     * the overlapped launch before) */
+    sb_printf(o, "    for (int left = steps, sent = 1; left > 0 && *xst == 0;) {\n"
               "        int group = left < dd->depth ? left : dd->depth;\n"
               "        left -= group;\n"
-              "        if (!first && !dd->overlap)\n"
-              "            *xst = %s_dist_exchange_(dd, xs, %s_xset_group_(&b, xs, dd->depth), stream);\n", x, x);
+              "        if (!sent)\n"
+              "            *xst = %s_dist_exchange_(dd, xs, %s_xset_group_(&b, xs, dd->depth), stream);\n"
+              "        sent = 0;\n", x, x);
     api_emit_dist_overlap_loop(api, o);
     if (plan->step_count > 1)
         sb_printf(o, "        for (; err == cudaSuccess && group >= %d%s; group -= %d)\n"

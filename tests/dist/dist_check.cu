@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string>
 #include <vector>
 
 #define CAT_(a, b) a##b
@@ -187,11 +188,21 @@ static std::vector<std::vector<double> > one_gpu(const Data &init, int steps, cu
     return out;
 }
 
-static int overlap_; /* whether the last run overlapped its exchanges */
+static int overlap_; /* on how many ranks the last run overlapped its exchanges */
 #ifdef STC_REDUCE
 static int red_again_; /* whether a second _dist_reduce gave the same bits */
 #endif
 static int depth_;   /* the depth it ran with (depth 0: the header's recommendation) */
+
+/* " overlapped" where every rank overlapped, " overlapped on K of N ranks" where some did */
+static std::string overlap_words()
+{
+    if (overlap_ == 0)
+        return "";
+    if (overlap_ == nranks_)
+        return " overlapped";
+    return " overlapped on " + std::to_string(overlap_) + " of " + std::to_string(nranks_) + " ranks";
+}
 
 /* STC_DIST_OVERLAP=1 turns the overlap on where it applies, 0 off; empty or unset leaves what
  * _dist_init chose (off, or the recommendation with depth 0). */
@@ -201,6 +212,7 @@ static void overlap_from_env(dist_t *d)
     if (e && *e)
         API(_dist_set_overlap)(d, !strcmp(e, "1"));
     overlap_ = d->overlap;
+    MPI_Allreduce(MPI_IN_PLACE, &overlap_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     depth_ = d->depth;
 }
 
@@ -436,7 +448,7 @@ static int bench(const int global[3], const int procs[3], int steps, int depth, 
     if (rank_ == 0) {
         printf("BENCH %s procs %dx%dx%d grid %dx%dx%d steps %d depth %d%s: %.3f ms/step, %.1f GStencil/s",
                STR(STC_P), procs[0], procs[1], procs[2], global[0], global[1], global[2], steps, depth,
-               overlap_ ? " overlapped" : "", best / steps * 1e3, points / best / 1e9);
+               overlap_words().c_str(), best / steps * 1e3, points / best / 1e9);
         if (one > 0)
             printf("; one-GPU API %.3f ms/step, %.1f GStencil/s", one / steps * 1e3, points / one / 1e9);
         printf("\n");
@@ -576,7 +588,7 @@ int main(int argc, char **argv)
                    "%.2e from the interpreter (tolerance %.1e)\n", ok ? "PASS" : "FAIL", STR(STC_P),
                    procs[0], procs[1], procs[2], init.n[0], init.n[1], init.n[2], steps, depth_,
                    depth ? "" : " (recommended)",
-                   overlap_ ? " overlapped" : "", differ, rel, ref.tol);
+                   overlap_words().c_str(), differ, rel, ref.tol);
             rc = !ok;
         }
         rc = rc || st != 0;

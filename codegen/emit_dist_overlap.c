@@ -136,25 +136,14 @@ static void emit_chunks(const Api *api, StrBuf *o)
     sb_puts(o, "    return err;\n}\n\n");
 }
 
-/* Whether the step kernel's blocks run long: they stream along the outermost axis, 32 planes or
- * more counting the fused steps, so that an interior started beside the edges takes every SM and
- * NCCL's kernel, queued behind the edges, waits for a whole block to end. (Short blocks, the
- * tiles of star3d1r or star2d1r's 8 rows, make way soon; waiting for the edges would cost more.) */
-static int long_blocks(const Plan *plan)
-{
-    const Config *c = &plan->config;
-    const int outer = c->v[P_STREAM] == 2 && (plan->prog->dims == 2 || c->v[P_SD] == 2);
-    return outer && c->v[P_SB] * plan->step_count >= 32;
-}
-
 /* NAME_dstep_overlap_: one launch with its exchange in flight. On the exchange stream (of the
  * highest priority, so that its blocks go first wherever both streams have some waiting): the
  * two edge parts, then the exchange of the new buffers' slabs; meanwhile, on the caller's stream,
- * the interior (with long blocks, from the end of the edges, so that NCCL's kernel and the
- * interior's blocks queue together and NCCL's go first); then the rotation and the fills of the
- * global faces (which also fill the received planes' edges). Both streams start from the end of
- * the launch before. The edge parts hold the sent planes; the exchange overwrites what they
- * computed beyond the owned points. */
+ * the interior; then the rotation and the fills of the global faces (which also fill the
+ * received planes' edges). Both streams start from the end of the launch before. The edge parts
+ * hold the sent planes; the exchange overwrites what they computed beyond the owned points.
+ * (Starting the interior only after the edges, so that NCCL's kernel does not wait behind the
+ * interior's long streaming blocks, lost more: 2 H200s, bench/DISTRIBUTED.md.) */
 static void emit_overlap_step(const Api *api, int kind, StrBuf *o)
 {
     const IrProgram *p = api->prog;
@@ -175,19 +164,12 @@ static void emit_overlap_step(const Api *api, int kind, StrBuf *o)
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(xs_, dd->xevent_[0], 0);\n"
               "    if (err == cudaSuccess)\n        err = %s_%s_(b, p, n, xs_, 0, lo);\n"
               "    if (err == cudaSuccess && end > hi)\n        err = %s_%s_(b, p, n, xs_, hi, end - hi);\n"
-              "%s"
               "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, xs_);\n"
               "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], xs_);\n"
               "    if (err == cudaSuccess && hi > lo)\n        err = %s_%s_(b, p, n, stream, lo, hi - lo);\n"
               "    if (err == cudaSuccess)\n        err = rec;\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
-              x, part, x, part,
-              long_blocks(api->plan) ? "    if (err == cudaSuccess) /* the interior after the edges */\n"
-                                       "        err = cudaEventRecord(dd->xevent_[0], xs_);\n"
-                                       "    if (err == cudaSuccess)\n"
-                                       "        err = cudaStreamWaitEvent(stream, dd->xevent_[0], 0);\n"
-                                     : "",
-              x, a, x, part);
+              x, part, x, part, x, a, x, part);
     api_emit_rotation(api, o);
     sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, 0, stream, dd);\n    return err;\n}\n\n",
               x);

@@ -41,11 +41,6 @@ grep -q "cudaStreamCreateWithPriority(&d->xstream_, cudaStreamNonBlocking, high)
   && grep -q "star3d1r_drange_(b, p, n, xs_, 0, lo)" "$dir/nv.cu" && grep -q "star3d1r_drange_(b, p, n, xs_, hi, end - hi)" "$dir/nv.cu" \
   && grep -q "star3d1r_drange_(b, p, n, stream, lo, hi - lo)" "$dir/nv.cu" && grep -q "lo = t, hi = len - t, end = len;" "$dir/nv.cu" \
   || { echo "FAIL: the overlapped step's streams"; exit 1; }
-# blocks that stream 32 planes or more start the interior after the edges; star3d1r's tiles do not
-! grep -q "the interior after the edges" "$dir/nv.cu" || { echo "FAIL: short blocks wait for the edges"; exit 1; }
-"$stencilc" "$root/examples/bench/box3d1r.st" --distributed --config "tb=256x1x1,stream=z,sb=64,retime=on" \
-  -o "$dir/long.cu" && grep -A3 "the interior after the edges" "$dir/long.cu" \
-  | grep -q "cudaStreamWaitEvent(stream, dd->xevent_\[0\], 0)" || { echo "FAIL: long blocks beside the edges"; exit 1; }
 line=$(choose pencils 1x2x2 512x1024x1024)
 case $line in "stencilc: exchange: chose depth 4 over 1x2x2 on nvlink: "*"; against depth 1 86.3%"*) ;;
   *) echo "FAIL: the choice for pencils: '$line'"; exit 1 ;; esac

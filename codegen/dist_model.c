@@ -26,7 +26,8 @@ static const struct {
                            against 0.312 on one GPU; a fused one (kind 2), star3d1r tblock=3
                            0.258 at depth 3 and 0.243 at depth 6 against 0.228 (90 us a group;
                            not profiled: its blocks take an SM's registers, which may keep
-                           NCCL's waiting) */
+                           NCCL's waiting). The blocks way of pencils and blocks cuts the
+                           launch in 5 or 7: scaled by launches / 3 (not measured yet) */
     double mem_gbs;     /* the local kernel's bytes (prog->an.bytes_per_point a point) per second
                            where t_local is not measured: star3d1r float 512^3, 0.312 ms a step */
 } MODEL = {
@@ -90,20 +91,44 @@ static int candidate(const Plan *plan, const CgDistTraits *t, const CgDistChoice
     return 0;
 }
 
-/* Whether the code can overlap this split at the first candidate's depth: a step of one kernel
- * at depth 1 (overlap kind 1) or of one fused kernel at a multiple of its steps (kind 2), only
- * the outermost axis exchanged, its owned part at least two sent slabs thick
- * (NAME_dist_set_overlap's test). */
-static int overlap_fits(const CgDistTraits *t, const CgDistCand *one, const CgDistChoice *c)
+/* Whether the code can overlap this split at the first candidate's depth, as
+ * NAME_dist_overlap_fits_ tests it (emit_dist_overlap.c), on an inner part: a step of one kernel
+ * at depth 1 (overlap kind 1) or of one fused kernel at a multiple of its steps (kind 2); the
+ * planes way where a one-step kernel's split exchanges only the outermost axis (its owned part at
+ * least two sent slabs thick), else the blocks way, every exchanged axis in ranges of blocks with
+ * an interior range. Sets the share of the launch beside the exchange and its launches. */
+static int overlap_fits(const CgDistTraits *t, CgDistCand *one, const CgDistChoice *c)
 {
     const int outer = c->dims - 1;
     const int depth_ok = t->overlap_able == CG_OVERLAP_PLANES ? one->depth == 1 : one->depth % t->tblock == 0;
-    if (t->overlap_able == CG_OVERLAP_NONE || !depth_ok || one->bytes[outer] == 0)
+    int axes = 0, outer_only = 1;
+    for (int a = 0; a < c->dims; a++)
+        if (one->bytes[a] > 0) {
+            axes++;
+            outer_only = outer_only && a == outer;
+        }
+    if (t->overlap_able == CG_OVERLAP_NONE || !depth_ok || axes == 0)
         return 0;
-    for (int a = 0; a < outer; a++)
-        if (one->bytes[a] > 0)
+    const long part = c->global[outer] / c->procs[outer], w = (long)one->depth * t->reach[outer];
+    one->launches = 1 + 2 * axes;
+    if (t->overlap_able == CG_OVERLAP_PLANES && outer_only) {
+        one->interior = part > 2 * w ? (double)(part - 2 * w) / (double)part : 0;
+        return part >= 2 * w;
+    }
+    one->interior = 1;
+    for (int a = 0; a < c->dims; a++) {
+        if (one->bytes[a] == 0)
+            continue;
+        const long tile = t->block_tile[a], wa = (long)one->depth * t->reach[a];
+        const long ext = wa - t->reach[a], len = one->local[a];
+        if (tile <= 0)
             return 0;
-    return c->global[outer] / c->procs[outer] >= 2L * one->depth * t->reach[outer];
+        const long lo = (ext + wa + tile - 1) / tile, hi = (len - ext - wa) / tile, end = (len + tile - 1) / tile;
+        if (lo > hi)
+            return 0;
+        one->interior *= (double)(hi - lo) / (double)end;
+    }
+    return 1;
 }
 
 int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3], int depth, double link_gbs,
@@ -167,8 +192,9 @@ static double exchange_ms(const CgDistChoice *c, const CgDistCand *k)
         }
     if (!k->overlap)
         return fixed + bandwidth;
-    double hidden = fixed + bandwidth < k->t_local_ms ? fixed + bandwidth : k->t_local_ms;
-    return fixed + bandwidth - hidden + MODEL.split_us[c->overlap_kind] * 1e-3 / k->depth;
+    const double beside = k->t_local_ms * k->interior;
+    double hidden = fixed + bandwidth < beside ? fixed + bandwidth : beside;
+    return fixed + bandwidth - hidden + MODEL.split_us[c->overlap_kind] * (k->launches / 3.0) * 1e-3 / k->depth;
 }
 
 void cg_dist_choose(CgDistChoice *c)

@@ -18,6 +18,9 @@ typedef struct {
     int depth;
     int overlap;       /* the exchange in flight while the interior computes (at depth 1, or
                           at the fused steps T) */
+    double interior;   /* with overlap: the share of the launch that computes beside the
+                          exchange; launches, the launches it is cut into */
+    int launches;
     long local[3];     /* the part's local buffers' interior at this depth */
     double volume;     /* its points */
     double t_local_ms; /* the local kernel on that part, one step */
@@ -38,6 +41,8 @@ typedef struct {
     int periodic;      /* the axes (bit a) where a field is periodic: they exchange, split or not */
     int depth1_only;   /* periodic and other boundaries mixed: depth 1 (and one stage) only */
     int overlap_able;  /* the overlapped step the code has (NAME_dist_set_overlap): CG_OVERLAP_* */
+    int block_tile[3]; /* the blocks' tile along each axis where the overlapped step can run
+                          them in ranges (any split), else 0 */
     int tblock;        /* steps the kernel fuses (the plan's step_count) */
 } CgDistTraits;
 

@@ -309,14 +309,15 @@ static void launch_rotations(const Api *api, const PlanLaunch *l, StrBuf *o)
 /* The grid, the opt-in to dynamic shared memory, the <<<>>> call of `kernel` and the error
  * check; part_dim >= 0: on the blocks [first, first + count) along that grid axis, the offset
  * passed last. */
-static void emit_launch_call(const Api *api, const PlanLaunch *l, const char *kernel, int part_dim, StrBuf *o)
+static void emit_launch_call(const Api *api, const PlanLaunch *l, const char *kernel, unsigned part, StrBuf *o)
 {
     sb_printf(o, "    if (!%s_grid_(&grid, n, %d, %d, %d, %d, %d, %d, %d, %d, %d))\n"
               "        return cudaErrorInvalidConfiguration;\n",
               api->pfx, l->axis_of[0], l->extra[0], l->tile[0], l->axis_of[1], l->extra[1],
               l->tile[1], l->axis_of[2], l->extra[2], l->tile[2]);
-    if (part_dim >= 0)
-        sb_printf(o, "    grid.%c = (unsigned)count;\n", "xyz"[part_dim]);
+    for (int d = 0; d < 3; d++)
+        if (part >> d & 1)
+            sb_printf(o, "    grid.%c = (unsigned)count[%d];\n", "xyz"[d], l->axis_of[d]);
     if (plan_launch_opts_in(l))
         sb_printf(o, "    err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d);\n"
                   "    if (err != cudaSuccess)\n        return err;\n", kernel, l->smem_bytes);
@@ -327,19 +328,21 @@ static void emit_launch_call(const Api *api, const PlanLaunch *l, const char *ke
             sb_puts(o, ", ");
         api_emit_arg(api, &l->args[i], o);
     }
-    sb_puts(o, part_dim >= 0 ? ", (unsigned)first" : "");
+    for (int d = 0; d < 3; d++)
+        if (part >> d & 1)
+            sb_printf(o, ", (unsigned)first[%d]", l->axis_of[d]);
     sb_puts(o, ");\n    err = cudaGetLastError();\n    if (err != cudaSuccess)\n        return err;\n");
 }
 
 void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o)
 {
-    emit_launch_call(api, l, l->kernel, -1, o);
+    emit_launch_call(api, l, l->kernel, 0, o);
     launch_rotations(api, l, o);
 }
 
-void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kernel, int dim, StrBuf *o)
+void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kernel, unsigned grid_axes, StrBuf *o)
 {
-    emit_launch_call(api, l, kernel, dim, o);
+    emit_launch_call(api, l, kernel, grid_axes, o);
 }
 
 void api_emit_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o)

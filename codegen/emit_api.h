@@ -39,9 +39,10 @@ void api_emit_rotation(const Api *api, StrBuf *o);
 void api_emit_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o);
 /* A launch: its grid from n, the <<<>>> call, the error check, the rotation after it. */
 void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o);
-/* The launch of `kernel`, l's kernel copied by kir_offset_blocks along grid axis dim, on l's
- * blocks [first, first + count) along dim (C variables in scope); no rotation. */
-void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kernel, int dim, StrBuf *o);
+/* The launch of `kernel`, l's kernel copied by kir_offset_blocks along the grid axes of
+ * grid_axes, on l's blocks [first[a], first[a] + count[a]) along the array axis a of each (C
+ * arrays in scope, indexed by array axis); no rotation. */
+void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kernel, unsigned grid_axes, StrBuf *o);
 /* static cudaError_t NAME_<name>_(bufs, params, n, step0, stream[, dist][, scratch]): the launches
  * in order (scratch where one writes the reductions' partials). In the
  * distributed form (dist set) a halo fill becomes its sided kernel (emit_dist.c), which fills
@@ -67,6 +68,10 @@ void api_emit_dist_source(const Api *api, StrBuf *cu);
  * NAME_dist_set_overlap asks whether a run's depth and part fit it, its code (nothing for
  * kind 0), and its part of the local run's loop over groups of steps. */
 int api_dist_overlap_kind(const Plan *plan);
+/* The array axes (bit a) along which the overlapped step can run the step kernel's blocks in
+ * ranges, and the blocks' tile along axis a there (0: not in ranges). */
+unsigned api_dist_overlap_axes(const Plan *plan);
+int api_dist_overlap_tile(const Plan *plan, int a);
 void api_emit_dist_overlap_fits(const Api *api, StrBuf *cu);
 void api_emit_dist_overlap(const Api *api, StrBuf *cu);
 void api_emit_dist_overlap_loop(const Api *api, StrBuf *o);

@@ -395,14 +395,10 @@ static const char *const DIST_TEMPLATE[] = {
     "    d->overlap = 0;\n"
     "    if (!on)\n"
     "        return ^_DIST_OK;\n"
-    "    /* (one-step kernels run on slabs of the outermost axis through pointers moved by whole\n"
-    "     * planes; vector kernels check their pointers' alignment and take their scalar path\n"
-    "     * otherwise) */\n"
-    "    const int a = @_DIST_DIMS_ - 1, w = d->width[a];\n"
-    "    int ok = @_DIST_OVERLAP_ && d->xstream_ && @_dist_exchanges_(d, a) && d->n[a] >= 2 * w &&\n"
-    "             @_dist_overlap_fits_(d);\n"
-    "    for (int o = 0; o < a; o++)\n"
-    "        ok = ok && !@_dist_exchanges_(d, o);\n"
+    "    /* (one-step kernels of slabs run on planes of the outermost axis through pointers moved\n"
+    "     * by whole planes; vector kernels check their pointers' alignment and take their scalar\n"
+    "     * path otherwise) */\n"
+    "    const int ok = @_DIST_OVERLAP_ && d->xstream_ && @_dist_overlap_fits_(d);\n"
     "    d->overlap = ok;\n"
     "    return ok ? ^_DIST_OK : ^_DIST_INVALID;\n"
     "}\n"
@@ -1028,6 +1024,8 @@ void cg_dist_traits(const Plan *plan, CgDistTraits *t)
     t->periodic = any_periodic(p);
     t->depth1_only = depth1_only(p);
     t->overlap_able = api_dist_overlap_kind(plan);
+    for (int a = 0; a < 3; a++)
+        t->block_tile[a] = t->overlap_able != CG_OVERLAP_NONE ? api_dist_overlap_tile(plan, a) : 0;
     t->tblock = plan->step_count > 1 ? plan->step_count : 1;
 }
 

@@ -1,14 +1,16 @@
-/* The overlapped step of a distributed run (docs/distributed.md, "Overlap"): the slabs that are
- * sent are computed first, on the exchange's own stream (created at the highest priority), and
- * exchanged there, while the interior is computed on the caller's stream beside them. Two kinds:
+/* The overlapped step of a distributed run (docs/distributed.md, "Overlap"): the parts that hold
+ * what is sent are computed first, on the exchange's own stream (created at the highest
+ * priority), and exchanged there, while the interior is computed on the caller's stream beside
+ * them. Two ways to cut the launch:
  *
- *   CG_OVERLAP_PLANES  a one-step kernel (depth 1): it runs on slabs of planes of the outermost
- *                        axis through buffer pointers moved by whole planes (NAME_drange_);
- *   CG_OVERLAP_CHUNKS  a kernel that fuses T steps (depth a multiple of T): the last launch of
- *                        each group runs its blocks along the outermost axis in three ranges, the
- *                        edge ones first, through a copy of the kernel whose blocks are numbered
- *                        from an offset (kir_offset_blocks; NAME_dchunks_). Moved pointers would
- *                        not do: a fused block reads the planes around its tile at every step.
+ *   planes  a one-step kernel (depth 1) where only the outermost axis exchanges: the kernel on
+ *           slabs of planes through buffer pointers moved by whole planes (NAME_drange_);
+ *   blocks  any split: the kernel's blocks in ranges along each exchanged axis, through a copy
+ *           of the kernel whose blocks are numbered from offsets (kir_offset_blocks;
+ *           NAME_dpart_): per exchanged axis, outermost first, its two edge ranges within the
+ *           interior ranges of the axes before it, then the interior box. Fused kernels
+ *           (CG_OVERLAP_CHUNKS, depth a multiple of T) have only this way: moved pointers would
+ *           not do, a fused block reads the planes around its tile at every step.
  *
  * Both need one stage, a step that is one kernel followed by halo fills, no built-ins (moved
  * pointers move the interior's origin). */
@@ -16,14 +18,29 @@
 
 #include <stdio.h>
 
-/* The grid axis of the step kernel's blocks along the outermost array axis, or -1. */
-static int outer_grid_axis(const Plan *plan)
+/* The grid axis whose blocks tile array axis a with no extra blocks, or -1. */
+static int grid_axis_of(const Plan *plan, int a)
 {
     const PlanLaunch *l = &plan->step[0];
     for (int d = 0; d < 3; d++)
-        if (l->axis_of[d] == plan->prog->dims - 1 && l->tile[d] > 0)
-            return d;
+        if (l->axis_of[d] == a && l->tile[d] > 0)
+            return l->extra[d] == 0 ? d : -1;
     return -1;
+}
+
+unsigned api_dist_overlap_axes(const Plan *plan)
+{
+    unsigned m = 0;
+    for (int a = 0; a < plan->prog->dims; a++)
+        if (grid_axis_of(plan, a) >= 0)
+            m |= 1u << a;
+    return m;
+}
+
+int api_dist_overlap_tile(const Plan *plan, int a)
+{
+    int d = a < plan->prog->dims ? grid_axis_of(plan, a) : -1;
+    return d < 0 ? 0 : plan->step[0].tile[d];
 }
 
 int api_dist_overlap_kind(const Plan *plan)
@@ -39,48 +56,84 @@ int api_dist_overlap_kind(const Plan *plan)
     if (plan->step_count == 1)
         return CG_OVERLAP_PLANES;
     /* (a fused launch of three-level fields rotates twice: refused above) */
-    int d = outer_grid_axis(plan);
-    return d < 0 || plan->step[0].extra[d] != 0 ? CG_OVERLAP_NONE : CG_OVERLAP_CHUNKS;
+    return api_dist_overlap_axes(plan) >> (p->dims - 1) & 1 ? CG_OVERLAP_CHUNKS : CG_OVERLAP_NONE;
 }
 
-/* The blocks' tile along the outermost axis (1 where the kernel has none). */
-static int outer_tile(const Plan *plan)
+/* The planes way's three parts along the outermost axis, as C: the low edge [0, lo), the
+ * interior [lo, hi), the high edge [hi, end), in planes (whole tiles of the kernel where they fit
+ * twice). d: the NAME_dist, len: the local interior's length. */
+static void plane_ranges(const Plan *plan, const char *d, const char *len, StrBuf *o)
 {
-    int d = outer_grid_axis(plan);
-    return d < 0 ? 1 : plan->step[0].tile[d];
+    int a = plan->prog->dims - 1, tile = api_dist_overlap_tile(plan, a);
+    sb_printf(o, "        const int tile = %d, w = %s->width[%d], len = %s;\n", tile > 0 ? tile : 1, d, a, len);
+    sb_puts(o, "        const int t = 2 * ((w + tile - 1) / tile * tile) <= len ? (w + tile - 1) / tile * tile : w;\n"
+               "        const int lo = t, hi = len - t, end = len;\n");
 }
 
-/* The overlapped launch's three parts along the outermost axis, as C: the low edge [0, lo), the
- * interior [lo, hi), the high edge [hi, end), the edges holding the sent planes; in planes
- * (whole tiles of the kernel where they fit twice) or in chunks of blocks. d: the NAME_dist, len:
- * the local interior's length. */
-static void part_ranges(const Plan *plan, int kind, const char *d, const char *len, StrBuf *o)
+/* NAME_dist_planes_ (where the kernel takes one step): whether the overlapped step runs the planes
+ * way, only the outermost axis exchanging. NAME_dblocks_ (where some axis runs in ranges): the
+ * blocks way's ranges along each axis, for an exchanged one the low edge [0, lo), the interior
+ * [lo, hi) and the high edge [hi, end) (the edges hold the sent layers, and the deep-halo layers
+ * next to them), for the others the whole [0, end). */
+static void emit_ways(const Api *api, int kind, StrBuf *o)
 {
-    int a = plan->prog->dims - 1;
-    sb_printf(o, "    const int tile = %d, w = %s->width[%d], len = %s;\n", outer_tile(plan), d, a, len);
-    if (kind == CG_OVERLAP_CHUNKS)
-        sb_printf(o, "    const int end = (len + tile - 1) / tile, lo = (%s->ext_lo[%d] + w + tile - 1) / tile;\n"
-                  "    const int hi = (len - %s->ext_hi[%d] - w) / tile;\n", d, a, d, a);
-    else
-        sb_puts(o, "    const int t = 2 * ((w + tile - 1) / tile * tile) <= len ? (w + tile - 1) / tile * tile : w;\n"
-                   "    const int lo = t, hi = len - t, end = len;\n");
-    sb_puts(o, "    (void)end;\n");
+    const char *x = api->pfx;
+    int dims = api->prog->dims;
+    if (kind == CG_OVERLAP_PLANES) {
+        sb_printf(o, "static int %s_dist_planes_(const %s_dist *d)\n{\n    int outer = 1;\n"
+                  "    for (int a = 0; a < %d; a++)\n        outer = outer && !%s_dist_exchanges_(d, a);\n"
+                  "    return outer;\n}\n\n", x, x, dims - 1, x);
+    }
+    if (!api_dist_overlap_axes(api->plan))
+        return;
+    sb_printf(o, "static const int %s_otile_[3] = {%d, %d, %d};\n\n", x, api_dist_overlap_tile(api->plan, 0),
+              api_dist_overlap_tile(api->plan, 1), api_dist_overlap_tile(api->plan, 2));
+    sb_printf(o, "static void %s_dblocks_(const %s_dist *d, const int n[3], int lo[3], int hi[3], int end[3])\n{\n"
+              "    for (int a = 0; a < 3; a++) {\n"
+              "        const int t = %s_otile_[a] > 0 ? %s_otile_[a] : 1, w = d->width[a];\n"
+              "        end[a] = (n[a] + t - 1) / t;\n"
+              "        lo[a] = 0;\n        hi[a] = end[a];\n"
+              "        if (%s_dist_exchanges_(d, a)) {\n"
+              "            lo[a] = (d->ext_lo[a] + w + t - 1) / t;\n"
+              "            hi[a] = (n[a] - d->ext_hi[a] - w) / t;\n"
+              "        }\n    }\n}\n\n", x, x, x, x, x);
 }
 
-void api_emit_dist_overlap_fits(const Api *api, StrBuf *o)
+/* NAME_dist_overlap_fits_: whether the overlapped step fits d's split, depth and part (the test
+ * of NAME_dist_set_overlap, made by each rank for its own part: the loop makes the same
+ * exchanges either way). */
+static void emit_fits(const Api *api, int kind, StrBuf *o)
 {
-    const Plan *plan = api->plan;
-    int kind = api_dist_overlap_kind(plan);
-    sb_printf(o, "/* Whether the overlapped step fits d's depth and part (NAME_dist_set_overlap) */\n"
-              "static int %s_dist_overlap_fits_(const %s_dist *d)\n{\n    (void)d;\n", api->pfx, api->pfx);
+    const char *x = api->pfx;
+    int outer = api->prog->dims - 1;
+    sb_printf(o, "static int %s_dist_overlap_fits_(const %s_dist *d)\n{\n    int some = 0;\n"
+              "    for (int a = 0; a < 3; a++)\n        some = some || %s_dist_exchanges_(d, a);\n", x, x, x);
     if (kind == CG_OVERLAP_PLANES)
-        sb_puts(o, "    return d->depth == 1;\n");
-    else if (kind == CG_OVERLAP_CHUNKS) {
-        part_ranges(plan, kind, "d", arena_printf(api->arena, "d->local[%d]", plan->prog->dims - 1), o);
-        sb_printf(o, "    return d->depth %% %d == 0 && lo <= hi;\n", plan->step_count);
-    } else
-        sb_puts(o, "    return 0;\n");
-    sb_puts(o, "}\n\n");
+        sb_printf(o, "    if (!some || d->depth != 1)\n        return 0;\n"
+                  "    if (%s_dist_planes_(d))\n        return d->n[%d] >= 2 * d->width[%d];\n", x, outer, outer);
+    else
+        sb_printf(o, "    if (!some || d->depth %% %d != 0)\n        return 0;\n", api->plan->step_count);
+    if (api_dist_overlap_axes(api->plan))
+        sb_printf(o, "    int lo[3], hi[3], end[3];\n    %s_dblocks_(d, d->local, lo, hi, end);\n"
+                  "    for (int a = 0; a < 3; a++)\n"
+                  "        if (%s_dist_exchanges_(d, a) && (%s_otile_[a] == 0 || lo[a] > hi[a]))\n"
+                  "            return 0;\n    return 1;\n}\n\n", x, x, x);
+    else
+        sb_puts(o, "    return 0;\n}\n\n");
+}
+
+void api_emit_dist_overlap_fits(const Api *api, StrBuf *cu)
+{
+    int kind = api_dist_overlap_kind(api->plan);
+    /* (printed before the distributed template, which defines it) */
+    sb_printf(cu, "static int %s_dist_exchanges_(const %s_dist *d, int a);\n\n", api->pfx, api->pfx);
+    if (kind == CG_OVERLAP_NONE) {
+        sb_printf(cu, "static int %s_dist_overlap_fits_(const %s_dist *d)\n{\n    (void)d;\n    return 0;\n}\n\n",
+                  api->pfx, api->pfx);
+        return;
+    }
+    emit_ways(api, kind, cu);
+    emit_fits(api, kind, cu);
 }
 
 /* NAME_drange_: the step's kernel alone on planes [first, first + count) of the outermost axis,
@@ -117,9 +170,12 @@ static void emit_range(const Api *api, StrBuf *o)
     sb_puts(o, "    return err;\n}\n\n");
 }
 
-/* NAME_dchunks_: the step's fused kernel on its blocks [first, first + count) along the outermost
- * axis, through its copy with offset block numbers (printed here, after the plan's kernels). */
-static void emit_chunks(const Api *api, StrBuf *o)
+/* NAME_dpart_: the step's kernel on its blocks [first[a], first[a] + count[a]) along each array
+ * axis a that runs in ranges (whole along the others), through its copy with offset block numbers
+ * (printed here, after the plan's kernels). NAME_dedges_: the two edge ranges of exchanged axis a,
+ * within the interior ranges of the exchanged axes outside it (their edges hold the rest), whole
+ * along the others. */
+static void emit_part(const Api *api, StrBuf *o)
 {
     const Plan *plan = api->plan;
     const char *x = api->pfx;
@@ -127,32 +183,82 @@ static void emit_chunks(const Api *api, StrBuf *o)
     const KKernel *k = k_module_kernel(&plan->module, l->kernel);
     const char *name = arena_printf(api->arena, "%s_off_", l->kernel);
     Kb kb = {api->arena, plan->prog->type};
-    int d = outer_grid_axis(plan);
-    kir_cuda_kernel(o, kir_offset_blocks(&kb, k, name, d, "stc_boff_"));
-    sb_printf(o, "static cudaError_t %s_dchunks_(const %s_bufs_ *b, const %s_params *p, const int n[3],\n"
-              "    cudaStream_t stream, int first, int count)\n{\n"
+    unsigned grid_axes = 0, axes = api_dist_overlap_axes(plan);
+    for (int a = 0; a < 3; a++)
+        if (axes >> a & 1)
+            grid_axes |= 1u << grid_axis_of(plan, a);
+    kir_cuda_kernel(o, kir_offset_blocks(&kb, k, name, grid_axes, "stc_boff"));
+    sb_printf(o, "static cudaError_t %s_dpart_(const %s_bufs_ *b, const %s_params *p, const int n[3],\n"
+              "    cudaStream_t stream, const int first[3], const int count[3])\n{\n"
               "    dim3 grid;\n    cudaError_t err = cudaSuccess;\n    (void)p;\n", x, x, x);
-    api_emit_launch_part(api, l, name, d, o);
+    api_emit_launch_part(api, l, name, grid_axes, o);
     sb_puts(o, "    return err;\n}\n\n");
+    sb_printf(o, "static cudaError_t %s_dedges_(const %s_bufs_ *b, const %s_params *p, const int n[3],\n"
+              "    cudaStream_t stream, const %s_dist *dd, int a, const int lo[3], const int hi[3], const int end[3])\n{\n"
+              "    int first[3], count[3];\n"
+              "    for (int o = 0; o < 3; o++) {\n"
+              "        const int in = o > a && %s_dist_exchanges_(dd, o);\n"
+              "        first[o] = in ? lo[o] : 0;\n        count[o] = in ? hi[o] - lo[o] : end[o];\n    }\n"
+              "    cudaError_t err = cudaSuccess;\n"
+              "    for (int side = 0; side < 2 && err == cudaSuccess; side++) {\n"
+              "        first[a] = side ? hi[a] : 0;\n        count[a] = side ? end[a] - hi[a] : lo[a];\n"
+              "        if (count[0] > 0 && count[1] > 0 && count[2] > 0)\n"
+              "            err = %s_dpart_(b, p, n, stream, first, count);\n    }\n"
+              "    return err;\n}\n\n", x, x, x, x, x, x);
+}
+
+/* NAME_dsent_: the parts that hold what is sent, on the exchange stream; NAME_drest_: the rest,
+ * on the caller's. Each the planes way or the blocks way (NAME_dist_planes_). */
+static void emit_sent_rest(const Api *api, int kind, StrBuf *o)
+{
+    const char *x = api->pfx;
+    int dims = api->prog->dims, blocks = api_dist_overlap_axes(api->plan) != 0;
+    for (int rest = 0; rest < 2; rest++) {
+        sb_printf(o, "static cudaError_t %s_%s_(const %s_bufs_ *b, const %s_params *p, const int n[3],\n"
+                  "    cudaStream_t stream, const %s_dist *dd)\n{\n", x, rest ? "drest" : "dsent", x, x, x);
+        sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
+        if (kind == CG_OVERLAP_PLANES) {
+            sb_printf(o, "    if (%s_dist_planes_(dd)) {\n", x);
+            plane_ranges(api->plan, "dd", arena_printf(api->arena, "n[%d]", dims - 1), o);
+            if (rest)
+                sb_printf(o, "        if (hi > lo)\n            err = %s_drange_(b, p, n, stream, lo, hi - lo);\n", x);
+            else
+                sb_printf(o, "        err = %s_drange_(b, p, n, stream, 0, lo);\n"
+                          "        if (err == cudaSuccess && end > hi)\n"
+                          "            err = %s_drange_(b, p, n, stream, hi, end - hi);\n", x, x);
+            sb_puts(o, "        (void)end;\n        return err;\n    }\n");
+        }
+        if (!blocks)
+            sb_puts(o, "    (void)b;\n    (void)p;\n    (void)n;\n    (void)stream;\n    (void)dd;\n");
+        else {
+            sb_printf(o, "    int lo[3], hi[3], end[3];\n    %s_dblocks_(dd, n, lo, hi, end);\n", x);
+            if (rest)
+                sb_printf(o, "    int count[3];\n    for (int a = 0; a < 3; a++)\n        count[a] = hi[a] - lo[a];\n"
+                          "    if (count[0] > 0 && count[1] > 0 && count[2] > 0)\n"
+                          "        err = %s_dpart_(b, p, n, stream, lo, count);\n", x);
+            else
+                sb_printf(o, "    for (int a = 2; a >= 0 && err == cudaSuccess; a--)\n"
+                          "        if (%s_dist_exchanges_(dd, a))\n"
+                          "            err = %s_dedges_(b, p, n, stream, dd, a, lo, hi, end);\n", x, x);
+        }
+        sb_puts(o, "    return err;\n}\n\n");
+    }
 }
 
 /* NAME_dstep_overlap_: one launch with its exchange in flight. On the exchange stream (of the
  * highest priority, so that its blocks go first wherever both streams have some waiting): the
- * two edge parts, then the exchange of the new buffers' slabs; meanwhile, on the caller's stream,
- * the interior; then the rotation and the fills of the global faces (which also fill the
- * received planes' edges). Both streams start from the end of the launch before. The edge parts
- * hold the sent planes; the exchange overwrites what they computed beyond the owned points.
- * (Starting the interior only after the edges, so that NCCL's kernel does not wait behind the
- * interior's long streaming blocks, lost more: 2 H200s, bench/DISTRIBUTED.md.) */
-static void emit_overlap_step(const Api *api, int kind, StrBuf *o)
+ * parts that hold the sent layers, then the exchange of the new buffers' layers; meanwhile, on
+ * the caller's stream, the rest; then the rotation and the fills of the global faces (which also
+ * fill the received layers' edges). Both streams start from the end of the launch before. The
+ * exchange overwrites what the edge parts computed beyond the owned points. (Starting the rest
+ * only after the edges, so that NCCL's kernel does not wait behind long streaming blocks, lost
+ * more: 2 H200s, bench/DISTRIBUTED.md.) */
+static void emit_overlap_step(const Api *api, StrBuf *o)
 {
     const IrProgram *p = api->prog;
     const char *x = api->pfx;
-    int a = p->dims - 1;
     sb_printf(o, "static cudaError_t %s_dstep_overlap_(%s_bufs_ *b, const %s_params *p, const int n[3],\n"
               "    cudaStream_t stream, %s_dist *dd, int *xst)\n{\n", x, x, x, x);
-    const char *part = kind == CG_OVERLAP_CHUNKS ? "dchunks" : "drange";
-    part_ranges(api->plan, kind, "dd", arena_printf(api->arena, "n[%d]", a), o);
     sb_printf(o, "    cudaStream_t xs_ = dd->xstream_;\n    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n    int nx = 0;\n", x, x);
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
@@ -162,14 +268,13 @@ static void emit_overlap_step(const Api *api, int kind, StrBuf *o)
     }
     sb_printf(o, "    cudaError_t err = cudaEventRecord(dd->xevent_[0], stream);\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(xs_, dd->xevent_[0], 0);\n"
-              "    if (err == cudaSuccess)\n        err = %s_%s_(b, p, n, xs_, 0, lo);\n"
-              "    if (err == cudaSuccess && end > hi)\n        err = %s_%s_(b, p, n, xs_, hi, end - hi);\n"
-              "    if (*xst == 0)\n        *xst = %s_dist_axis_direct_(dd, xs, nx, %d, xs_);\n"
+              "    if (err == cudaSuccess)\n        err = %s_dsent_(b, p, n, xs_, dd);\n"
+              "    if (*xst == 0)\n        *xst = %s_dist_exchange_(dd, xs, nx, xs_);\n"
               "    cudaError_t rec = cudaEventRecord(dd->xevent_[1], xs_);\n"
-              "    if (err == cudaSuccess && hi > lo)\n        err = %s_%s_(b, p, n, stream, lo, hi - lo);\n"
+              "    if (err == cudaSuccess)\n        err = %s_drest_(b, p, n, stream, dd);\n"
               "    if (err == cudaSuccess)\n        err = rec;\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(stream, dd->xevent_[1], 0);\n",
-              x, part, x, part, x, a, x, part);
+              x, x, x);
     api_emit_rotation(api, o);
     sb_printf(o, "    if (err == cudaSuccess)\n        err = %s_dfills_(b, p, n, 0, stream, dd);\n    return err;\n}\n\n",
               x);
@@ -182,11 +287,12 @@ void api_emit_dist_overlap(const Api *api, StrBuf *cu)
     if (kind == CG_OVERLAP_NONE)
         return;
     api_emit_group(api, "dfills", plan->step + 1, plan->nstep - 1, 1, cu);
-    if (kind == CG_OVERLAP_CHUNKS)
-        emit_chunks(api, cu);
-    else
+    if (kind == CG_OVERLAP_PLANES)
         emit_range(api, cu);
-    emit_overlap_step(api, kind, cu);
+    if (api_dist_overlap_axes(plan))
+        emit_part(api, cu);
+    emit_sent_rest(api, kind, cu);
+    emit_overlap_step(api, cu);
 }
 
 /* In the local run's loop over groups of `depth` steps: with overlap, a group's last launch is

@@ -188,10 +188,11 @@ void k_module_add(Kb *b, KModule *m, const KStmt *global, const KKernel *kernel)
 /* The kernel of that name in m, or NULL. */
 const KKernel *k_module_kernel(const KModule *m, const char *name);
 
-/* A copy of k named `name`, with a last parameter `unsigned param`, whose blocks along `axis`
- * are numbered from param: launched on a sub-range of k's grid along that axis (from param),
- * its blocks compute what k's blocks of the same numbers do (kir_offset.c). */
-KKernel *kir_offset_blocks(Kb *b, const KKernel *k, const char *name, int axis, const char *param);
+/* A copy of k named `name` whose blocks along the grid axes of `axes` (bit d: axis d) are
+ * numbered from offsets, its last parameters `unsigned PARAMx_`, `PARAMy_`, `PARAMz_` (those of
+ * axes): launched on a sub-box of k's grid (from the offsets), its blocks compute what k's
+ * blocks of the same numbers do (kir_offset.c). */
+KKernel *kir_offset_blocks(Kb *b, const KKernel *k, const char *name, unsigned axes, const char *param);
 
 /* ---- walking a kernel (tests check structure with these) ---- */
 /* Statements of kind in block and all blocks nested in it. */

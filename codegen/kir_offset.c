@@ -1,23 +1,23 @@
-/* A copy of a kernel whose blocks along one axis are numbered from an offset (kir.h,
- * kir_offset_blocks): launched on a sub-range of the original's grid, its blocks compute exactly
+/* A copy of a kernel whose blocks along some axes are numbered from offsets (kir.h,
+ * kir_offset_blocks): launched on a sub-box of the original's grid, its blocks compute exactly
  * what the original's blocks of the same numbers compute. The distributed code runs the edge
- * chunks of a fused-step kernel apart from the interior this way (codegen/emit_dist.c). */
+ * blocks of a kernel apart from the interior this way (codegen/emit_dist_overlap.c). */
 #include "kir.h"
 
 #include <string.h>
 
 typedef struct {
     Kb *b;
-    int axis;
-    const char *param;
+    unsigned axes;          /* bit d: grid axis d is offset */
+    const char *param[3];   /* the offset of grid axis d */
 } Offset;
 
 static KExpr *copy_expr(const Offset *o, const KExpr *e)
 {
     if (!e)
         return NULL;
-    if (e->kind == KE_BLOCK && e->axis == o->axis)
-        return k_add(o->b, k_block(o->b, e->axis), k_var(o->b, o->param));
+    if (e->kind == KE_BLOCK && (o->axes >> e->axis & 1))
+        return k_add(o->b, k_block(o->b, e->axis), k_var(o->b, o->param[e->axis]));
     KExpr *c = arena_alloc(o->b->arena, sizeof *c);
     *c = *e;
     c->a = copy_expr(o, e->a);
@@ -60,15 +60,19 @@ static void copy_block(const Offset *o, KBlock *to, const KBlock *from)
         k_push(o->b, to, copy_stmt(o, from->items[i]));
 }
 
-KKernel *kir_offset_blocks(Kb *b, const KKernel *k, const char *name, int axis, const char *param)
+KKernel *kir_offset_blocks(Kb *b, const KKernel *k, const char *name, unsigned axes, const char *param)
 {
-    Offset o = {b, axis, param};
+    Offset o = {b, axes, {NULL, NULL, NULL}};
     KKernel *c = k_kernel(b, name, k->maxreg, k->threads);
-    c->comment = arena_printf(b->arena, "%s with its blocks along %c numbered from %s: a sub-range of its grid",
-                              k->name, "xyz"[axis], param);
+    c->comment = arena_printf(b->arena, "%s with its blocks along %s%s%s numbered from %s*: a sub-box of its grid", k->name,
+                              axes & 1 ? "x" : "", axes & 2 ? "y" : "", axes & 4 ? "z" : "", param);
     for (int i = 0; i < k->nparams; i++)
         k_param(b, c, k->params[i].type, k->params[i].name, k->params[i].pointer, k->params[i].writes);
-    k_param(b, c, "unsigned", param, 0, 0);
+    for (int d = 0; d < 3; d++)
+        if (axes >> d & 1) {
+            o.param[d] = arena_printf(b->arena, "%s%c_", param, "xyz"[d]);
+            k_param(b, c, "unsigned", o.param[d], 0, 0);
+        }
     copy_block(&o, &c->body, &k->body);
     return c;
 }

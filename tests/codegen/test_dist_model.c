@@ -24,8 +24,10 @@ static CgDistChoice slabs(double link_gbs, const double t_local_ms[4], int with_
         k->t_local_ms = t_local_ms[i];
         k->bytes[2] = 514.0 * 514 * 4;
     }
-    if (with_overlap) {
+    if (with_overlap) { /* slabs: three launches, all of the interior beside the exchange */
         c.cand[c.ncand] = c.cand[0];
+        c.cand[c.ncand].interior = 1;
+        c.cand[c.ncand].launches = 3;
         c.cand[c.ncand++].overlap = 1;
     }
     return c;
@@ -139,8 +141,16 @@ static void candidates_of_plans(Arena *a)
     assert(c.ncand == 5 && has_depth(&c, 1, 0) && has_depth(&c, 4, 0) && has_depth(&c, 1, 1));
     assert(c.cand[0].bytes[1] > 0 && c.cand[0].bytes[0] == 0);
     assert(c.cand[3].volume > c.cand[0].volume);
+    /* x is split too: the blocks way, five launches (two edges per axis, the interior), the
+     * interior 62 of 64 blocks of 32 columns and 254 of 256 of 8 rows */
     assert(cg_dist_prepare(plain, global, pencils, 0, 390, "nvlink", &c, why, sizeof why) == 0);
-    assert(c.ncand == 4 && !has_depth(&c, 1, 1)); /* x is split too: no overlap */
+    assert(c.ncand == 5 && has_depth(&c, 1, 1));
+    const CgDistCand *o = &c.cand[4];
+    assert(o->overlap && o->launches == 5 && fabs(o->interior - 62.0 / 64 * 254.0 / 256) < 1e-12);
+    assert(c.cand[0].bytes[0] > 0 && c.cand[0].bytes[1] > 0);
+    const long small[3] = {64, 64, 1}; /* parts one block of 32 wide: no interior range in x */
+    assert(cg_dist_prepare(plain, small, pencils, 0, 390, "nvlink", &c, why, sizeof why) == 0);
+    assert(!has_depth(&c, 1, 1));
     assert(cg_dist_prepare(plain, global, rows, 3, 390, "nvlink", &c, why, sizeof why) == 0);
     assert(c.ncand == 1 && c.given && c.cand[0].depth == 3); /* --depth: no search */
 
@@ -152,10 +162,14 @@ static void candidates_of_plans(Arena *a)
     cg_dist_choose(&c);
     assert(chosen(&c)->depth % 2 == 0);
 
-    /* parts of 5 rows: depth 5 at most with radius 1; 2 x 2 fits, 2 x 3 does not */
+    /* parts of 5 rows: depth 5 at most with radius 1; 2 x 2 fits, 2 x 3 does not; no overlap:
+     * the fused kernel's blocks write 28 rows, the part has one block and no interior range */
     const long thin[3] = {4096, 20, 1};
     assert(cg_dist_prepare(fused, thin, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
-    assert(c.ncand == 3 && has_depth(&c, 2, 0) && has_depth(&c, 4, 0) && has_depth(&c, 2, 1));
+    assert(c.ncand == 2 && has_depth(&c, 2, 0) && has_depth(&c, 4, 0) && !has_depth(&c, 2, 1));
+    const long taller[3] = {4096, 4 * 64, 1}; /* 64 rows: blocks 0 and 2 edges, 1 the interior */
+    assert(cg_dist_prepare(fused, taller, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
+    assert(has_depth(&c, 2, 1) && fabs(c.cand[c.ncand - 1].interior - 1.0 / 3) < 1e-12);
     const long thinner[3] = {4096, 12, 1}; /* parts of 3 rows: no multiple of 2 beyond 2, and
                                               thinner than the two slabs overlap sends */
     assert(cg_dist_prepare(fused, thinner, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);

@@ -130,36 +130,43 @@ static void test_structure(Arena *a)
     assert(constants > 0);
 }
 
-/* kir_offset_blocks: the copy numbers its blocks along one axis from a last parameter, the
- * other axes and the original untouched, the same statements otherwise. */
+/* kir_offset_blocks: the copy numbers its blocks along the chosen axes from last parameters,
+ * the other axes and the original untouched, the same statements otherwise. */
 static void test_offset_blocks(Arena *a)
 {
     IrProgram *star = hb_example(a, 0);
     Plan *fused = hb_plan(a, star, "tb=64x1,stream=y,sb=16,tblock=4");
     const KKernel *k = k_module_kernel(&fused->module, "star2d1r_step");
     assert(k);
-    StrBuf before = {0}, after = {0}, copy = {0};
+    StrBuf before = {0}, after = {0}, copy = {0}, both = {0};
     kir_cuda_kernel(&before, k);
-    KKernel *off = kir_offset_blocks(&kb, k, "star2d1r_step_off_", 1, "boff");
+    KKernel *off = kir_offset_blocks(&kb, k, "star2d1r_step_off_", 1u << 1, "boff");
+    KKernel *off2 = kir_offset_blocks(&kb, k, "star2d1r_step_off2_", 3u, "boff");
     kir_cuda_kernel(&after, k);
     kir_cuda_kernel(&copy, off);
+    kir_cuda_kernel(&both, off2);
     assert(strcmp(before.data, after.data) == 0);           /* the original is not changed */
-    assert(off->nparams == k->nparams + 1 && strcmp(off->params[k->nparams].name, "boff") == 0);
+    assert(off->nparams == k->nparams + 1 && strcmp(off->params[k->nparams].name, "boffy_") == 0);
     assert(!off->params[k->nparams].pointer && off->maxreg == k->maxreg && off->threads == k->threads);
     assert(strstr(before.data, "blockIdx.y") && !strstr(before.data, "boff"));
-    assert(strstr(copy.data, "(blockIdx.y + boff)"));      /* every y block index moved */
+    assert(strstr(copy.data, "(blockIdx.y + boffy_)"));    /* every y block index moved */
     const char *y = copy.data;
     while ((y = strstr(y, "blockIdx.y")) != NULL) {
-        assert(strncmp(y - 1, "(blockIdx.y + boff)", 19) == 0);
+        assert(strncmp(y - 1, "(blockIdx.y + boffy_)", 21) == 0);
         y++;
     }
     assert(strstr(copy.data, "blockIdx.x") && !strstr(copy.data, "blockIdx.x + boff"));
+    /* two axes: a parameter each, x's first */
+    assert(off2->nparams == k->nparams + 2 && strcmp(off2->params[k->nparams].name, "boffx_") == 0 &&
+           strcmp(off2->params[k->nparams + 1].name, "boffy_") == 0);
+    assert(strstr(both.data, "(blockIdx.x + boffx_)") && strstr(both.data, "(blockIdx.y + boffy_)"));
     assert(kir_count_stmts(&off->body, KS_BARRIER) == kir_count_stmts(&k->body, KS_BARRIER));
     assert(kir_count_stmts(&off->body, KS_FOR) == kir_count_stmts(&k->body, KS_FOR));
     assert(kir_count_index(&off->body, "f_u_lp1") == kir_count_index(&k->body, "f_u_lp1"));
     sb_free(&before);
     sb_free(&after);
     sb_free(&copy);
+    sb_free(&both);
 }
 
 int main(void)

@@ -181,6 +181,10 @@ run_ov s2to 2 1 2 1 12 4; run_ov s2to 2 1 2 1 12 8
 run_ov s3tto 2 1 1 2 8 2; run_ov s3tto 4 1 1 4 8 4
 run_ov b3o 2 1 1 2 7 1; run_ov b3o 4 1 1 4 7 1
 run_part s3tom 2 1 1 2 9 3; run_part s3tom 2 1 1 2 9 6
+# the blocks way (any split): a middle axis, periodic axes exchanged with the rank itself beside
+# a split one (two and three axes), pencils, a fused kernel split along y
+run_ov s3 2 1 2 1 7 1; run_ov gs 2 1 2 1 9 1; run_ov gs 2 2 1 1 9 1; run_ov w3 2 1 1 2 7 1
+run_ov s3to 2 1 2 1 9 3; run_ov s3 4 1 2 2 7 1; run_ov b3 4 1 2 2 7 1; run_ov w3 4 1 2 2 7 1
 export STC_DIST_OVERLAP=0
 run s3h 4 1 1 4 7 1; run b3 4 1 1 4 7 1; run wave 4 1 4 1 9 1; run s3v 4 1 1 4 7 1
 export STC_DIST_OVERLAP=

@@ -38,13 +38,18 @@ grep -q "^#define STAR3D1R_DIST_DEPTH 1$" "$dir/nv.h" && grep -q "^#define STAR3
 # the overlapped step: the sent slabs and the exchange on the exchange's stream, of the highest
 # priority, the interior on the caller's beside them (docs/distributed.md, "Overlap")
 grep -q "cudaStreamCreateWithPriority(&d->xstream_, cudaStreamNonBlocking, high)" "$dir/nv.cu" \
-  && grep -q "star3d1r_drange_(b, p, n, xs_, 0, lo)" "$dir/nv.cu" && grep -q "star3d1r_drange_(b, p, n, xs_, hi, end - hi)" "$dir/nv.cu" \
+  && grep -q "err = star3d1r_dsent_(b, p, n, xs_, dd);" "$dir/nv.cu" && grep -q "err = star3d1r_drest_(b, p, n, stream, dd);" "$dir/nv.cu" \
+  && grep -q "star3d1r_drange_(b, p, n, stream, hi, end - hi)" "$dir/nv.cu" \
   && grep -q "star3d1r_drange_(b, p, n, stream, lo, hi - lo)" "$dir/nv.cu" && grep -q "lo = t, hi = len - t, end = len;" "$dir/nv.cu" \
   || { echo "FAIL: the overlapped step's streams"; exit 1; }
+# pencils and blocks overlap the blocks way: per exchanged axis, outermost first, its edges
+grep -q "err = star3d1r_dedges_(b, p, n, stream, dd, a, lo, hi, end);" "$dir/nv.cu" \
+  && grep -q "const int in = o > a && star3d1r_dist_exchanges_(dd, o);" "$dir/nv.cu" \
+  && grep -q "(blockIdx.y + stc_boffy_)" "$dir/nv.cu" || { echo "FAIL: the blocks way"; exit 1; }
 line=$(choose pencils 1x2x2 512x1024x1024)
-case $line in "stencilc: exchange: chose depth 4 over 1x2x2 on nvlink: "*"; against depth 1 86.3%"*) ;;
+case $line in "stencilc: exchange: chose depth 1 with overlap over 1x2x2 on nvlink: "*"; against depth 1 86.3%"*"depth 4 93.9%"*) ;;
   *) echo "FAIL: the choice for pencils: '$line'"; exit 1 ;; esac
-grep -q "^#define STAR3D1R_DIST_DEPTH 4$" "$dir/pencils.h" && grep -q "^#define STAR3D1R_DIST_OVERLAP 0$" "$dir/pencils.h" \
+grep -q "^#define STAR3D1R_DIST_DEPTH 1$" "$dir/pencils.h" && grep -q "^#define STAR3D1R_DIST_OVERLAP 1$" "$dir/pencils.h" \
   || { echo "FAIL: the header's constants (pencils)"; exit 1; }
 line=$(choose ib 1x1x4 512x512x2048 --link 25)
 case $line in "stencilc: exchange: chose depth 1 with overlap over 1x1x4 on 25 GB/s: "*) ;;
@@ -111,7 +116,7 @@ emit tests/dist/dred.st dred ""
 grep -q "p$((n - 1))_dist_run_reduce" "$dir/p$((n - 1)).h" || { echo "FAIL: no dist_run_reduce in dred.st"; exit 1; }
 # the fused kernels overlap by ranges of their blocks along the outermost axis (a copy of the
 # kernel with offset block numbers); the one-step ones by planes, two-stage steps not at all
-grep -q "p1_dchunks_(b, p, n, xs_, 0, lo)" "$dir/p1.cu" && grep -q "(blockIdx.z + stc_boff_)" "$dir/p1.cu" \
+grep -q "p1_dedges_(b, p, n, stream, dd, a, lo, hi, end)" "$dir/p1.cu" && grep -q "(blockIdx.z + stc_boffz_)" "$dir/p1.cu" \
   && grep -q "#define p3_DIST_OVERLAP_ 2$" "$dir/p3.cu" && grep -q "#define p2_DIST_OVERLAP_ 1$" "$dir/p2.cu" \
   && grep -q "#define p7_DIST_OVERLAP_ 0$" "$dir/p7.cu" || { echo "FAIL: the overlap kinds"; exit 1; }
 "$nvcc" -arch=sm_90 -I"$root/tests/dist/nccl_stub" -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings \

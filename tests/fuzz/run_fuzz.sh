@@ -46,6 +46,10 @@ seed_cli conflict check @IN --autotune -o x.cu
 seed_cli twice @IN --stencil heat --stencil heat
 seed_cli budget @IN --budget nan
 seed_cli command comp @IN
+seed_cli dist @IN --distributed --procs 1x2x2 --grid 64x64x64 -o out.cu
+seed_cli dist-fused @IN --distributed --procs 2x1x1 --config tb=32x32x1,stream=z,sb=16,tblock=3 -o out.cu
+seed_cli dist-link @IN --distributed --procs 1x1x4 --grid 32x32x64 --link 25 --depth 2 -o out.cu
+seed_cli target @IN --target H200 -o out.cu
 ./tests/frontend/fuzz_cli -max_total_time="$cli_seconds" -max_len=8192 -timeout=10 \
     -rss_limit_mb=4096 -print_final_stats=1 -close_fd_mask=3 -dict="$root/tests/fuzz/cli.dict" \
     -artifact_prefix="$build/cli-" "$cli_corpus"

@@ -5,7 +5,8 @@ installs the build into a staging folder of its own (meson install --destdir) an
   man     the manual page is installed, `man stencilc` finds it and it lists every option of
           `stencilc --help`;
   cmake   examples/cmake-app configures, builds and links with find_package(stencilc), and
-          builds its kernel again when the installed stencilc changes;
+          builds its kernel again when the installed stencilc changes; a DISTRIBUTED kernel
+          builds against NCCL's header, and the helper's refusals say why;
   meson   the same for examples/meson-app and its custom_target recipe;
   link    the compile and link lines of docs/c-api.md work as written.
 
@@ -112,6 +113,73 @@ def test_cmake(prefix, src, work):
         "-DCMAKE_CUDA_ARCHITECTURES=" + gpu_arch()])
     rebuilt_after_touch(["cmake", "--build", build], stencilc, "stencilc heat.st")
     run_app(os.path.join(build, "heat_app"), "heat_app: 20 steps")
+    cmake_distributed(prefix, src, work)
+
+
+def cmake_project(work, name, call):
+    """A CMake project in work/name that makes one kernel library with `call`; returns its folder."""
+    folder = os.path.join(work, name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    open(os.path.join(folder, "CMakeLists.txt"), "w").write(
+        "cmake_minimum_required(VERSION 3.18)\nproject(" + name + " LANGUAGES C CUDA)\n"
+        "find_package(stencilc REQUIRED)\n" + call + "\n")
+    return folder
+
+
+def cmake_configure(prefix, folder, *defs):
+    r = subprocess.run(["cmake", "-S", folder, "-B", os.path.join(folder, "build"),
+                        "-Dstencilc_DIR=" + os.path.join(prefix, "share", "cmake", "stencilc"),
+                        "-DCMAKE_CUDA_ARCHITECTURES=" + gpu_arch(), *defs], capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def cmake_distributed(prefix, src, work):
+    """DISTRIBUTED: the multi-GPU API with the depth chosen for PROCS, compiled against NCCL's
+    header (the test-only declaration of tests/dist/nccl_stub where NCCL is not installed; only
+    the library is built, so the library file is never linked); and its refusals."""
+    heat = os.path.join(src, "examples", "cmake-app", "heat.st")
+    folder = cmake_project(work, "dist", f'stencilc_add_kernel(heat_dist SOURCE "{heat}" DISTRIBUTED PROCS 1x1x2)')
+    fake = os.path.join(folder, "libnccl.so")
+    open(fake, "w").close()
+    rc, out = cmake_configure(prefix, folder, "-DNCCL_INCLUDE_DIR=" + os.path.join(src, "tests", "dist", "nccl_stub"),
+                              "-DNCCL_LIBRARY=" + fake)
+    if rc != 0:
+        print(f"FAILED: DISTRIBUTED did not configure:\n{out}")
+        sys.exit(1)
+    sh(["cmake", "--build", os.path.join(folder, "build"), "--target", "heat_dist"])
+    header = open(os.path.join(folder, "build", "stencilc", "heat_dist", "heat.h")).read()
+    for want in ("#include <nccl.h>", "int heat_dist_init(", "#define HEAT_DIST_DEPTH", "256x256x256 over\n * 1x1x2"):
+        if want not in header:
+            print(f"FAILED: the DISTRIBUTED header lacks '{want}'")
+            sys.exit(1)
+    refusals = [("PROCS 1x1x2", "PROCS and LINK need DISTRIBUTED"),
+                ("DISTRIBUTED LINK 25", "LINK needs PROCS")]
+    refusals.append(("DISTRIBUTED", "DISTRIBUTED needs NCCL"))   # no nccl.h to find: what to set
+    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    has = [d for d in ["/usr/include", os.path.join(cuda, "include")] + glob.glob(os.path.join(cuda, "targets", "*", "include"))
+           if os.path.exists(os.path.join(d, "nccl.h"))]
+    hide = "-DCMAKE_IGNORE_PATH=" + ";".join(sorted(set(has + [os.path.realpath(d) for d in has])))
+    for i, (words, message) in enumerate(refusals):
+        bad = cmake_project(work, f"bad{i}", f'stencilc_add_kernel(k SOURCE "{heat}" {words})')
+        rc, out = cmake_configure(prefix, bad, hide)
+        if rc == 0 or message not in out:
+            print(f"FAILED: '{words}' configured (rc {rc}) or said no '{message}':\n{out}")
+            sys.exit(1)
+    # examples/distributed's CMake build, both programs linked against the real NCCL where there is one
+    if not has:
+        print(f"cmake DISTRIBUTED: the multi-GPU library built, {len(refusals)} refusals (no NCCL to link)")
+        return
+    build = os.path.join(work, "dist-example")
+    shutil.rmtree(build, ignore_errors=True)
+    sh(["cmake", "-S", os.path.join(src, "examples", "distributed"), "-B", build,
+        "-Dstencilc_DIR=" + os.path.join(prefix, "share", "cmake", "stencilc"), "-DCMAKE_CUDA_ARCHITECTURES=" + gpu_arch()])
+    sh(["cmake", "--build", build])
+    built = [p for p in ("heat_threads", "heat_mpi") if os.path.exists(os.path.join(build, p))]
+    if "heat_threads" not in built:
+        print("FAILED: examples/distributed built no heat_threads")
+        sys.exit(1)
+    print(f"cmake DISTRIBUTED: the multi-GPU library built, {len(refusals)} refusals; examples/distributed: {built}")
 
 
 def test_meson(prefix, src, work):

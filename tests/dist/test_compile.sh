@@ -24,7 +24,7 @@ echo "--procs: the part and its refusals"
 
 # --procs without --depth: the exchange-cost model chooses the depth and overlap, says so on
 # stderr and writes them in the header (star3d1r 512^3 slabs: overlap at depth 1, which hides the
-# exchange on NVLink and between nodes; pencils, which cannot overlap: depth 4 on NVLink)
+# exchange on NVLink and between nodes; pencils too, the blocks way)
 choose() { # OUT PROCS GRID LINK-ARGS...: the stderr line of the choice
   local out=$1 procs=$2 grid=$3; shift 3
   "$stencilc" "$root/examples/bench/star3d1r.st" --distributed --procs "$procs" --grid "$grid" \

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The distributed code's host side in CI (no GPU, no NCCL): each program's emitted code linked
+# with tests/dist/fake_cuda.cc, a fake CUDA runtime and NCCL that record instead of run, and
+# driven by tests/dist/launch_model.cu over every rank of a process grid in turn: the messages of
+# each pair of ranks match (none left waiting), the overlapped step's block ranges cover the
+# kernel's grid once a step, and its edges and exchange go on the exchange's stream, its interior
+# on the caller's. Splits of one, two and three axes, uneven parts, parts that overlap on some
+# ranks only, fused and one-step kernels, periodic axes. Exits 77 without nvcc.
+#   test_launches.sh STENCILC SOURCE_ROOT
+set -euo pipefail
+stencilc=$(realpath "$1") root=$(cd "$2" && pwd)
+cuda=${CUDA_HOME:-/usr/local/cuda}
+nvcc=$cuda/bin/nvcc
+[ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
+cxx=${CXX:-c++}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+inc=(-I"$root/tests/dist" -I"$root/tests/dist/nccl_stub")
+"$cxx" -std=c++17 -O1 -Wall -Wextra -Werror -c "$root/tests/dist/fake_cuda.cc" -I"$cuda/include" "${inc[@]}" \
+  -o "$dir/fake.o"
+
+# build ID FILE STENCIL CONFIG: the model over that program's code (the prefix p)
+build() {
+  mkdir -p "$dir/$1"
+  "$stencilc" "$root/$2" --stencil "$3" --name p --distributed ${4:+--config "$4"} -o "$dir/$1/p.cu"
+  ( cd "$dir/$1" && "$nvcc" -arch=sm_90 -std=c++17 -cudart none -I. "${inc[@]}" -o model \
+      "$root/tests/dist/launch_model.cu" p.cu "$dir/fake.o" )
+}
+build fused examples/bench/star3d1r.st star3d1r "tb=32x16x1,stream=z,sb=16,tblock=3" &
+build plain examples/bench/star3d1r.st star3d1r "" &
+build gs examples/reaction_diffusion.st gray_scott "" &
+build heat examples/heat.st heat "tb=32x32x1,stream=z,sb=128,tblock=3" &
+wait
+for id in fused plain gs heat; do
+  [ -x "$dir/$id/model" ] || { echo "FAIL: the model of $id did not build"; exit 1; }
+done
+
+pass=0 fail=0
+# run ID EXPECT ARGS...: the model's line must start with ok and hold EXPECT
+run() {
+  local id=$1 want=$2 out
+  shift 2
+  out=$(cd "$dir/$id" && ./model "$@" 2>&1) || true
+  if [[ $out == ok* && $out == *"$want"* ]]; then pass=$((pass + 1)); echo "$id: $out"
+  else fail=$((fail + 1)); echo "FAIL $id $* (want '$want'): $out"; fi
+}
+# the fused kernel: parts that overlap on one rank of two (the case that hung), pencils and
+# slabs with an interior range, depth 2T with a short last group, 8 ranks, overlap off
+run fused "1 of 2 ranks overlapped" 37 33 35 1 1 2 3 9 1
+run fused "4 of 4 ranks overlapped" 37 70 120 1 2 2 3 9 1
+run fused "overlapped" 37 70 120 1 2 2 6 10 1
+run fused "4 of 4 ranks overlapped" 37 70 120 1 1 4 3 9 1
+run fused "ranks overlapped" 70 70 120 2 2 2 3 9 1
+run fused "0 of 4 ranks overlapped" 37 70 120 1 2 2 3 9 0
+# the one-step kernel: the blocks way (pencils, blocks), the planes way (slabs)
+run plain "4 of 4 ranks overlapped" 37 33 29 1 2 2 1 7 1
+run plain "8 of 8 ranks overlapped" 70 70 60 2 2 2 1 7 1
+run plain "4 of 4 ranks overlapped" 37 33 29 1 1 4 1 7 1
+run plain "0 of 4 ranks overlapped" 37 33 29 1 2 2 2 7 1
+# periodic in x and y: axes a rank exchanges with itself beside a split one
+run gs "2 of 2 ranks overlapped" 67 61 1 1 2 1 1 9 1
+run gs "4 of 4 ranks overlapped" 67 61 1 2 2 1 1 9 1
+run gs "ranks overlapped" 67 61 1 4 1 1 1 9 1
+# fused steps of another program (fixed faces), uneven slabs
+run heat "3 of 3 ranks overlapped" 37 33 400 1 1 3 3 7 1
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

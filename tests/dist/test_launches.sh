@@ -5,7 +5,8 @@
 # each pair of ranks match (none left waiting), the overlapped step's block ranges cover the
 # kernel's grid once a step, and its edges and exchange go on the exchange's stream, its interior
 # on the caller's. Splits of one, two and three axes, uneven parts, parts that overlap on some
-# ranks only, fused and one-step kernels, periodic axes. Exits 77 without nvcc.
+# ranks only, fused and one-step kernels, periodic axes, reductions, two stages. Exits 77 without
+# nvcc.
 #   test_launches.sh STENCILC SOURCE_ROOT
 set -euo pipefail
 stencilc=$(realpath "$1") root=$(cd "$2" && pwd)
@@ -30,8 +31,10 @@ build fused examples/bench/star3d1r.st star3d1r "tb=32x16x1,stream=z,sb=16,tbloc
 build plain examples/bench/star3d1r.st star3d1r "" &
 build gs examples/reaction_diffusion.st gray_scott "" &
 build heat examples/heat.st heat "tb=32x32x1,stream=z,sb=128,tblock=3" &
+build w3 examples/wave3d_energy.st wave3d_energy "" &
+build flux examples/flux_divergence.st flux_divergence "" &
 wait
-for id in fused plain gs heat; do
+for id in fused plain gs heat w3 flux; do
   [ -x "$dir/$id/model" ] || { echo "FAIL: the model of $id did not build"; exit 1; }
 done
 
@@ -63,5 +66,9 @@ run gs "4 of 4 ranks overlapped" 67 61 1 2 2 1 1 9 1
 run gs "ranks overlapped" 67 61 1 4 1 1 1 9 1
 # fused steps of another program (fixed faces), uneven slabs
 run heat "3 of 3 ranks overlapped" 37 33 400 1 1 3 3 7 1
+# periodic in three axes with reductions and an older level; two stages, a coef (no overlap)
+run w3 "2 of 2 ranks overlapped" 37 33 29 1 1 2 1 7 1
+run w3 "4 of 4 ranks overlapped" 70 70 120 1 2 2 1 8 1
+run flux "0 of 4 ranks overlapped" 67 61 1 2 2 1 1 6 1
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -9,7 +9,9 @@
  *             step's blocks way) cover every block of the kernel's grid, each as often as the
  *             whole-grid launches do, and none beyond it;
  *   streams   in an overlapped step the edges and the exchange go on the exchange's stream (the
- *             one created at the highest priority), the interior on the caller's.
+ *             one created at the highest priority), the interior on the caller's;
+ *   sent      and its edges, launched before the first send, hold every block that computes a
+ *             layer that is sent.
  *
  * Built and run by tests/dist/test_launches.sh. Arguments: NX NY NZ PX PY PZ DEPTH STEPS
  * OVERLAP(0/1), run in the folder of p.cu (read for the kernels' parameters). Prints one line;
@@ -20,10 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include "launch_model.h"
 #include "p.h"
 
 static int rank_, nranks_;
+static int tile_[3], array_of_[3] = {-1, -1, -1}; /* read from p.cu by read_params */
 
 /* ---- the checks ---- */
 static int fail(const char *what)
@@ -61,36 +66,51 @@ static void read_params(const char *path)
             if (list.find(std::string("stc_boff") + "xyz"[d] + "_") != std::string::npos)
                 offset_axes_[name].push_back(d);
     }
+    /* the blocks way's tiles by array axis, and which grid axis holds each (p_dpart_) */
+    size_t at = text.find("p_otile_[3] = {");
+    if (at != std::string::npos)
+        sscanf(text.c_str() + at, "p_otile_[3] = {%d, %d, %d}", &tile_[0], &tile_[1], &tile_[2]);
+    for (int g = 0; g < 3; g++) {
+        const std::string line = std::string("grid.") + "xyz"[g] + " = (unsigned)count[";
+        at = text.find(line, text.find("p_dpart_("));
+        if (at != std::string::npos)
+            array_of_[g] = text[at + line.size()] - '0';
+    }
+}
+
+/* The step kernel's whole grid (its own launches, or the copies' extent where every launch was
+ * overlapped) and the kernel's name; false where the run launched no offset copy. */
+static bool full_grid(dim3 &full, std::string &step)
+{
+    full = dim3(0, 0, 0);
+    for (const Op &op : ops_)
+        if (op.kind == Op::LAUNCH && op.name.size() > 5 && op.name.compare(op.name.size() - 5, 5, "_step") == 0)
+            full = op.grid, step = op.name;
+    bool copies = false;
+    for (const Op &op : ops_)
+        if (op.kind == Op::LAUNCH && op.offsets) {
+            copies = true;
+            if (step.empty()) {
+                full.x = full.x > op.off[0] + op.grid.x ? full.x : op.off[0] + op.grid.x;
+                full.y = full.y > op.off[1] + op.grid.y ? full.y : op.off[1] + op.grid.y;
+                full.z = full.z > op.off[2] + op.grid.z ? full.z : op.off[2] + op.grid.z;
+            }
+        }
+    return copies;
 }
 
 /* coverage: per block of the step kernel's grid, how often the run computed it */
 static int check_coverage(void)
 {
-    dim3 full(0, 0, 0);
+    dim3 full;
     std::string step;
-    for (const Op &op : ops_) /* the whole grid: the step kernel's own launches */
-        if (op.kind == Op::LAUNCH && op.name.size() > 5 && op.name.compare(op.name.size() - 5, 5, "_step") == 0)
-            full = op.grid, step = op.name;
-    bool copies = false;
-    for (const Op &op : ops_)
-        copies = copies || (op.kind == Op::LAUNCH && op.offsets);
-    if (!copies)
+    if (!full_grid(full, step))
         return 0;
-    if (step.empty()) { /* every launch overlapped: the whole grid from the copies */
-        for (const Op &op : ops_)
-            if (op.kind == Op::LAUNCH && op.offsets) {
-                full.x = full.x > op.off[0] + op.grid.x ? full.x : op.off[0] + op.grid.x;
-                full.y = full.y > op.off[1] + op.grid.y ? full.y : op.off[1] + op.grid.y;
-                full.z = full.z > op.off[2] + op.grid.z ? full.z : op.off[2] + op.grid.z;
-            }
-    }
     std::vector<int> count((size_t)full.x * full.y * full.z, 0);
-    int whole = 0;
     for (const Op &op : ops_) {
         if (op.kind != Op::LAUNCH)
             continue;
         if (op.name == step) {
-            whole++;
             for (int &c : count)
                 c++;
         } else if (op.offsets) {
@@ -127,6 +147,55 @@ static int check_streams(void)
             return fail("the interior launched on the exchange's stream");
         else if (op.kind == Op::LAUNCH && op.offsets && phase == NONE)
             return fail("a launch of the offset copy outside an overlapped step");
+    }
+    return 0;
+}
+
+/* sent: in each overlapped step of the blocks way, the edge launches made before the first send
+ * hold every block that computes a sent layer (along each axis with a peer, the width's layers
+ * next to the deep-halo ones, on each side with a peer), whole along the other axes */
+static int check_sent(const p_dist &d)
+{
+    dim3 full;
+    std::string step;
+    if (!full_grid(full, step))
+        return 0;
+    const unsigned dims[3] = {full.x, full.y, full.z};
+    int grid_of[3] = {-1, -1, -1};
+    for (int g = 0; g < 3; g++)
+        if (array_of_[g] >= 0)
+            grid_of[array_of_[g]] = g;
+    std::vector<char> edge((size_t)full.x * full.y * full.z, 0);
+    bool open = false;
+    for (const Op &op : ops_) {
+        if (op.kind == Op::WAIT && op.stream == high_) {
+            std::fill(edge.begin(), edge.end(), 0);
+            open = true;
+        } else if (open && op.kind == Op::LAUNCH && op.offsets) {
+            for (unsigned z = op.off[2]; z < op.off[2] + op.grid.z; z++)
+                for (unsigned y = op.off[1]; y < op.off[1] + op.grid.y; y++)
+                    for (unsigned x = op.off[0]; x < op.off[0] + op.grid.x; x++)
+                        edge[((size_t)z * full.y + y) * full.x + x] = 1;
+        } else if (open && op.kind == Op::SEND) {
+            open = false;
+            if (std::find(edge.begin(), edge.end(), 1) == edge.end())
+                continue; /* the planes way */
+            for (int a = 0; a < 3; a++) {
+                const int g = grid_of[a], t = tile_[a], w = d.width[a];
+                for (int side = 0; side < 2 && g >= 0 && t > 0; side++) {
+                    if ((side ? d.peer_hi[a] : d.peer_lo[a]) < 0)
+                        continue;
+                    const int first = side ? d.local[a] - d.ext_hi[a] - w : d.ext_lo[a];
+                    for (size_t i = 0; i < edge.size(); i++) {
+                        const unsigned b[3] = {(unsigned)(i % full.x), (unsigned)(i / full.x % full.y),
+                                               (unsigned)(i / ((size_t)full.x * full.y))};
+                        const int lo = (int)b[g] * t, hi = lo + t; /* its layers along a */
+                        if (lo < first + w && hi > first && b[g] < dims[g] && !edge[i])
+                            return fail("a block that computes a sent layer is not among the edges");
+                    }
+                }
+            }
+        }
     }
     return 0;
 }
@@ -185,7 +254,7 @@ int main(int argc, char **argv)
                 sent[std::make_pair(rank_, op.peer)].push_back(op.count);
             else if (op.kind == Op::RECV)
                 received[std::make_pair(op.peer, rank_)].push_back(op.count);
-        bad = check_coverage() || (d.overlap && check_streams());
+        bad = check_coverage() || (d.overlap && (check_streams() || check_sent(d)));
         for (void *p : owned)
             cudaFree(p);
         cudaFree(work);

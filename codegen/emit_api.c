@@ -307,8 +307,8 @@ static void launch_rotations(const Api *api, const PlanLaunch *l, StrBuf *o)
 }
 
 /* The grid, the opt-in to dynamic shared memory, the <<<>>> call of `kernel` and the error
- * check; part_dim >= 0: on the blocks [first, first + count) along that grid axis, the offset
- * passed last. */
+ * check; for each grid axis of `part` (bit d), only the blocks [first[a], first[a] + count[a])
+ * of its array axis a, the offsets passed last (kir_offset_blocks's parameters). */
 static void emit_launch_call(const Api *api, const PlanLaunch *l, const char *kernel, unsigned part, StrBuf *o)
 {
     sb_printf(o, "    if (!%s_grid_(&grid, n, %d, %d, %d, %d, %d, %d, %d, %d, %d))\n"

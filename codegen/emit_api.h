@@ -41,7 +41,8 @@ void api_emit_coords(const PlanLaunch *ls, int n, int dist, StrBuf *o);
 void api_emit_launch(const Api *api, const PlanLaunch *l, StrBuf *o);
 /* The launch of `kernel`, l's kernel copied by kir_offset_blocks along the grid axes of
  * grid_axes, on l's blocks [first[a], first[a] + count[a]) along the array axis a of each (C
- * arrays in scope, indexed by array axis); no rotation. */
+ * arrays in scope, indexed by array axis); no rotation. grid_axes 0: l's kernel on its whole
+ * grid, without the rotation. */
 void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kernel, unsigned grid_axes, StrBuf *o);
 /* static cudaError_t NAME_<name>_(bufs, params, n, step0, stream[, dist][, scratch]): the launches
  * in order (scratch where one writes the reductions' partials). In the

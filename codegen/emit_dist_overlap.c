@@ -164,9 +164,8 @@ static void emit_range(const Api *api, StrBuf *o)
     sb_printf(o, "    %s_bufs_ *b = &moved;\n    const int n[3] = {%s, %s, %s};\n", x,
               a == 0 ? "count" : "n0[0]", a == 1 ? "count" : "n0[1]", a == 2 ? "count" : "n0[2]");
     sb_puts(o, "    dim3 grid;\n    cudaError_t err = cudaSuccess;\n    (void)p;\n");
-    PlanLaunch l = api->plan->step[0];
-    l.rotate_after = 0; /* the caller rotates once, after the three parts */
-    api_emit_launch(api, &l, o);
+    const PlanLaunch *l = &api->plan->step[0]; /* no rotation: the caller rotates after the parts */
+    api_emit_launch_part(api, l, l->kernel, 0, o);
     sb_puts(o, "    return err;\n}\n\n");
 }
 

@@ -226,12 +226,18 @@ static void derived_features(const IrProgram *p, const Config *c, double *f)
 /* Whether a launch computes a stage (not a halo fill nor a copy). */
 static int stage_launch(const PlanLaunch *l) { return !l->fill && l->nargs > 0 && l->tile[0] > 0; }
 
+/* l's blocks along grid axis d, which has a tile (plan.h: ceil(cover_n / tile)) */
+static double axis_blocks(const PlanLaunch *l, const long n[3], int d)
+{
+    return ceil((double)(n[l->axis_of[d]] + l->extra[d]) / l->tile[d]);
+}
+
 static double launch_blocks(const PlanLaunch *l, const long n[3])
 {
     double blocks = 1;
     for (int d = 0; d < 3; d++)
         if (l->tile[d] > 0)
-            blocks *= ceil((double)(n[l->axis_of[d]] + l->extra[d]) / l->tile[d]);
+            blocks *= axis_blocks(l, n, d);
     return blocks;
 }
 
@@ -280,10 +286,8 @@ static double launch_fill(const PlanLaunch *l, const long n[3])
 {
     double fill = 1;
     for (int d = 0; l && d < 3; d++)
-        if (l->tile[d] > 0 && l->axis_of[d] >= 0 && n[l->axis_of[d]] > 0) {
-            double inner = (double)n[l->axis_of[d]];
-            fill *= inner / (ceil((inner + l->extra[d]) / l->tile[d]) * l->tile[d]);
-        }
+        if (l->tile[d] > 0 && l->axis_of[d] >= 0 && n[l->axis_of[d]] > 0)
+            fill *= (double)n[l->axis_of[d]] / (axis_blocks(l, n, d) * l->tile[d]);
     return fill;
 }
 

@@ -158,17 +158,22 @@ ncclResult_t ncclRecv(void *, size_t count, ncclDataType_t, int peer, ncclComm_t
     ops_.push_back(op);
     return ncclSuccess;
 }
-/* The collective check: every rank agrees with itself. */
-ncclResult_t ncclAllReduce(const void *from, void *to, size_t count, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+static size_t type_bytes(ncclDataType_t type)
+{
+    return type == ncclInt8 || type == ncclUint8 ? 1 : type == ncclFloat16 ? 2
+           : type == ncclDouble || type == ncclInt64 || type == ncclUint64 ? 8 : 4;
+}
+/* The collective check and the reductions: every rank agrees with itself. */
+ncclResult_t ncclAllReduce(const void *from, void *to, size_t count, ncclDataType_t type, ncclRedOp_t, ncclComm_t,
                            cudaStream_t)
 {
-    memmove(to, from, count * sizeof(int));
+    memmove(to, from, count * type_bytes(type));
     return ncclSuccess;
 }
 /* The reductions' gather: every rank's slot holds this rank's values. */
 ncclResult_t ncclAllGather(const void *from, void *to, size_t count, ncclDataType_t type, ncclComm_t c, cudaStream_t)
 {
-    const size_t bytes = count * (type == ncclDouble || type == ncclInt64 || type == ncclUint64 ? 8 : 4);
+    const size_t bytes = count * type_bytes(type);
     for (int r = 0; r < c->nranks; r++)
         memmove((char *)to + (size_t)r * bytes, from, bytes);
     return ncclSuccess;

@@ -108,9 +108,7 @@ def test_cmake(prefix, src, work):
     stencilc = os.path.join(prefix, "bin", "stencilc")
     build = os.path.join(work, "build")
     shutil.rmtree(build, ignore_errors=True)
-    sh(["cmake", "-S", os.path.join(src, "examples", "cmake-app"), "-B", build,
-        "-Dstencilc_DIR=" + os.path.join(prefix, "share", "cmake", "stencilc"),
-        "-DCMAKE_CUDA_ARCHITECTURES=" + gpu_arch()])
+    configured(prefix, os.path.join(src, "examples", "cmake-app"), build)
     rebuilt_after_touch(["cmake", "--build", build], stencilc, "stencilc heat.st")
     run_app(os.path.join(build, "heat_app"), "heat_app: 20 steps")
     cmake_distributed(prefix, src, work)
@@ -127,11 +125,21 @@ def cmake_project(work, name, call):
     return folder
 
 
-def cmake_configure(prefix, folder, *defs):
-    r = subprocess.run(["cmake", "-S", folder, "-B", os.path.join(folder, "build"),
+def cmake_configure(prefix, folder, *defs, build=None):
+    """Configures the CMake project in folder (into build, default folder/build) against the staged
+    stencilc package, for this machine's GPU; returns cmake's status and output."""
+    r = subprocess.run(["cmake", "-S", folder, "-B", build or os.path.join(folder, "build"),
                         "-Dstencilc_DIR=" + os.path.join(prefix, "share", "cmake", "stencilc"),
                         "-DCMAKE_CUDA_ARCHITECTURES=" + gpu_arch(), *defs], capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
+
+
+def configured(prefix, folder, build, *defs):
+    """cmake_configure, failing the test where it fails."""
+    rc, out = cmake_configure(prefix, folder, *defs, build=build)
+    if rc != 0:
+        print(f"FAILED: cmake could not configure {folder}:\n{out}")
+        sys.exit(1)
 
 
 def cmake_distributed(prefix, src, work):
@@ -142,11 +150,8 @@ def cmake_distributed(prefix, src, work):
     folder = cmake_project(work, "dist", f'stencilc_add_kernel(heat_dist SOURCE "{heat}" DISTRIBUTED PROCS 1x1x2)')
     fake = os.path.join(folder, "libnccl.so")
     open(fake, "w").close()
-    rc, out = cmake_configure(prefix, folder, "-DNCCL_INCLUDE_DIR=" + os.path.join(src, "tests", "dist", "nccl_stub"),
-                              "-DNCCL_LIBRARY=" + fake)
-    if rc != 0:
-        print(f"FAILED: DISTRIBUTED did not configure:\n{out}")
-        sys.exit(1)
+    configured(prefix, folder, os.path.join(folder, "build"),
+               "-DNCCL_INCLUDE_DIR=" + os.path.join(src, "tests", "dist", "nccl_stub"), "-DNCCL_LIBRARY=" + fake)
     sh(["cmake", "--build", os.path.join(folder, "build"), "--target", "heat_dist"])
     header = open(os.path.join(folder, "build", "stencilc", "heat_dist", "heat.h")).read()
     for want in ("#include <nccl.h>", "int heat_dist_init(", "#define HEAT_DIST_DEPTH", "256x256x256 over\n * 1x1x2"):
@@ -172,8 +177,7 @@ def cmake_distributed(prefix, src, work):
         return
     build = os.path.join(work, "dist-example")
     shutil.rmtree(build, ignore_errors=True)
-    sh(["cmake", "-S", os.path.join(src, "examples", "distributed"), "-B", build,
-        "-Dstencilc_DIR=" + os.path.join(prefix, "share", "cmake", "stencilc"), "-DCMAKE_CUDA_ARCHITECTURES=" + gpu_arch()])
+    configured(prefix, os.path.join(src, "examples", "distributed"), build)
     sh(["cmake", "--build", build])
     built = [p for p in ("heat_threads", "heat_mpi") if os.path.exists(os.path.join(build, p))]
     if "heat_threads" not in built:

@@ -52,10 +52,16 @@ for np in 1 2 4; do
   mpi $np "$work/peer" 512 512 512 "$steps" overlap
 done
 if [ "$ngpu" -ge 4 ] && want split; then
-  echo "== pencils and blocks (4 GPUs), weak"
-  mpi 4 "$work/s3/run" bench 512 1024 1024 1 2 2 "$steps" 1
-  mpi 4 "$work/s3/run" bench 1024 1024 512 2 2 1 "$steps" 1
-  mpi 4 "$work/b3/run" bench 512 1024 1024 1 2 2 "$steps" 1
+  echo "== pencils and blocks (4 GPUs), weak: overlap (the blocks way), then without"
+  if ! want weak; then # the one-GPU figures the efficiencies divide by, in this run
+    mpi 1 "$work/s3/run" bench 512 512 512 1 1 1 "$steps" 1
+    mpi 1 "$work/b3/run" bench 512 512 512 1 1 1 "$steps" 1
+  fi
+  for ov in 1 0; do
+    STC_DIST_OVERLAP=$ov mpi 4 "$work/s3/run" bench 512 1024 1024 1 2 2 "$steps" 1
+    STC_DIST_OVERLAP=$ov mpi 4 "$work/s3/run" bench 1024 1024 512 2 2 1 "$steps" 1
+    STC_DIST_OVERLAP=$ov mpi 4 "$work/b3/run" bench 512 1024 1024 1 2 2 "$steps" 1
+  done
 fi
 if [ "$ngpu" -ge 2 ] && want strong; then
   np=$((ngpu >= 4 ? 4 : 2))

@@ -19,21 +19,27 @@ static const struct {
                            pack and unpack kernels. Fitted: star3d1r slabs 23 us a step on 4
                            GPUs, 1x2x2 50 us, 2x2x1 75 us */
     double nvlink_gbs;  /* B between two H200s, one way (measured with the peer's exchange) */
-    double split_us[3]; /* what an overlapped launch costs more than one launch, by CG_OVERLAP_*
-                           (NAME_DIST_OVERLAP_): its kernel in three launches, two of them beside
-                           the third, with NCCL's blocks among them. 2 H200s, 2026-11-27: a
-                           one-step kernel (kind 1), star3d1r 0.3205 ms a step with overlap
-                           against 0.312 on one GPU; a fused one (kind 2), star3d1r tblock=3
-                           0.258 at depth 3 and 0.243 at depth 6 against 0.228 (90 us a group;
-                           not profiled: its blocks take an SM's registers, which may keep
-                           NCCL's waiting). The blocks way of pencils and blocks cuts the
-                           launch in 5 or 7: scaled by launches / 3 (not measured yet) */
+    double split_us[2]; /* what an overlapped step costs more than one launch when it cuts the
+                           launch in three, by block life (CgDistTraits.long_blocks: short,
+                           long), and extra_us for each launch beyond three (the blocks way of
+                           pencils and blocks cuts it in 5 or 7). Short blocks: star3d1r's
+                           one-step kernel (32 points a thread), 0.3205 ms a step with overlap
+                           against 0.312 on one GPU (2 H200s, 2026-11-27, slabs: 3 launches),
+                           0.337 against 0.315 over 1x2x2 (4 H200s, 2026-11-27: 5 launches).
+                           Long blocks: star3d1r tblock=3 (630 points), 0.258 ms a step at depth 3
+                           and 0.243 at depth 6 against 0.228 (2 H200s: 90 us a group, 3
+                           launches); box3d1r's streaming one-step kernel (256 points), 0.503
+                           against 0.388 over 1x2x2 (4 H200s: 5 launches; 0.442 without
+                           overlap). Not profiled: long-lived blocks keep NCCL's kernels
+                           waiting for an SM */
+    double extra_us[2];
     double mem_gbs;     /* the local kernel's bytes (prog->an.bytes_per_point a point) per second
                            where t_local is not measured: star3d1r float 512^3, 0.312 ms a step */
 } MODEL = {
     .a_us = {20.0, 24.0, 45.0},
     .nvlink_gbs = 390.0,
-    .split_us = {0, 8.5, 90.0},
+    .split_us = {8.5, 90.0},
+    .extra_us = {6.75, 12.5},
     .mem_gbs = 3440.0,
 };
 
@@ -169,7 +175,7 @@ int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3],
                  global[0], global[1], global[2], procs[0], procs[1], procs[2]);
         return -1;
     }
-    c->overlap_kind = t.overlap_able;
+    c->long_blocks = t.long_blocks;
     if (overlap_fits(&t, &c->cand[0], c)) {
         c->cand[c->ncand] = c->cand[0];
         c->cand[c->ncand++].overlap = 1;
@@ -179,9 +185,10 @@ int cg_dist_prepare(const Plan *plan, const long global[3], const long procs[3],
 
 /* Overlap, the rule: the split launch computes the sent slabs on the exchange's own stream (of
  * the highest priority) beside the interior, and exchanges them there, so it hides the whole
- * exchange, fixed cost and bandwidth, up to the interior's time; its three launches cost
- * MODEL.split_us of its kind, once a group of `depth` steps (docs/distributed.md, "Exchange
- * cost and overlap"): on NVLink a one-step kernel's pays, a fused one's does not. */
+ * exchange, fixed cost and bandwidth, up to the interior's time; its launches cost
+ * MODEL.split_us and extra_us by the blocks' life, once a group of `depth` steps
+ * (docs/distributed.md, "Exchange cost and overlap"): on NVLink a kernel of short-lived blocks
+ * gains, one of long-lived blocks (long streams, fused steps) loses. */
 static double exchange_ms(const CgDistChoice *c, const CgDistCand *k)
 {
     double fixed = 0, bandwidth = 0;
@@ -194,7 +201,9 @@ static double exchange_ms(const CgDistChoice *c, const CgDistCand *k)
         return fixed + bandwidth;
     const double beside = k->t_local_ms * k->interior;
     double hidden = fixed + bandwidth < beside ? fixed + bandwidth : beside;
-    return fixed + bandwidth - hidden + MODEL.split_us[c->overlap_kind] * (k->launches / 3.0) * 1e-3 / k->depth;
+    const int life = c->long_blocks != 0, extra = k->launches > 3 ? k->launches - 3 : 0;
+    const double split_us = MODEL.split_us[life] + MODEL.extra_us[life] * extra;
+    return fixed + bandwidth - hidden + split_us * 1e-3 / k->depth;
 }
 
 void cg_dist_choose(CgDistChoice *c)

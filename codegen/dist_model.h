@@ -44,7 +44,14 @@ typedef struct {
     int block_tile[3]; /* the blocks' tile along each axis where the overlapped step can run
                           them in ranges (any split), else 0 */
     int tblock;        /* steps the kernel fuses (the plan's step_count) */
+    int long_blocks;   /* the step kernel's threads compute CG_DIST_LONG_POINTS points or more
+                          each (a tile's points over its threads, times the steps it fuses):
+                          its blocks hold their SMs long, and an overlapped step costs more */
 } CgDistTraits;
+
+/* Points a thread computes from which its blocks count as long-lived (the split costs of
+ * codegen/dist_model.c): box3d1r's streaming one-step kernel computes 256, star3d1r's 32. */
+enum { CG_DIST_LONG_POINTS = 128 };
 
 typedef struct {
     int dims;
@@ -52,7 +59,7 @@ typedef struct {
     double link_gbs;        /* B: bytes per second one way, per GPU, in GB/s */
     char link[32];          /* "nvlink" or "25 GB/s", for messages */
     int given;              /* the depth was given (--depth): one candidate, no search */
-    int overlap_kind;       /* CgDistTraits.overlap_able of the plan */
+    int long_blocks;        /* CgDistTraits.long_blocks of the plan: an overlapped step's cost */
     int measured;           /* t_local was measured on a GPU; else scaled from the volume */
     char device[64];        /* the GPU that measured */
     double owned_volume;    /* the largest rank's owned points */

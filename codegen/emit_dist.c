@@ -1016,6 +1016,19 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
     return 0;
 }
 
+/* Whether the step kernel's threads each compute CG_DIST_LONG_POINTS points or more: a tile's
+ * points over its threads, times the steps the launch fuses. */
+static int long_blocks(const Plan *plan)
+{
+    if (plan->nstep < 1)
+        return 0;
+    const PlanLaunch *l = &plan->step[0];
+    double points = l->steps > 1 ? l->steps : 1;
+    for (int d = 0; d < 3; d++)
+        points *= (l->tile[d] > 0 ? l->tile[d] : 1) / (double)(l->block[d] > 0 ? l->block[d] : 1);
+    return points >= CG_DIST_LONG_POINTS;
+}
+
 void cg_dist_traits(const Plan *plan, CgDistTraits *t)
 {
     const IrProgram *p = plan->prog;
@@ -1027,6 +1040,7 @@ void cg_dist_traits(const Plan *plan, CgDistTraits *t)
     for (int a = 0; a < 3; a++)
         t->block_tile[a] = t->overlap_able != CG_OVERLAP_NONE ? api_dist_overlap_tile(plan, a) : 0;
     t->tblock = plan->step_count > 1 ? plan->step_count : 1;
+    t->long_blocks = long_blocks(plan);
 }
 
 /* As emit_xset's group set counts them. */

@@ -10,12 +10,12 @@
 #include "hand_ir.h"
 
 /* A 512^3 float part of star3d1r in slabs along z (1x1x4): one 1.06 MB face per step. With
- * overlap of that kind (1: a one-step kernel's, 2: a fused kernel's), the depth-1 candidate again
- * with overlap. */
+ * overlap (1: of a kernel whose blocks are short-lived, 2: long-lived, as a fused kernel's), the
+ * depth-1 candidate again with overlap. */
 static CgDistChoice slabs(double link_gbs, const double t_local_ms[4], int with_overlap)
 {
     CgDistChoice c = {.dims = 3, .global = {512, 512, 2048}, .procs = {1, 1, 4}, .link_gbs = link_gbs,
-                      .owned_volume = 512.0 * 512 * 512, .overlap_kind = with_overlap};
+                      .owned_volume = 512.0 * 512 * 512, .long_blocks = with_overlap == 2};
     snprintf(c.link, sizeof c.link, "test");
     for (int i = 0; i < 4; i++) {
         CgDistCand *k = &c.cand[c.ncand++];
@@ -92,6 +92,17 @@ static void overlap_by_link(void)
     c.cand[4].depth = 3; /* a kernel of 3 fused steps: one overlapped launch a group of 3 */
     cg_dist_choose(&c);
     assert(chosen(&c)->overlap && fabs(chosen(&c)->t_x_ms - 0.030) < 1e-9);
+    /* pencils, five launches: 8.5 + 2 x 6.75 us with short-lived blocks (star3d1r over 1x2x2 on
+     * 4 H200s: overlap beats depth 1 without it), 90 + 2 x 12.5 with long-lived ones (box3d1r's
+     * streaming kernel: it loses to depth 1) */
+    c = slabs(390, scaled, 1);
+    c.cand[4].launches = 5;
+    cg_dist_choose(&c);
+    assert(fabs(c.cand[4].t_x_ms - 0.022) < 1e-9 && c.cand[4].t_step_ms < c.cand[0].t_step_ms);
+    c = slabs(390, scaled, 2);
+    c.cand[4].launches = 5;
+    cg_dist_choose(&c);
+    assert(fabs(c.cand[4].t_x_ms - 0.115) < 1e-9 && c.cand[4].t_step_ms > c.cand[0].t_step_ms);
     /* the same slow link without the code's overlap: the bandwidth stays, deeper halos only
      * cut the fixed cost */
     c = slabs(25, flat, 0);
@@ -153,6 +164,14 @@ static void candidates_of_plans(Arena *a)
     assert(!has_depth(&c, 1, 1));
     assert(cg_dist_prepare(plain, global, rows, 3, 390, "nvlink", &c, why, sizeof why) == 0);
     assert(c.ncand == 1 && c.given && c.cand[0].depth == 3); /* --depth: no search */
+
+    /* block life: 8 rows a block of 8 threads is a point a thread; streaming 256 rows a block
+     * is 256 (long-lived: an overlapped step costs more) */
+    assert(cg_dist_prepare(plain, global, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
+    assert(!c.long_blocks);
+    Plan *stream = hb_plan(a, star, "tb=32x1,stream=y,sb=256");
+    assert(cg_dist_prepare(stream, global, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
+    assert(c.long_blocks);
 
     Plan *fused = hb_plan(a, star, "tb=32x8,tblock=2");
     assert(fused->step_count == 2);

@@ -46,9 +46,14 @@ grep -q "cudaStreamCreateWithPriority(&d->xstream_, cudaStreamNonBlocking, high)
 grep -q "err = star3d1r_dedges_(b, p, n, stream, dd, a, lo, hi, end);" "$dir/nv.cu" \
   && grep -q "const int in = o > a && star3d1r_dist_exchanges_(dd, o);" "$dir/nv.cu" \
   && grep -q "(blockIdx.y + stc_boffy_)" "$dir/nv.cu" || { echo "FAIL: the blocks way"; exit 1; }
+# pencils on NVLink: the split in five launches (22 us) loses to depth 4 by a little (4 H200s
+# measured the overlap at 93.5%); between nodes at 50 GB/s it wins
 line=$(choose pencils 1x2x2 512x1024x1024)
-case $line in "stencilc: exchange: chose depth 1 with overlap over 1x2x2 on nvlink: "*"; against depth 1 86.3%"*"depth 4 93.9%"*) ;;
+case $line in "stencilc: exchange: chose depth 4 over 1x2x2 on nvlink: "*"; against depth 1 86.3%"*"depth 1 with overlap 93.4%"*) ;;
   *) echo "FAIL: the choice for pencils: '$line'"; exit 1 ;; esac
+line=$(choose pencils 1x2x2 512x1024x1024 --link 50)
+case $line in "stencilc: exchange: chose depth 1 with overlap over 1x2x2 on 50 GB/s: "*) ;;
+  *) echo "FAIL: the choice for pencils at 50 GB/s: '$line'"; exit 1 ;; esac
 grep -q "^#define STAR3D1R_DIST_DEPTH 1$" "$dir/pencils.h" && grep -q "^#define STAR3D1R_DIST_OVERLAP 1$" "$dir/pencils.h" \
   || { echo "FAIL: the header's constants (pencils)"; exit 1; }
 line=$(choose ib 1x1x4 512x512x2048 --link 25)

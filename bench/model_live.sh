@@ -15,6 +15,10 @@
 #
 # NAME as in bench/record_model.sh (a benchmark, or FILE:STENCIL under examples/); default: all 29.
 # About 2 minutes per program (compiles, a 20 s and a 60 s search, three timings).
+# GUIDED_BUDGET=0 skips the guided search, BUDGET=0 the plain one. BEST_OF=FILE (lines
+# "NAME CONFIG", several per program: the 20-minute references' and the result tables' best
+# configurations) times each listed configuration in the same run, and the tuned figure is the
+# fastest of them and the search: a check of the prediction in seconds a program.
 set -u
 if [ $# -lt 4 ]; then
     sed -n '2,18p' "$0" >&2
@@ -41,6 +45,22 @@ mkdir -p "$work"
 timing() {
     sed -n 's/.*, \([0-9.]*\) ms\/step.*, \([0-9.]*\) GStencil\/s.*, \([0-9]*\)% of copy.*/\1 \2 \3/p' | tail -n 1
 }
+# faster TIMING... : the fastest of the "ms GStencil/s share" lines on stdin (none: nothing)
+faster() {
+    awk 'NF == 3 && $1 > 0 && (best == "" || $1 < b) { best = $0; b = $1 } END { if (best != "") print best }'
+}
+# tuned SRC PICK NAME: the plain search of $budget and the listed configurations of NAME, fastest
+tuned_of() {
+    {
+        # shellcheck disable=SC2086
+        [ "$budget" = 0 ] || "$stencilc" bench "$1" $2 --steps 1 --autotune --budget "$budget" -q \
+            --tune-db "$work/db-plain" | timing
+        [ -n "${BEST_OF:-}" ] && awk -v n="$3" '$1 == n { print $2 }' "$BEST_OF" | while read -r cfg; do
+            # shellcheck disable=SC2086
+            "$stencilc" bench "$1" $2 --steps 1 --config "$cfg" | timing
+        done
+    } | faster
+}
 echo "| program | predicted: ms, GStencil/s, roofline | guided $guided_budget | tuned $budget | predicted / tuned | guided / tuned |"
 echo "|---|---|---|---|---:|---:|"
 n=0 p15=0 g5=0
@@ -55,11 +75,11 @@ for item in "$@"; do
         2>/dev/null || { echo "$name: training failed" >&2; continue; }
     # shellcheck disable=SC2086
     pred=$("$stencilc" bench "$src" $pick --steps 1 --autotune --target "$gpu" --model "$model" | timing)
+    guided=
     # shellcheck disable=SC2086
-    guided=$("$stencilc" bench "$src" $pick --steps 1 --autotune --guide --model "$model" --budget "$guided_budget" \
-        -q --tune-db "$work/db-guided" | timing)
-    # shellcheck disable=SC2086
-    tuned=$("$stencilc" bench "$src" $pick --steps 1 --autotune --budget "$budget" -q --tune-db "$work/db-plain" | timing)
+    [ "$guided_budget" = 0 ] || guided=$("$stencilc" bench "$src" $pick --steps 1 --autotune --guide \
+        --model "$model" --budget "$guided_budget" -q --tune-db "$work/db-guided" | timing)
+    tuned=$(tuned_of "$src" "$pick" "$name")
     set -- $pred
     pms=${1:-0} pgs=${2:-0} proof=${3:-0}
     set -- $guided
@@ -74,4 +94,5 @@ for item in "$@"; do
     awk -v r="$rg" 'BEGIN { exit !(r > 0 && r <= 1.05) }' && g5=$((g5 + 1))
 done
 echo
-echo "predicted within 15% of the $budget tuning: $p15 of $n; guided $guided_budget within 5% of it: $g5 of $n ($gpu, $(date -u +%Y-%m-%d))"
+echo "predicted within 15% of the tuned (a $budget search${BEST_OF:+ and the listed configurations}): $p15 of $n;" \
+    "guided $guided_budget within 5% of it: $g5 of $n ($gpu, $(date -u +%Y-%m-%d))"

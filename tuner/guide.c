@@ -56,17 +56,36 @@ int tune_guide_hopeless(const TuneGuide *g, const Space *s, const Config *c, cha
     return hopeless;
 }
 
-double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c)
+/* The model's score of c; *supported (may be NULL): whether its family won for some program
+ * of this kind (model_supports). */
+static double score_of(const TuneGuide *g, const Space *s, const Config *c, int *supported)
 {
+    if (supported)
+        *supported = 1;
     if (!g->model || !s->prog)
         return 0;
     Arena *arena = arena_new();
     char why[512];
     double f[FEAT_COUNT], score = INFINITY;
-    if (feat_variant(s, c, NULL, NULL, score_gpu(g), arena, f, why, sizeof why) == 0)
+    if (feat_variant(s, c, NULL, NULL, score_gpu(g), arena, f, why, sizeof why) == 0) {
         score = model_score(g->model, f);
+        if (supported)
+            *supported = model_supports(g->model, f) && f[FEAT_l_fill] >= GUIDE_MIN_FILL;
+    }
     arena_free(arena);
     return score;
+}
+
+double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c)
+{
+    return score_of(g, s, c, NULL);
+}
+
+double tune_guide_menu_score(const TuneGuide *g, const Space *s, const Config *c)
+{
+    int supported;
+    double score = score_of(g, s, c, &supported);
+    return supported ? score : score + GUIDE_UNSUPPORTED;
 }
 
 /* ---- the wrapped strategy ------------------------------------------------------------------ */

@@ -41,6 +41,15 @@ int tune_guide_hopeless(const TuneGuide *g, const Space *s, const Config *c, cha
  * model or a program. */
 double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c);
 
+/* What the ranking of the menu adds to the score of a family the model never saw win for this
+ * kind of program (model_supports): such candidates come after every supported one. */
+#define GUIDE_UNSUPPORTED 1000.0
+#define GUIDE_MIN_FILL 0.8
+
+/* The score of c in the ranking of the menu (tune_guide_rank): tune_guide_score, plus
+ * GUIDE_UNSUPPORTED where c's family is unsupported for the program. */
+double tune_guide_menu_score(const TuneGuide *g, const Space *s, const Config *c);
+
 /* st wrapped (see the top); st without a guide. The wrapper owns st. k (may be NULL): its first
  * configurations are, with the model's and the table's, starts that ranking never drops. */
 TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, const TuneKnobs *k, TuneStrategy *st);

@@ -28,7 +28,7 @@ static double offer(Pool *p, const Config *c)
     if (!p->pb->valid(p->pb->valid_ctx, c, why, sizeof why)
         || tune_guide_hopeless(p->g, p->pb->space, c, why, sizeof why))
         return INFINITY;
-    double score = tune_guide_score(p->g, p->pb->space, c);
+    double score = tune_guide_menu_score(p->g, p->pb->space, c);
     if (!isfinite(score))
         return INFINITY;
     p->pool[p->n].config = *c;

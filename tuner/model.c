@@ -134,6 +134,7 @@ int model_save(const Model *m, const char *path, char *err, int errlen)
     fprintf(f, "\n");
     for (int i = 0; i < m->nexemplars; i++)
         fprintf(f, "exemplar %d %s\n", m->exemplars[i].dims, m->exemplars[i].config);
+    model_write_support(m, f);
     fprintf(f, "base %.9g\ntrees %d\n", m->base, m->ntrees);
     for (int t = 0; t < m->ntrees; t++) {
         const ModelTree *tr = &m->trees[t];
@@ -204,6 +205,9 @@ Model *model_load(const char *path, char *err, int errlen)
             if (sscanf(line + 9, "%d %n", &dims, &at) != 1 || dims < 1 || dims > 3)
                 FAIL("expected 'exemplar DIMS CONFIG'");
             add_exemplar(m, dims, line + 9 + at);
+        } else if (!strncmp(line, "support ", 8)) {
+            if (model_read_support(m, line) != 0)
+                FAIL("expected 'support DIMS SHAPE SEEN WON'");
         } else if (!strncmp(line, "base ", 5)) {
             m->base = strtod(line + 5, NULL);
         } else if (!strncmp(line, "trees ", 6)) {

@@ -111,6 +111,15 @@ ModelLoss model_loss(const Model *m);
  * `per_group` fastest of each group of d that keep marks; model_train keeps 3 of each), stored in
  * the file: candidates for a new program. */
 void model_add_exemplars(Model *m, const ModelData *d, const int *keep, int per_group);
+/* Support: the kernel families that ran within 15% of the best for some program of d that keep
+ * marks, by kind of program (dimensions, star, box or neither); model_train records it. */
+void model_add_support(Model *m, const ModelData *d, const int *keep);
+/* Whether the family of the variant of features f is supported for its kind of program: 0 only
+ * where it was measured on programs of that kind and never came within 15% of their best (1
+ * where no program of that kind measured it, or the model predates support). The zero-run
+ * ranking puts unsupported families last: the model's scores for them extrapolate from other
+ * kinds (retimed streaming, a 3D box's best, scored fastest for 3D stars, where it never won). */
+int model_supports(const Model *m, const double f[FEAT_COUNT]);
 /* The exemplars of dimension dims, parsed: up to max into out; returns how many. */
 int model_exemplars(const Model *m, int dims, Config *out, int max);
 /* How often each feature was split on (counts[FEAT_COUNT]). */

@@ -311,6 +311,7 @@ Model *model_train(const ModelData *d, const int *keep_in, const ModelParams *p)
         memcpy(tr->nodes, t.nodes, sizeof *tr->nodes * (size_t)t.nnodes);
     }
     model_add_exemplars(m, d, keep, 3);
+    model_add_support(m, d, keep);
     free(keep);
     free(idx);
     free(t.nodes);

@@ -226,9 +226,70 @@ static void test_two_gpus(void)
     model_data_free(&d);
 }
 
+/* Family support: 3D stars measured in the tile family (fast) and the retime family (slow), 3D
+ * boxes in retime (fast): the model supports retime for boxes, not for stars, tile for stars,
+ * and the temporal family (never measured) and plain (never measured on stars) everywhere; the
+ * file keeps it, and a model file without support lines supports everything. */
+static void sample(ModelData *d, int g, int star, int family, double ms)
+{
+    double f[FEAT_COUNT] = {0};
+    f[FEAT_p_dims] = 3;
+    f[star ? FEAT_p_star : FEAT_p_box] = 1;
+    f[family] = 1;
+    f[FEAT_c_tbx] = 5 + family % 3;
+    model_data_add(d, g, 1, ms, 0, "tb=32x8x1", f);
+}
+
+static int supports(const Model *m, int star, int family)
+{
+    double f[FEAT_COUNT] = {0};
+    f[FEAT_p_dims] = 3;
+    f[star ? FEAT_p_star : FEAT_p_box] = 1;
+    f[family] = 1;
+    return model_supports(m, f);
+}
+
+static void test_support(void)
+{
+    ModelData d;
+    model_data_init(&d);
+    for (int p = 0; p < 4; p++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s%d", p < 2 ? "star" : "box", p);
+        int g = model_data_group(&d, name, "NVIDIA H100 80GB HBM3");
+        for (int k = 0; k < 8; k++) {
+            sample(&d, g, p < 2, p < 2 ? FEAT_d_family_tile : FEAT_d_family_retime, 1 + 0.01 * k);
+            sample(&d, g, p < 2, p < 2 ? FEAT_d_family_retime : FEAT_d_family_tile, 3 + k);
+        }
+    }
+    model_data_finish(&d);
+    ModelParams prm;
+    model_params_default(&prm);
+    prm.trees = 5;
+    Model *m = model_train(&d, NULL, &prm);
+    CHECK(m);
+    CHECK(supports(m, 1, FEAT_d_family_tile) && !supports(m, 1, FEAT_d_family_retime));
+    CHECK(supports(m, 0, FEAT_d_family_retime) && !supports(m, 0, FEAT_d_family_tile));
+    CHECK(supports(m, 1, FEAT_d_family_temporal) && supports(m, 1, FEAT_d_family_plain));
+    char path[] = "/tmp/stc_test_support_XXXXXX", err[512];
+    close(mkstemp(path));
+    CHECK(model_save(m, path, err, sizeof err) == 0);
+    Model *back = model_load(path, err, sizeof err);
+    unlink(path);
+    CHECK(back && !supports(back, 1, FEAT_d_family_retime) && supports(back, 1, FEAT_d_family_tile));
+    model_free(back);
+    model_free(m);
+    model_data_free(&d);
+    Model *old = load_text("stencilc-model 1\nloss l2\nfeatures c_tbx\nbase 1\ntrees 0\n", err, sizeof err);
+    CHECK(old && supports(old, 1, FEAT_d_family_retime));
+    model_free(old);
+    CHECK(!load_text("stencilc-model 1\nsupport 3 1 2 4\n", err, sizeof err) && strstr(err, ":2: expected"));
+}
+
 int main(void)
 {
     test_learns();
+    test_support();
     test_two_gpus();
     test_file();
     test_data_file();

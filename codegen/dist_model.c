@@ -98,11 +98,12 @@ static int candidate(const Plan *plan, const CgDistTraits *t, const CgDistChoice
 }
 
 /* Whether the code can overlap this split at the first candidate's depth, as
- * NAME_dist_overlap_fits_ tests it (emit_dist_overlap.c), on an inner part: a step of one kernel
- * at depth 1 (overlap kind 1) or of one fused kernel at a multiple of its steps (kind 2); the
- * planes way where a one-step kernel's split exchanges only the outermost axis (its owned part at
- * least two sent slabs thick), else the blocks way, every exchanged axis in ranges of blocks with
- * an interior range. Sets the share of the launch beside the exchange and its launches. */
+ * NAME_dist_overlap_fits_ tests it (emit_dist_overlap.c; tests/dist/test_launches.sh checks that
+ * the two agree), on an inner part: a step of one kernel at depth 1 (overlap kind 1) or of one
+ * fused kernel at a multiple of its steps (kind 2); the planes way where a one-step kernel's
+ * split exchanges only the outermost axis (its owned part at least two sent slabs thick), else
+ * the blocks way, every exchanged axis in ranges of blocks with an interior range. Sets the share
+ * of the launch beside the exchange and its launches. */
 static int overlap_fits(const CgDistTraits *t, CgDistCand *one, const CgDistChoice *c)
 {
     const int outer = c->dims - 1;

@@ -5,8 +5,8 @@
 # each pair of ranks match (none left waiting), the overlapped step's block ranges cover the
 # kernel's grid once a step, and its edges and exchange go on the exchange's stream, its interior
 # on the caller's. Splits of one, two and three axes, uneven parts, parts that overlap on some
-# ranks only, fused and one-step kernels, periodic axes, reductions, two stages. Exits 77 without
-# nvcc.
+# ranks only, fused and one-step kernels, periodic axes, reductions, two stages; and the
+# exchange-cost model's overlap-fit answer against the code's. Exits 77 without nvcc.
 #   test_launches.sh STENCILC SOURCE_ROOT
 set -euo pipefail
 stencilc=$(realpath "$1") root=$(cd "$2" && pwd)
@@ -70,5 +70,30 @@ run heat "3 of 3 ranks overlapped" 37 33 400 1 1 3 3 7 1
 run w3 "2 of 2 ranks overlapped" 37 33 29 1 1 2 1 7 1
 run w3 "4 of 4 ranks overlapped" 70 70 120 1 2 2 1 8 1
 run flux "0 of 4 ranks overlapped" 67 61 1 2 2 1 1 6 1
+# The overlap-fit rule is written twice: the emitted code's (each rank, its own part) and the
+# exchange-cost model's (codegen/dist_model.c: the header's recommendation, on an inner part).
+# Where every part is alike (even splits) they must agree: the model lists an overlapped
+# candidate exactly where every rank overlaps, and none where no rank does.
+# agree ID FILE STENCIL CONFIG NX NY NZ PX PY PZ DEPTH STEPS (NZ and PZ 1 in 2D)
+agree() {
+  local id=$1 file=$2 st=$3 cfg=$4 grid=$5x$6 procs=$8x$9 line want
+  [ "$7" = 1 ] && [ "${10}" = 1 ] || { grid=$grid"x$7"; procs=$procs"x${10}"; }
+  line=$("$stencilc" "$root/$file" --stencil "$st" --distributed ${cfg:+--config "$cfg"} --grid "$grid" \
+    --procs "$procs" -o "$dir/agree.cu" 2>&1 | grep "exchange:") || { fail=$((fail + 1)); echo "FAIL: no choice for $*"; return; }
+  local n=$(($8 * $9 * ${10}))
+  if [[ $line == *"with overlap"* ]]; then want="$n of $n ranks overlapped"; else want="0 of $n ranks overlapped"; fi
+  run "$id" "$want" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}" "${12}" 1
+}
+agree plain examples/bench/star3d1r.st star3d1r "" 37 64 64 1 2 2 1 3    # pencils with an interior
+agree plain examples/bench/star3d1r.st star3d1r "" 37 8 8 1 2 2 1 3      # parts one tile thick
+agree plain examples/bench/star3d1r.st star3d1r "" 64 64 64 2 2 2 1 3    # blocks
+agree plain examples/bench/star3d1r.st star3d1r "" 64 32 64 1 1 4 1 3    # slabs (planes way)
+agree plain examples/bench/star3d1r.st star3d1r "" 64 32 4 1 1 2 1 3     # slabs of two planes
+agree plain examples/bench/star3d1r.st star3d1r "" 64 32 32 2 1 1 1 3    # x split, narrow parts
+agree fused examples/bench/star3d1r.st star3d1r "tb=32x16x1,stream=z,sb=16,tblock=3" 37 70 128 1 1 4 3 9
+agree fused examples/bench/star3d1r.st star3d1r "tb=32x16x1,stream=z,sb=16,tblock=3" 37 70 64 1 1 4 3 9
+agree fused examples/bench/star3d1r.st star3d1r "tb=32x16x1,stream=z,sb=16,tblock=3" 64 128 64 1 2 1 3 9
+agree gs examples/reaction_diffusion.st gray_scott "" 128 128 1 2 2 1 1 5
+agree gs examples/reaction_diffusion.st gray_scott "" 16 16 1 2 2 1 1 5
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -56,8 +56,8 @@ int tune_guide_hopeless(const TuneGuide *g, const Space *s, const Config *c, cha
     return hopeless;
 }
 
-/* The model's score of c; *supported (may be NULL): whether its family won for some program
- * of this kind (model_supports). */
+/* The model's score of c; *supported (may be NULL): whether the menu may trust it (guide.h,
+ * GUIDE_UNSUPPORTED). */
 static double score_of(const TuneGuide *g, const Space *s, const Config *c, int *supported)
 {
     if (supported)

@@ -41,13 +41,15 @@ int tune_guide_hopeless(const TuneGuide *g, const Space *s, const Config *c, cha
  * model or a program. */
 double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c);
 
-/* What the ranking of the menu adds to the score of a family the model never saw win for this
- * kind of program (model_supports): such candidates come after every supported one. */
+/* What the ranking of the menu adds to the score of a candidate it has no reason to trust, so
+ * that it comes after every other: a family measured on this kind of program and never near its
+ * best (model_supports), or tiles that leave more than a fifth of the points they cover outside
+ * the grid (feature l_fill below GUIDE_MIN_FILL; docs/model.md, "Support"). */
 #define GUIDE_UNSUPPORTED 1000.0
 #define GUIDE_MIN_FILL 0.8
 
 /* The score of c in the ranking of the menu (tune_guide_rank): tune_guide_score, plus
- * GUIDE_UNSUPPORTED where c's family is unsupported for the program. */
+ * GUIDE_UNSUPPORTED where c is not to be trusted (above). */
 double tune_guide_menu_score(const TuneGuide *g, const Space *s, const Config *c);
 
 /* st wrapped (see the top); st without a guide. The wrapper owns st. k (may be NULL): its first

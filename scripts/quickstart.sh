@@ -55,7 +55,7 @@ test)
   tail -n 40 build-test/meson-test.out
   fuzz_ok=1
   if [ "${STC_FUZZ_SECONDS:-60}" != 0 ] && [ -x tests/fuzz/run_fuzz.sh ]; then
-    say "fuzzing the compiler (tests/fuzz: parser, IR, interpreter, code generator; the command line) for ${STC_FUZZ_SECONDS:-60} s"
+    say "fuzzing the compiler (tests/fuzz: parser, IR, interpreter, code generator; the command line; model and replay files) for ${STC_FUZZ_SECONDS:-60} s"
     if tests/fuzz/run_fuzz.sh "${STC_FUZZ_SECONDS:-60}" >build-test/fuzz.out 2>&1; then fuzz_ok=1; else fuzz_ok=0; tail -n 30 build-test/fuzz.out; fi
   fi
   python3 scripts/test_summary.py build-test/meson-logs/testlog.json "$fuzz_ok"

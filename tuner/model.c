@@ -214,6 +214,8 @@ Model *model_load(const char *path, char *err, int errlen)
             int n = atoi(line + 6);
             if (n < 0 || n > 100000)
                 FAIL("bad tree count");
+            if (m->trees) /* the trees read so far are in an array sized by the first count */
+                FAIL("a second 'trees' line");
             m->trees = calloc((size_t)(n > 0 ? n : 1), sizeof *m->trees);
             for (int t = 0; t < n; t++) {
                 int nn;

@@ -1,10 +1,11 @@
 #!/bin/sh
-# run_fuzz.sh [SECONDS] : fuzzes stencilc for SECONDS in all (default 60) with libFuzzer: two
-# thirds on the language (fuzz_parse: the front end and the passes after it), one third on the
-# command line (fuzz_cli: options and odd files through stencilc's main).
-# Builds build-fuzz with clang if needed, seeds the corpora from examples/ and tests/err/ (and
-# a few command lines), and exits non-zero when a fuzzer finds a crash (the input is left as
-# build-fuzz/crash-*).
+# run_fuzz.sh [SECONDS] : fuzzes stencilc for SECONDS in all (default 60) with libFuzzer: half on
+# the language (fuzz_parse: the front end and the passes after it), a third on the command line
+# (fuzz_cli: options and odd files through stencilc's main), a sixth on the other files it reads
+# (fuzz_files: the model, the model's data TSV, replay recordings).
+# Builds build-fuzz with clang if needed, seeds the corpora from examples/, tests/err/, a few
+# command lines, data/model.txt and recordings of tests/data, and exits non-zero when a fuzzer
+# finds a crash (the input is left as build-fuzz/crash-*, cli-crash-* or files-crash-*).
 set -eu
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,10 +14,12 @@ if [ ! -f "$build/build.ninja" ]; then
     rm -rf "$build" # a setup that failed half way
     CC=clang meson setup "$build" "$root" -Dfuzz=true -Dbuildtype=debugoptimized
 fi
-ninja -C "$build" tests/frontend/fuzz_parse tests/frontend/fuzz_cli
+ninja -C "$build" tests/frontend/fuzz_parse tests/frontend/fuzz_cli tests/frontend/fuzz_files driver/stencilc
 cli_seconds=$((seconds / 3))
 [ "$cli_seconds" -ge 1 ] || cli_seconds=1
-parse_seconds=$((seconds - cli_seconds))
+files_seconds=$((seconds / 6))
+[ "$files_seconds" -ge 1 ] || files_seconds=1
+parse_seconds=$((seconds - cli_seconds - files_seconds))
 [ "$parse_seconds" -ge 1 ] || parse_seconds=1
 corpus="$build/fuzz-corpus"
 mkdir -p "$corpus"
@@ -53,3 +56,22 @@ seed_cli target @IN --target H200 -o out.cu
 ./tests/frontend/fuzz_cli -max_total_time="$cli_seconds" -max_len=8192 -timeout=10 \
     -rss_limit_mb=4096 -print_final_stats=1 -close_fd_mask=3 -dict="$root/tests/fuzz/cli.dict" \
     -artifact_prefix="$build/cli-" "$cli_corpus"
+
+# The other files: the first byte picks the reader ('0' the model, '1' its data, '2' a replay
+# recording), the rest is the file. Seeds: the shipped model cut to its first two trees, the
+# head of a data TSV that stencilc extracts from a recording, heads of recordings.
+files_corpus="$build/fuzz-files-corpus"
+mkdir -p "$files_corpus"
+{ printf 0; awk '/^trees /{print "trees 2"; next} /^tree /{if (++t > 2) exit} {print}' \
+    "$root/data/model.txt"; } > "$files_corpus/seed-model"
+"$build/driver/stencilc" model extract -o "$build/fuzz-files-data.tsv" --src "$root/examples/bench" \
+    "$root/tests/data/replay_box2d1r_h100.tsv" 2>/dev/null
+{ printf 1; head -n 40 "$build/fuzz-files-data.tsv"; } > "$files_corpus/seed-data"
+for p in box2d1r star3d4r j2d5pt box3d2r; do
+    { printf 2; head -n 200 "$root/tests/data/replay_${p}_h100.tsv"; } > "$files_corpus/seed-replay-$p"
+done
+printf '2#stencilc-replay\tprogram=p\tgrid=64x64\tgpu=g\ntb=32x8x1\tfail\tlaunch\tcost=2\ntb=64x4x1\t0.5\n' \
+    > "$files_corpus/seed-replay-fail"
+./tests/frontend/fuzz_files -max_total_time="$files_seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=4096 -print_final_stats=1 -dict="$root/tests/fuzz/files.dict" \
+    -artifact_prefix="$build/files-" "$files_corpus"

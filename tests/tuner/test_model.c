@@ -141,6 +141,9 @@ static void test_file(void)
                      err, sizeof err) && strstr(err, ":7: bad split node"));
     CHECK(!load_text("stencilc-model 1\nloss l2\nfeatures c_tbx\n", err, sizeof err) && strstr(err, "no trees"));
     CHECK(!load_text("stencilc-model 1\nwhat\n", err, sizeof err) && strstr(err, "unknown line"));
+    /* a second tree list would run past the array sized by the first one */
+    CHECK(!load_text("stencilc-model 1\nfeatures c_tbx\ntrees 1\ntree 1\nL 1\ntrees 1\ntree 1\nL 2\n",
+                     err, sizeof err) && strstr(err, ":6: a second 'trees' line"));
     CHECK(!model_load("/nonexistent/model.txt", err, sizeof err) && strstr(err, "cannot read"));
 }
 

@@ -115,6 +115,9 @@ static int stream_axes(const IrProgram *prog, const Config *c, StreamGeom *g, ch
     else if (g->R > STREAM_MAX_R)
         snprintf(why, (size_t)whylen, "radius %d along the streaming axis: the stream pass keeps "
                  "at most %d planes on each side", g->R, STREAM_MAX_R);
+    else if (g->hb > STREAM_MAX_R) /* a thread's rows, bm + 2 hb, index StreamSrc's vmin, emin */
+        snprintf(why, (size_t)whylen, "radius %d along %c, beside the streaming axis: the stream "
+                 "pass keeps at most %d rows on each side", g->hb, axis_letter_of(g->ab), STREAM_MAX_R);
     else if (g->regq > 2 * g->R + 1)
         snprintf(why, (size_t)whylen, "regq=%d but the window along the streaming axis has only "
                  "%d planes (2R+1)", g->regq, 2 * g->R + 1);

@@ -329,6 +329,22 @@ static void retime_rows(Arena *a, IrProgram *box3d)
     assert(g.bm == 4 && g.H == 2 * 4 + 2 * g.hb && g.smem_elems == 2L * g.W * g.H);
 }
 
+/* A radius of 20 along z, the axis beside a stream along y: a thread's rows (bm + 2 x 20) would
+ * index past StreamSrc's per-row arrays (fuzz_parse found it, 2026-11-27); refused with a reason,
+ * while streaming along z is refused for the radius along the stream. */
+static void wide_beside(Arena *a)
+{
+    IrProgram *p = hb_program(a, "z20", 3, ELEM_FLOAT);
+    int u = hb_field(a, p, "u", ROLE_STATE, 2, BC_FIXED, 0);
+    int s = hb_stage(a, p);
+    int sum = hb_op(a, p, s, N_ADD, hb_read(a, p, s, u, 0, 0, 0, 0), hb_read(a, p, s, u, 0, 0, 0, 20), -1);
+    hb_write(a, p, s, u, hb_op(a, p, s, N_ADD, sum, hb_read(a, p, s, u, 0, 0, 1, 0), -1));
+    hb_finish(p);
+    assert(p->halo[2] == 20);
+    refused(a, p, "tb=32x1x1,stream=y,sb=16", "beside the streaming axis");
+    refused(a, p, "tb=32x1x1,stream=z,sb=16", "along the streaming axis");
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -414,6 +430,7 @@ int main(void)
     assert(g.src[0].lo == -box3d->halo[2] && g.src[0].hi == box3d->halo[2]);
 
     /* constraints */
+    wide_beside(a);
     refused(a, star2d, "tb=32x8x1,stream=y,sb=32", "1 thread along y");
     refused(a, star2d, "tb=128x1x1,stream=y", "at least 8 planes");
     refused(a, star2d, "tb=128x1x1,stream=y,sb=8,uf=1x16x1", "exceeds sb");

@@ -1,5 +1,5 @@
 /* Device source of the boundary and bookkeeping kernels: halo fills by boundary condition,
- * zeroing of temps, whole-buffer copies and halo copies. */
+ * zeroing of temps, whole-buffer copies and fixed halos' copies. */
 #include "emit.h"
 #include "opt_temporal_build.h" /* tb_source */
 
@@ -56,21 +56,15 @@ static void fill_face(CgCtx *ctx, KBlock *out, int field, int axis, int side, in
     fill_store(ctx, out, guard, k_plus(b, x, h), axis, value, field);
 }
 
-void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
+/* A kernel over one axis's faces: thread (q, r) = a padded point of the other two axes, x
+ * first, bounds checked; `base` is its offset with the axis's coordinate 0. */
+static KKernel *face_kernel(CgCtx *ctx, int axis, const char *name, const CgArgs *args)
 {
     const IrProgram *p = ctx->prog;
-    const IrField *f = &p->fields[field];
     Kb *b = &ctx->kb;
     int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2; /* the other two axes, x first */
     int block[3] = {CG_UTIL_BLOCK, 1, 1};
-    static const char axis_letter[3] = {'x', 'y', 'z'};
     KKernel *k = cg_kernel(ctx, name, block, args);
-    IrBc lo = ir_bc(f, axis, 0), hi = ir_bc(f, axis, 1);
-    const char *kinds = ir_bc_name(lo.kind);
-    if (hi.kind != lo.kind)
-        kinds = arena_printf(ctx->arena, "%s | %s", kinds, ir_bc_name(hi.kind));
-    k->comment = arena_printf(ctx->arena, "halo of %s along %c (%s), over the padded extent of the other axes",
-                              f->name, axis_letter[axis], kinds);
     KExpr *q = k_let(b, &k->body, "int", "q", k_cast(b, "int", k_add(b, k_mul(b, k_block(b, 0), k_uint(b, CG_UTIL_BLOCK)), k_thread(b, 0))));
     KExpr *r = o2 < p->dims ? k_let(b, &k->body, "int", "r", k_cast(b, "int", k_block(b, 1))) : NULL;
     KStmt *guard = k_if(b, k_or(b, k_bin(b, KO_GE, q, padded(ctx, o1)), r ? k_bin(b, KO_GE, r, padded(ctx, o2)) : NULL));
@@ -82,11 +76,55 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     if (r)
         base = k_add(b, base, k_mul(b, k_cast(b, "long long", r), stride(ctx, o2)));
     k_let(b, &k->body, "long long", "base", base);
+    return k;
+}
+
+static const char axis_letter[3] = {'x', 'y', 'z'};
+
+void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
+{
+    const IrProgram *p = ctx->prog;
+    const IrField *f = &p->fields[field];
+    Kb *b = &ctx->kb;
+    KKernel *k = face_kernel(ctx, axis, name, args);
+    IrBc lo = ir_bc(f, axis, 0), hi = ir_bc(f, axis, 1);
+    const char *kinds = ir_bc_name(lo.kind);
+    if (hi.kind != lo.kind)
+        kinds = arena_printf(ctx->arena, "%s | %s", kinds, ir_bc_name(hi.kind));
+    k->comment = arena_printf(ctx->arena, "halo of %s along %c (%s), over the padded extent of the other axes",
+                              f->name, axis_letter[axis], kinds);
     /* the distributed code's variant fills only the sides that are faces of the global grid */
     int sided = cg_args_find(args, ARG_SIDE, 0, 0, 2 * axis) >= 0;
     KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, p->halo[axis] + 1), NULL, 0);
     fill_face(ctx, &layers->body, field, axis, 0, sided);
     fill_face(ctx, &layers->body, field, axis, 1, sided);
+    k_push(b, &k->body, layers);
+    cg_add_kernel(ctx, k);
+}
+
+/* Fixed faces along one axis: every layer of both sides copied from buffer level 0 into the
+ * levels the launch writes. The launches of all axes cover the halo (edges twice, the same
+ * values); a thread per point of the other axes, so the cost is the halo's, not the grid's. */
+void cg_emit_halo_copy(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
+{
+    const IrProgram *p = ctx->prog;
+    Kb *b = &ctx->kb;
+    KKernel *k = face_kernel(ctx, axis, name, args);
+    k->comment = arena_printf(ctx->arena, "fixed boundary: every buffer starts with the newest one's halo (along %c)",
+                              axis_letter[axis]);
+    int h = p->halo[axis];
+    KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, h + 1), NULL, 0);
+    KExpr *layer = k_var(b, "h");
+    /* padded coordinates: h - layer below the grid, n - 1 + h + layer above it */
+    KExpr *at[2] = {k_un(b, KO_NEG, k_plus(b, layer, -h)), k_plus(b, k_add(b, k_varf(b, "n%d", axis), layer), h - 1)};
+    for (int side = 0; side < 2; side++) {
+        KExpr *where = k_let(b, &layers->body, "long long", side ? "at_hi" : "at_lo",
+                             k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", at[side]), stride(ctx, axis))));
+        for (int i = 0; i < args->nargs; i++)
+            if (args->args[i].kind == ARG_BUF && args->writes[i])
+                k_push(b, &layers->body, k_assign(b, k_index(b, cg_buf(ctx, field, args->args[i].level), where),
+                                                  k_index(b, cg_buf(ctx, field, 0), where)));
+    }
     k_push(b, &k->body, layers);
     cg_add_kernel(ctx, k);
 }
@@ -139,25 +177,5 @@ void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)
     KExpr *c[3];
     KKernel *k = whole_buffer(ctx, name, args, "a state field the step does not write keeps its value", c);
     k_push(&ctx->kb, &k->body, k_assign(&ctx->kb, at_of(ctx, field, 1), at_of(ctx, field, 0)));
-    cg_add_kernel(ctx, k);
-}
-
-void cg_emit_halo_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)
-{
-    const IrProgram *p = ctx->prog;
-    Kb *b = &ctx->kb;
-    KExpr *c[3];
-    KKernel *k = whole_buffer(ctx, name, args, "fixed boundary: every buffer starts with the newest one's halo", c);
-    KExpr *interior = NULL;
-    for (int d = 0; d < p->dims; d++) {
-        KExpr *in = k_and(b, k_bin(b, KO_GE, c[d], k_int(b, p->halo[d])), k_bin(b, KO_LT, c[d], k_plus(b, k_varf(b, "n%d", d), p->halo[d])));
-        interior = k_and(b, interior, in);
-    }
-    KStmt *skip = k_if(b, interior);
-    k_push(b, &skip->body, k_return(b));
-    k_push(b, &k->body, skip);
-    for (int i = 0; i < args->nargs; i++)
-        if (args->args[i].kind == ARG_BUF && args->writes[i])
-            k_push(b, &k->body, k_assign(b, at_of(ctx, field, args->args[i].level), at_of(ctx, field, 0)));
     cg_add_kernel(ctx, k);
 }

@@ -76,12 +76,27 @@ static void cover_padded(const IrProgram *p, PlanLaunch *l)
     }
 }
 
+static const char axis_letter[3] = {'x', 'y', 'z'};
+
+/* The grid of a kernel over one axis's faces: threads over the other two axes (padded), x first. */
+static void cover_faces(const IrProgram *p, PlanLaunch *l, int axis)
+{
+    int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
+    l->tile[0] = CG_UTIL_BLOCK;
+    l->axis_of[0] = o1;
+    l->extra[0] = 2 * p->halo[o1];
+    l->tile[1] = 1;
+    l->axis_of[1] = o2;
+    l->extra[1] = 2 * p->halo[o2];
+    l->tile[2] = 0;
+    l->axis_of[2] = 2;
+}
+
 /* Halo fills of one buffer of field (level: which one, as an ARG_BUF level). The kernel is the
  * same for every level; only the launch's argument differs. */
 static void add_fills(Builder *b, int field, int level)
 {
     const IrProgram *p = b->ctx.prog;
-    static const char axis_letter[3] = {'x', 'y', 'z'};
     for (int axis = 0; axis < p->dims; axis++) {
         if (p->halo[axis] == 0 || ir_bc_axis_fixed(&p->fields[field], axis))
             continue;
@@ -98,16 +113,29 @@ static void add_fills(Builder *b, int field, int level)
         PlanLaunch *l = add_launch(b, name, block, &launch_args);
         l->fill = 1;
         l->fill_axis = axis;
-        /* threads over the other two axes (padded), x first */
-        int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
-        l->tile[0] = CG_UTIL_BLOCK;
-        l->axis_of[0] = o1;
-        l->extra[0] = 2 * p->halo[o1];
-        l->tile[1] = 1;
-        l->axis_of[1] = o2;
-        l->extra[1] = 2 * p->halo[o2];
-        l->tile[2] = 0;
-        l->axis_of[2] = 2;
+        cover_faces(p, l, axis);
+    }
+}
+
+/* The fixed halo of a state field copied from its newest buffer into the others (levels), one
+ * launch per axis over that axis's faces: a cost of the halo's size, not the grid's. */
+static void add_halo_copies(Builder *b, int field, const int *levels, int nlevels)
+{
+    const IrProgram *p = b->ctx.prog;
+    for (int axis = 0; axis < p->dims; axis++) {
+        if (p->halo[axis] == 0)
+            continue;
+        const char *name = arena_printf(b->ctx.arena, "%s_halo_copy_%s_%c", b->ctx.prefix, p->fields[field].name,
+                                        axis_letter[axis]);
+        CgArgs args = {0};
+        for (int i = 0; i < nlevels; i++)
+            cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, levels[i], 0}, 1);
+        cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 0);
+        add_dims(b, &args);
+        if (!already_emitted(b, name))
+            cg_emit_halo_copy(&b->ctx, field, axis, name, &args);
+        int block[3] = {CG_UTIL_BLOCK, 1, 1};
+        cover_faces(p, add_launch(b, name, block, &args), axis);
     }
 }
 
@@ -148,7 +176,7 @@ static void build_prologue(Builder *b)
         }
         if (fl->role == ROLE_STATE && ir_bc_any(fl, BC_FIXED) && fl->levels > 1) {
             const int others[3] = {1, -1, 2}; /* level +2: the fourth buffer of Plan.ring3 */
-            add_whole(b, f, "halo_copy", cg_emit_halo_copy, others, plan_buffers(b->plan, f) - 1);
+            add_halo_copies(b, f, others, plan_buffers(b->plan, f) - 1);
         }
         if (fl->role != ROLE_TEMP && !ir_bc_all(fl, BC_FIXED)) {
             /* every buffer of the field, as the interpreter's start of a run does */

@@ -111,7 +111,7 @@ int main(void)
     hb_has(plan->source, "__launch_bounds__(256)");
     hb_has(plan->source, "blockIdx.y * 8u");
     hb_has(plan->source, "f_u_lp1[idx] =");
-    assert(plan->nprologue == 1); /* fixed: halo copy into the other buffer */
+    assert(plan->nprologue == 2); /* fixed: halo copy into the other buffer, x then y faces */
     assert(plan->nstep == 1 && plan->step[0].block[0] == 32 && plan->step[0].block[1] == 8);
     plan = hb_plan(a, star, "tb=64x2,maxreg=64");
     hb_has(plan->source, "__maxnreg__(64)");

@@ -1,8 +1,8 @@
 /* Boundaries per axis and per face in the code generator: a fill kernel per axis whose two faces
  * follow their own conditions (none for an axis fixed on both), the prologue of a field with fixed
- * and other faces, the header's statement of them, fused steps refused where the faces mix
- * periodic, clamp or mirror with another kind (and taken where they are fixed and constant), and
- * the distributed code's periodic axes. codegen_nvcc compiles tests/programs/faces*.st and
+ * and other faces (its halo copied face by face), the header's statement of them, fused steps
+ * refused where the faces mix periodic, clamp or mirror with another kind (and taken where they
+ * are fixed and constant), and the distributed code's periodic axes. codegen_nvcc compiles tests/programs/faces*.st and
  * examples/channel.st, and a GPU checks them against the interpreter (test_rt_examples). */
 #include <assert.h>
 #include <stdio.h>
@@ -112,12 +112,21 @@ static void test_fills(Arena *a)
     assert(ux && !kernel(a, ch, "channel_bc_u_y") && !kernel(a, ch, "channel_bc_k_y"));
     hb_has(ux, "src_lo = (lo % n0 + n0) % n0;");
     hb_has(ux, "src_hi = (hi % n0 + n0) % n0;");
-    /* the prologue: u's fixed y faces copied into its other buffer, then both buffers filled */
-    assert(launches(ch->prologue, ch->nprologue, "channel_halo_copy_u") == 1);
+    /* the prologue: u's halo copied axis by axis into its other buffer, then both buffers filled */
+    assert(launches(ch->prologue, ch->nprologue, "channel_halo_copy_u_x") == 1);
+    assert(launches(ch->prologue, ch->nprologue, "channel_halo_copy_u_y") == 1);
     assert(launches(ch->prologue, ch->nprologue, "channel_bc_u_x") == 2);
     assert(launches(ch->prologue, ch->nprologue, "channel_bc_k_x") == 1);
-    assert(first(ch->prologue, ch->nprologue, "channel_halo_copy_u") < first(ch->prologue, ch->nprologue,
-                                                                             "channel_bc_u_x"));
+    int copy_y = first(ch->prologue, ch->nprologue, "channel_halo_copy_u_y");
+    assert(copy_y < first(ch->prologue, ch->nprologue, "channel_bc_u_x"));
+    /* the y copy: layer h below and above the grid, threads over the x extent only (a face, not
+     * the grid: the third grid axis is z, one block) */
+    const char *cy = kernel(a, ch, "channel_halo_copy_u_y");
+    hb_has(cy, "at_lo = base + (long long)-(h - 1) * s1;");
+    hb_has(cy, "at_hi = base + (long long)(n1 + h) * s1;");
+    hb_has(cy, "f_u_lp1[at_hi] = f_u_l0[at_hi];");
+    const PlanLaunch *cl = &ch->prologue[copy_y];
+    assert(cl->axis_of[0] == 0 && cl->tile[0] == CG_UTIL_BLOCK && cl->axis_of[1] == 2 && cl->tile[2] == 0);
     assert(launches(ch->step, ch->nstep, "channel_bc_u_x") == 1 && !launches(ch->step, ch->nstep, "channel_bc_u_y"));
 
     Plan *in = hb_plan(a, progs[INFLOW], "");
@@ -132,7 +141,8 @@ static void test_fills(Arena *a)
     lacks(vx, "(-h + 1)");
     hb_has(vy, "= 0.5f;");
     hb_has(kernel(a, in, "inflow_bc_u_y"), "src_lo_m");
-    assert(launches(in->prologue, in->nprologue, "inflow_halo_copy_v") == 1);
+    assert(launches(in->prologue, in->nprologue, "inflow_halo_copy_v_x") == 1);
+    assert(launches(in->prologue, in->nprologue, "inflow_halo_copy_v_y") == 1);
     assert(launches(in->prologue, in->nprologue, "inflow_bc_v_x") == 3); /* three levels */
 
     StrBuf cu = {0}, h = {0};

@@ -80,12 +80,12 @@ void cg_emit_stage_plain(CgCtx *ctx, int stage, const char *name, const CgArgs *
 /* Fills the halo of `field` (buffer level 0) along `axis` by its boundary condition, over the
  * full padded extent of the other axes. */
 void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args);
-/* Whole padded buffer kernels: zero (temps), copy level 0 -> +1 (unwritten state fields). */
-void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args);
+/* A whole padded buffer copied, level 0 -> +1 (unwritten state fields). */
 void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args);
-/* The halo's layers along `axis` copied from level 0 into the levels the launch writes (fixed
- * state fields, at the start), over the padded extent of the other axes. */
+/* The halo's layers along `axis`, over the padded extent of the other axes, at the start: copied
+ * from level 0 into the levels the launch writes (fixed state fields), or zeroed (temps). */
 void cg_emit_halo_copy(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args);
+void cg_emit_halo_zero(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args);
 /* The reductions' kernels (emit_reduce.c) into the plan's module and source, and their launches
  * into plan->reduce; where some are fused (after the fused step is built), their combine
  * kernels and plan->after. Nothing without reductions. */

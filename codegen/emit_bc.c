@@ -1,5 +1,5 @@
 /* Device source of the boundary and bookkeeping kernels: halo fills by boundary condition,
- * zeroing of temps, whole-buffer copies and fixed halos' copies. */
+ * whole-buffer copies, and fixed halos' copies and temps' zeroing face by face. */
 #include "emit.h"
 #include "opt_temporal_build.h" /* tb_source */
 
@@ -102,16 +102,16 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     cg_add_kernel(ctx, k);
 }
 
-/* Fixed faces along one axis: every layer of both sides copied from buffer level 0 into the
- * levels the launch writes. The launches of all axes cover the halo (edges twice, the same
+/* Every layer of both faces along one axis set in the levels the launch writes: copied from
+ * level 0 (zero: set to 0). The launches of all axes cover the halo (edges twice, the same
  * values); a thread per point of the other axes, so the cost is the halo's, not the grid's. */
-void cg_emit_halo_copy(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
+static void halo_faces(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args, const char *what,
+                       int zero)
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
     KKernel *k = face_kernel(ctx, axis, name, args);
-    k->comment = arena_printf(ctx->arena, "fixed boundary: every buffer starts with the newest one's halo (along %c)",
-                              axis_letter[axis]);
+    k->comment = arena_printf(ctx->arena, "%s (along %c)", what, axis_letter[axis]);
     int h = p->halo[axis];
     KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, h + 1), NULL, 0);
     KExpr *layer = k_var(b, "h");
@@ -120,13 +120,23 @@ void cg_emit_halo_copy(CgCtx *ctx, int field, int axis, const char *name, const 
     for (int side = 0; side < 2; side++) {
         KExpr *where = k_let(b, &layers->body, "long long", side ? "at_hi" : "at_lo",
                              k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", at[side]), stride(ctx, axis))));
+        KExpr *value = zero ? k_cast(b, ctx->T, k_int(b, 0)) : k_index(b, cg_buf(ctx, field, 0), where);
         for (int i = 0; i < args->nargs; i++)
             if (args->args[i].kind == ARG_BUF && args->writes[i])
-                k_push(b, &layers->body, k_assign(b, k_index(b, cg_buf(ctx, field, args->args[i].level), where),
-                                                  k_index(b, cg_buf(ctx, field, 0), where)));
+                k_push(b, &layers->body, k_assign(b, k_index(b, cg_buf(ctx, field, args->args[i].level), where), value));
     }
     k_push(b, &k->body, layers);
     cg_add_kernel(ctx, k);
+}
+
+void cg_emit_halo_copy(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
+{
+    halo_faces(ctx, field, axis, name, args, "fixed boundary: every buffer starts with the newest one's halo", 0);
+}
+
+void cg_emit_halo_zero(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
+{
+    halo_faces(ctx, field, axis, name, args, "a temp's fixed halo holds 0 (its stage writes the interior)", 1);
 }
 
 /* A whole-padded-buffer kernel: thread (a, b, c) = padded point, bounds checked, linear index
@@ -162,14 +172,6 @@ static KKernel *whole_buffer(CgCtx *ctx, const char *name, const CgArgs *args, c
 static KExpr *at_of(CgCtx *ctx, int field, int level)
 {
     return k_index(&ctx->kb, cg_buf(ctx, field, level), k_var(&ctx->kb, "at"));
-}
-
-void cg_emit_zero(CgCtx *ctx, int field, const char *name, const CgArgs *args)
-{
-    KExpr *c[3];
-    KKernel *k = whole_buffer(ctx, name, args, "zero a temp buffer (its fixed halo holds 0)", c);
-    k_push(&ctx->kb, &k->body, k_assign(&ctx->kb, at_of(ctx, field, 0), k_cast(&ctx->kb, ctx->T, k_int(&ctx->kb, 0))));
-    cg_add_kernel(ctx, k);
 }
 
 void cg_emit_copy(CgCtx *ctx, int field, const char *name, const CgArgs *args)

@@ -117,42 +117,40 @@ static void add_fills(Builder *b, int field, int level)
     }
 }
 
-/* The fixed halo of a state field copied from its newest buffer into the others (levels), one
- * launch per axis over that axis's faces: a cost of the halo's size, not the grid's. */
-static void add_halo_copies(Builder *b, int field, const int *levels, int nlevels)
+/* A fixed halo set at the start, one launch per axis over that axis's faces (a cost of the
+ * halo's size, not the grid's): a state field's copied from its newest buffer into the others
+ * (levels), a temp's zeroed (levels: {0}, zero). */
+static void add_halo_faces(Builder *b, int field, const int *levels, int nlevels, int zero)
 {
     const IrProgram *p = b->ctx.prog;
     for (int axis = 0; axis < p->dims; axis++) {
         if (p->halo[axis] == 0)
             continue;
-        const char *name = arena_printf(b->ctx.arena, "%s_halo_copy_%s_%c", b->ctx.prefix, p->fields[field].name,
-                                        axis_letter[axis]);
+        const char *name = arena_printf(b->ctx.arena, "%s_%s_%s_%c", b->ctx.prefix, zero ? "zero" : "halo_copy",
+                                        p->fields[field].name, axis_letter[axis]);
         CgArgs args = {0};
         for (int i = 0; i < nlevels; i++)
             cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, levels[i], 0}, 1);
-        cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 0);
+        if (!zero)
+            cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 0);
         add_dims(b, &args);
         if (!already_emitted(b, name))
-            cg_emit_halo_copy(&b->ctx, field, axis, name, &args);
+            (zero ? cg_emit_halo_zero : cg_emit_halo_copy)(&b->ctx, field, axis, name, &args);
         int block[3] = {CG_UTIL_BLOCK, 1, 1};
         cover_faces(p, add_launch(b, name, block, &args), axis);
     }
 }
 
-typedef void (*WholeEmit)(CgCtx *, int, const char *, const CgArgs *);
-
-static void add_whole(Builder *b, int field, const char *what, WholeEmit emit, const int *levels_written,
-                      int nwritten)
+/* An unwritten state field's copy, level 0 -> +1, over the whole padded buffer. */
+static void add_copy(Builder *b, int field)
 {
-    const char *name = arena_printf(b->ctx.arena, "%s_%s_%s", b->ctx.prefix, what, b->ctx.prog->fields[field].name);
+    const char *name = arena_printf(b->ctx.arena, "%s_copy_%s", b->ctx.prefix, b->ctx.prog->fields[field].name);
     CgArgs args = {0};
-    for (int i = 0; i < nwritten; i++)
-        cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, levels_written[i], 0}, 1);
-    if (emit != cg_emit_zero)
-        cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 0);
+    cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 1, 0}, 1);
+    cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 0);
     add_dims(b, &args);
     if (!already_emitted(b, name))
-        emit(&b->ctx, field, name, &args);
+        cg_emit_copy(&b->ctx, field, name, &args);
     int block[3] = {CG_UTIL_BLOCK, 1, 1};
     cover_padded(b->ctx.prog, add_launch(b, name, block, &args));
 }
@@ -171,12 +169,12 @@ static void build_prologue(Builder *b)
         const IrField *fl = &p->fields[f];
         if (is_materialized_temp(p, f)) {
             const int lv0[1] = {0};
-            add_whole(b, f, "zero", cg_emit_zero, lv0, 1);
+            add_halo_faces(b, f, lv0, 1, 1);
             continue;
         }
         if (fl->role == ROLE_STATE && ir_bc_any(fl, BC_FIXED) && fl->levels > 1) {
             const int others[3] = {1, -1, 2}; /* level +2: the fourth buffer of Plan.ring3 */
-            add_halo_copies(b, f, others, plan_buffers(b->plan, f) - 1);
+            add_halo_faces(b, f, others, plan_buffers(b->plan, f) - 1, 0);
         }
         if (fl->role != ROLE_TEMP && !ir_bc_all(fl, BC_FIXED)) {
             /* every buffer of the field, as the interpreter's start of a run does */
@@ -212,10 +210,8 @@ static int build_step(Builder *b)
     }
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fl = &p->fields[f];
-        if (fl->role == ROLE_STATE && !field_written(p, f)) {
-            const int lv1[1] = {1};
-            add_whole(b, f, "copy", cg_emit_copy, lv1, 1);
-        }
+        if (fl->role == ROLE_STATE && !field_written(p, f))
+            add_copy(b, f);
     }
     PlanLaunch *last = &b->launches[b->nlaunches - 1];
     last->rotate_after = 1;

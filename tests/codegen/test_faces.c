@@ -1,6 +1,7 @@
 /* Boundaries per axis and per face in the code generator: a fill kernel per axis whose two faces
  * follow their own conditions (none for an axis fixed on both), the prologue of a field with fixed
- * and other faces (its halo copied face by face), the header's statement of them, fused steps
+ * and other faces (its halo copied face by face; every prologue launch sized by the halo, not
+ * the grid), the header's statement of them, fused steps
  * refused where the faces mix periodic, clamp or mirror with another kind (and taken where they
  * are fixed and constant), and the distributed code's periodic axes. codegen_nvcc compiles tests/programs/faces*.st and
  * examples/channel.st, and a GPU checks them against the interpreter (test_rt_examples). */
@@ -153,6 +154,51 @@ static void test_fills(Arena *a)
     sb_free(&h);
 }
 
+/* Threads a launch starts on an interior of n points (the host code's grid rule, emit_api.c). */
+static long long launch_threads(const PlanLaunch *l, const int n[3])
+{
+    long long t = 1;
+    for (int d = 0; d < 3; d++) {
+        long long blocks = l->tile[d] > 0 ? (n[l->axis_of[d]] + l->extra[d] + l->tile[d] - 1) / l->tile[d] : 1;
+        t *= blocks * l->block[d];
+    }
+    return t;
+}
+
+/* The start of a call costs the halo, not the grid: every prologue launch (halo copies, temps'
+ * zeroing, fills) starts at most as many threads as the halo has points, padded to the blocks.
+ * A kernel with a thread per padded point made one step a call three times slower (0.8 ms a call
+ * at 512^3, docs/performance.md, "A call's fixed cost"). */
+static void check_prologue_cost(const Plan *plan)
+{
+    const IrProgram *p = plan->prog;
+    const int n[3] = {1000, p->dims > 1 ? 1000 : 1, p->dims > 2 ? 1000 : 1};
+    long long padded = 1, interior = 1;
+    for (int d = 0; d < 3; d++) {
+        padded *= n[d] + 2 * (d < p->dims ? p->halo[d] : 0);
+        interior *= n[d];
+    }
+    for (int i = 0; i < plan->nprologue; i++) {
+        long long t = launch_threads(&plan->prologue[i], n);
+        if (t > 2 * (padded - interior) + 1024) {
+            fprintf(stderr, "%s: %lld threads for a halo of %lld points\n", plan->prologue[i].kernel, t,
+                    padded - interior);
+            assert(0);
+        }
+    }
+}
+
+static void test_prologue_cost(Arena *a)
+{
+    for (int i = 0; i < NPROGS; i++)
+        check_prologue_cost(hb_plan(a, progs[i], ""));
+    for (int i = 0; i <= 5; i++) {
+        Plan *plan = hb_plan(a, hb_example(a, i), "");
+        assert(plan->nprologue > 0 || i == 3);
+        check_prologue_cost(plan);
+    }
+}
+
 /* Fused steps: refused with the field and the reason where the faces mix periodic, clamp or
  * mirror with another kind; taken where they are fixed and constant (the halo holds). */
 static void test_fused(Arena *a)
@@ -202,6 +248,7 @@ int main(void)
     load(a);
     test_ir();
     test_fills(a);
+    test_prologue_cost(a);
     test_fused(a);
     test_dist(a);
     arena_free(a);

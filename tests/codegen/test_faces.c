@@ -1,10 +1,10 @@
 /* Boundaries per axis and per face in the code generator: a fill kernel per axis whose two faces
  * follow their own conditions (none for an axis fixed on both), the prologue of a field with fixed
- * and other faces (its halo copied face by face; every prologue launch sized by the halo, not
- * the grid), the header's statement of them, fused steps
- * refused where the faces mix periodic, clamp or mirror with another kind (and taken where they
- * are fixed and constant), and the distributed code's periodic axes. codegen_nvcc compiles tests/programs/faces*.st and
- * examples/channel.st, and a GPU checks them against the interpreter (test_rt_examples). */
+ * and other faces (its halo copied face by face; every prologue launch sized by the halo, not the
+ * grid), the header's statement of them, fused steps refused where the faces mix periodic, clamp
+ * or mirror with another kind (and taken where they are fixed and constant), and the distributed
+ * code's periodic axes. codegen_nvcc compiles tests/programs/faces*.st and examples/channel.st,
+ * and a GPU checks them against the interpreter (test_rt_examples). */
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>

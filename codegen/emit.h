@@ -117,6 +117,13 @@ void cg_fold_end(CgCtx *ctx, KBlock *body, const int block[3], const int tile[3]
 void cg_fold_point(CgCtx *ctx, KBlock *out, const CgPointStores *stores);
 /* Threads per block of the whole-buffer and fill kernels. */
 enum { CG_UTIL_BLOCK = 128 };
+/* The two axes a kernel over `axis`'s faces runs its threads over, x first: o[0] across the
+ * block's threads, o[1] across blocks (the kernels of emit_bc.c and their launches, plan.c). */
+static inline void cg_face_axes(int axis, int o[2])
+{
+    o[0] = axis == 0 ? 1 : 0;
+    o[1] = axis == 2 ? 1 : 2;
+}
 
 /* Whether field f has device buffers: state and coef fields always; a temp when it is
  * materialized (a later stage reads it) and some stage writes it. Writes of other temps are

@@ -62,7 +62,9 @@ static KKernel *face_kernel(CgCtx *ctx, int axis, const char *name, const CgArgs
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
-    int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2; /* the other two axes, x first */
+    int o[2];
+    cg_face_axes(axis, o);
+    int o1 = o[0], o2 = o[1];
     int block[3] = {CG_UTIL_BLOCK, 1, 1};
     KKernel *k = cg_kernel(ctx, name, block, args);
     KExpr *q = k_let(b, &k->body, "int", "q", k_cast(b, "int", k_add(b, k_mul(b, k_block(b, 0), k_uint(b, CG_UTIL_BLOCK)), k_thread(b, 0))));
@@ -79,8 +81,6 @@ static KKernel *face_kernel(CgCtx *ctx, int axis, const char *name, const CgArgs
     return k;
 }
 
-static const char axis_letter[3] = {'x', 'y', 'z'};
-
 void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArgs *args)
 {
     const IrProgram *p = ctx->prog;
@@ -92,7 +92,7 @@ void cg_emit_fill(CgCtx *ctx, int field, int axis, const char *name, const CgArg
     if (hi.kind != lo.kind)
         kinds = arena_printf(ctx->arena, "%s | %s", kinds, ir_bc_name(hi.kind));
     k->comment = arena_printf(ctx->arena, "halo of %s along %c (%s), over the padded extent of the other axes",
-                              f->name, axis_letter[axis], kinds);
+                              f->name, "xyz"[axis], kinds);
     /* the distributed code's variant fills only the sides that are faces of the global grid */
     int sided = cg_args_find(args, ARG_SIDE, 0, 0, 2 * axis) >= 0;
     KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, p->halo[axis] + 1), NULL, 0);
@@ -111,19 +111,22 @@ static void halo_faces(CgCtx *ctx, int field, int axis, const char *name, const 
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
     KKernel *k = face_kernel(ctx, axis, name, args);
-    k->comment = arena_printf(ctx->arena, "%s (along %c)", what, axis_letter[axis]);
+    k->comment = arena_printf(ctx->arena, "%s (along %c)", what, "xyz"[axis]);
     int h = p->halo[axis];
     KStmt *layers = k_for(b, "h", k_int(b, 1), k_int(b, h + 1), NULL, 0);
-    KExpr *layer = k_var(b, "h");
-    /* padded coordinates: h - layer below the grid, n - 1 + h + layer above it */
-    KExpr *at[2] = {k_un(b, KO_NEG, k_plus(b, layer, -h)), k_plus(b, k_add(b, k_varf(b, "n%d", axis), layer), h - 1)};
     for (int side = 0; side < 2; side++) {
-        KExpr *where = k_let(b, &layers->body, "long long", side ? "at_hi" : "at_lo",
-                             k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", at[side]), stride(ctx, axis))));
-        KExpr *value = zero ? k_cast(b, ctx->T, k_int(b, 0)) : k_index(b, cg_buf(ctx, field, 0), where);
-        for (int i = 0; i < args->nargs; i++)
-            if (args->args[i].kind == ARG_BUF && args->writes[i])
-                k_push(b, &layers->body, k_assign(b, k_index(b, cg_buf(ctx, field, args->args[i].level), where), value));
+        /* padded coordinates: h - layer below the grid, n - 1 + h + layer above it (expressions
+         * are trees, kir.h: each use builds its own) */
+        const char *at = side ? "at_hi" : "at_lo";
+        KExpr *layer = k_var(b, "h");
+        KExpr *coord = side ? k_plus(b, k_add(b, k_varf(b, "n%d", axis), layer), h - 1) : k_un(b, KO_NEG, k_plus(b, layer, -h));
+        k_let(b, &layers->body, "long long", at, k_add(b, k_var(b, "base"), k_mul(b, k_cast(b, "long long", coord), stride(ctx, axis))));
+        for (int i = 0; i < args->nargs; i++) {
+            if (args->args[i].kind != ARG_BUF || !args->writes[i])
+                continue;
+            KExpr *value = zero ? k_cast(b, ctx->T, k_int(b, 0)) : k_index(b, cg_buf(ctx, field, 0), k_var(b, at));
+            k_push(b, &layers->body, k_assign(b, k_index(b, cg_buf(ctx, field, args->args[i].level), k_var(b, at)), value));
+        }
     }
     k_push(b, &k->body, layers);
     cg_add_kernel(ctx, k);

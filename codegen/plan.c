@@ -76,18 +76,17 @@ static void cover_padded(const IrProgram *p, PlanLaunch *l)
     }
 }
 
-static const char axis_letter[3] = {'x', 'y', 'z'};
-
 /* The grid of a kernel over one axis's faces: threads over the other two axes (padded), x first. */
 static void cover_faces(const IrProgram *p, PlanLaunch *l, int axis)
 {
-    int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
+    int o[2];
+    cg_face_axes(axis, o);
     l->tile[0] = CG_UTIL_BLOCK;
-    l->axis_of[0] = o1;
-    l->extra[0] = 2 * p->halo[o1];
+    l->axis_of[0] = o[0];
+    l->extra[0] = 2 * p->halo[o[0]];
     l->tile[1] = 1;
-    l->axis_of[1] = o2;
-    l->extra[1] = 2 * p->halo[o2];
+    l->axis_of[1] = o[1];
+    l->extra[1] = 2 * p->halo[o[1]];
     l->tile[2] = 0;
     l->axis_of[2] = 2;
 }
@@ -101,7 +100,7 @@ static void add_fills(Builder *b, int field, int level)
         if (p->halo[axis] == 0 || ir_bc_axis_fixed(&p->fields[field], axis))
             continue;
         const char *name = arena_printf(b->ctx.arena, "%s_bc_%s_%c", b->ctx.prefix,
-                                        p->fields[field].name, axis_letter[axis]);
+                                        p->fields[field].name, "xyz"[axis]);
         CgArgs args = {0}, launch_args = {0};
         cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, 0, 0}, 1);
         add_dims(b, &args);
@@ -127,7 +126,7 @@ static void add_halo_faces(Builder *b, int field, const int *levels, int nlevels
         if (p->halo[axis] == 0)
             continue;
         const char *name = arena_printf(b->ctx.arena, "%s_%s_%s_%c", b->ctx.prefix, zero ? "zero" : "halo_copy",
-                                        p->fields[field].name, axis_letter[axis]);
+                                        p->fields[field].name, "xyz"[axis]);
         CgArgs args = {0};
         for (int i = 0; i < nlevels; i++)
             cg_args_add(&b->ctx, &args, (PlanArg){ARG_BUF, field, levels[i], 0}, 1);

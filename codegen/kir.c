@@ -64,6 +64,13 @@ KExpr *k_block(Kb *b, int axis)
     return e;
 }
 
+KExpr *k_block_ends_first(Kb *b, int axis)
+{
+    KExpr *e = k_block(b, axis);
+    e->ival = 1;
+    return e;
+}
+
 KExpr *k_un(Kb *b, KOp op, KExpr *a)
 {
     KExpr *e = node(b, KE_UNARY);

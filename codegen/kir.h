@@ -44,7 +44,7 @@ struct KExpr {
     KExprKind kind;
     KOp op;
     int axis;            /* KE_THREAD, KE_BLOCK */
-    long long ival;      /* KE_INT */
+    long long ival;      /* KE_INT; KE_BLOCK: 1 numbers the blocks ends first (k_block_ends_first) */
     int unsigned_lit;    /* KE_INT: printed with a u suffix */
     double fval;         /* KE_REAL */
     ElemType elem;       /* KE_REAL */
@@ -142,6 +142,11 @@ KExpr *k_var(Kb *b, const char *name);
 KExpr *k_varf(Kb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 KExpr *k_thread(Kb *b, int axis);
 KExpr *k_block(Kb *b, int axis);
+/* The block's place along axis when the blocks at both ends are scheduled first: block 0 is
+ * 0, block 1 the last, block k > 1 is k - 1. A permutation of [0, gridDim): a kernel whose end
+ * blocks are its slow ones starts them in the first wave instead of leaving them for a tail.
+ * A copy numbered from an offset (kir_offset_blocks) numbers that axis plainly. */
+KExpr *k_block_ends_first(Kb *b, int axis);
 KExpr *k_un(Kb *b, KOp op, KExpr *a);
 KExpr *k_bin(Kb *b, KOp op, KExpr *x, KExpr *y);
 KExpr *k_add(Kb *b, KExpr *x, KExpr *y);

@@ -122,7 +122,13 @@ void kir_cuda_expr(StrBuf *out, const KExpr *e)
     case KE_REAL: real(out, e->fval, e->elem); return;
     case KE_VAR: sb_puts(out, e->name); return;
     case KE_THREAD: sb_printf(out, "threadIdx.%c", xyz[e->axis]); return;
-    case KE_BLOCK: sb_printf(out, "blockIdx.%c", xyz[e->axis]); return;
+    case KE_BLOCK:
+        if (e->ival)
+            sb_printf(out, "(blockIdx.%c == 0u ? 0u : blockIdx.%c == 1u ? gridDim.%c - 1u : blockIdx.%c - 1u)",
+                xyz[e->axis], xyz[e->axis], xyz[e->axis], xyz[e->axis]);
+        else
+            sb_printf(out, "blockIdx.%c", xyz[e->axis]);
+        return;
     case KE_UNARY: unary(out, e); return;
     case KE_BINARY: /* left-associative: the right operand needs parentheses at equal precedence */
         expr_at(out, e->a, operand_prec(e, e->a, p));

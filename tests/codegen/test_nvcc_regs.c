@@ -3,8 +3,10 @@
  * report (-Xptxas -v). Their occupancy is what clamp and mirror lost to fixed: a clamp or mirror
  * halo plane tested per step held star2d1r's kernel at 80 registers, 3 blocks of 256 an SM
  * against fixed's 4 (docs/performance.md, "Fused steps under every boundary condition"). The
- * bounds are those of the occupancy: 64 registers for 4 blocks of 256, 32 for 2 blocks of 1024.
- * Exits 77 when there is no nvcc. */
+ * bounds are those of the occupancy: 64 registers for 4 blocks of 256, 32 for 2 blocks of 1024,
+ * and at most one value spilled (a 4-byte store and its load): star2d1r's mirror kernel has
+ * spilled one since its chunks at the ends are scheduled first, and runs 6% faster for it (H100,
+ * 2026-11-27, docs/performance.md). Exits 77 when there is no nvcc. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +41,8 @@ static int registers(const char *log_path, const char *name, int *spills)
     return regs;
 }
 
-/* The program under boundary bc, at config, compiles to at most `bound` registers, no spills. */
+/* The program under boundary bc, at config, compiles to at most `bound` registers and spills
+ * at most one value. */
 static int check(Arena *a, IrProgram *p, BoundaryKind bc, const char *config, int bound)
 {
     for (int f = 0; f < p->nfields; f++)
@@ -64,7 +67,7 @@ static int check(Arena *a, IrProgram *p, BoundaryKind bc, const char *config, in
     }
     int spills = 0, regs = registers(log, p->name, &spills);
     printf("%s %s: %d registers, %d bytes spilled (bound %d)\n", p->name, config, regs, spills, bound);
-    return regs < 0 || regs > bound || spills != 0;
+    return regs < 0 || regs > bound || spills > 8;
 }
 
 int main(void)

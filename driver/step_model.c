@@ -256,7 +256,10 @@ static int cmd_features(const ModelOptions *o)
             rt_context_free(rc_);
             goto out;
         }
-        diag_run_info(model_diag, "compiled for sm_%d in %.2f s of CPU", g->cc, (double)clock() / CLOCKS_PER_SEC - t0);
+        if (rt_nvcc_path()) /* nvcc's CPU time is a child's, which clock() does not count */
+            diag_run_info(model_diag, "compiled for sm_%d by %s", g->cc, rt_nvcc_path());
+        else
+            diag_run_info(model_diag, "compiled for sm_%d in %.2f s of CPU", g->cc, (double)clock() / CLOCKS_PER_SEC - t0);
         rt_context_free(rc_);
         kp = &k;
     }

@@ -53,10 +53,13 @@ RtContext *rt_context_compile_only(int cc_major, int cc_minor, char *why, int wh
 const RtDeviceInfo *rt_device_info(const RtContext *rc);
 void rt_device_print(FILE *out, const RtContext *rc);
 
+/* rt_nvcc.c: the nvcc that compiles in NVRTC's place ($STC_NVCC), or NULL (NVRTC). */
+const char *rt_nvcc_path(void);
+
 /* rt_compile.c */
-/* Compiles CUDA source to a CUBIN for the context's GPU with NVRTC. Needs no current context and
- * may run on several threads at once. On failure the NVRTC log goes to log. The CUBIN is
- * malloc'd; free it with free(). */
+/* Compiles CUDA source to a CUBIN for the context's GPU with NVRTC (with $STC_NVCC's nvcc where
+ * it is set, rt_nvcc.c). Needs no current context and may run on several threads at once. On
+ * failure the compiler's log goes to log. The CUBIN is malloc'd; free it with free(). */
 int rt_nvrtc_compile(const RtContext *rc, const char *source, const char *name, void **cubin,
                      size_t *cubin_size, char *log, int loglen);
 /* Loads a CUBIN and resolves the kernels of every launch of plan (which must outlive it). */
@@ -67,9 +70,9 @@ RtModule *rt_compile_plan(RtContext *rc, const Plan *plan, char *log, int loglen
 void rt_module_free(RtModule *m);
 
 /* rt_report.c */
-/* Compiles source as rt_nvrtc_compile does, with ptxas's resource report (-Xptxas -v): the PTX
- * and that report ("ptxas info : Used 32 registers, ..." per kernel), both malloc'd and
- * NUL-terminated. Needs no GPU (a compile-only context will do). 0, or -1 with the log. */
+/* Compiles source as rt_nvrtc_compile does ($STC_NVCC's nvcc too), with ptxas's resource report
+ * (-Xptxas -v): the PTX and that report ("ptxas info : Used 32 registers, ..." per kernel), both
+ * malloc'd and NUL-terminated. Needs no GPU (a compile-only context will do). 0, or -1 with the log. */
 int rt_nvrtc_report(const RtContext *rc, const char *source, const char *name, char **ptx,
                     char **report, char *log, int loglen);
 

@@ -47,6 +47,8 @@ int rt_nvrtc_compile(const RtContext *rc, const char *source, const char *name, 
     nvrtcProgram prog;
     *cubin = NULL;
     *cubin_size = 0;
+    if (rt_nvcc_path())
+        return rt_nvcc_build(rc, source, cubin, cubin_size, NULL, NULL, log, loglen);
     char arch[32];
     nvrtcResult r;
     if (rt_nvrtc_build(rc, source, name, 0, &prog, arch, &r, log, loglen) != 0)

@@ -71,6 +71,11 @@ int rt_nvrtc_load(CudaApi *api, char *why, int whylen);
 int rt_nvrtc_build(const RtContext *rc, const char *source, const char *name, int ptxas_verbose,
                    nvrtcProgram *prog, char arch[32], nvrtcResult *result, char *log, int loglen);
 void rt_cuda_unload(CudaApi *api);
+/* rt_nvcc.c: source compiled by $STC_NVCC as `nvcc -c` compiles device code, for the context's
+ * architecture: the CUBIN (and its size), the PTX and ptxas's report (-Xptxas -v), each
+ * malloc'd where its pointer is not NULL. 0, or -1 with nvcc's output in log. */
+int rt_nvcc_build(const RtContext *rc, const char *source, void **cubin, size_t *cubin_size,
+                  char **ptx, char **report, char *log, int loglen);
 
 struct RtContext {
     CudaApi api;

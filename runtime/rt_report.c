@@ -2,7 +2,8 @@
  * report (registers, spills, shared memory per kernel). The compile is the one rt_nvrtc_compile
  * makes (same architecture and options) with ptxas asked to be verbose, so the figures are
  * those of the kernel that would be timed; nvJitLink would report the same ptxas lines from a
- * second compile of the PTX, which costs as much again. A compile-only context is enough. */
+ * second compile of the PTX, which costs as much again. A compile-only context is enough. With
+ * $STC_NVCC, nvcc's PTX and report instead (rt_nvcc.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ int rt_nvrtc_report(const RtContext *rc, const char *source, const char *name, c
     const CudaApi *api = &rc->api;
     nvrtcProgram prog;
     *ptx = *report = NULL;
+    if (rt_nvcc_path())
+        return rt_nvcc_build(rc, source, NULL, NULL, ptx, report, log, loglen);
     char arch[32];
     nvrtcResult r;
     if (rt_nvrtc_build(rc, source, name, 1, &prog, arch, &r, log, loglen) != 0)

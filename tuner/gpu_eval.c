@@ -215,9 +215,12 @@ void gpu_eval_stop(GpuEval *g)
 
 const RtDeviceInfo *gpu_eval_device(const GpuEval *g) { return &g->dev; }
 
+/* "(nvcc)" where $STC_NVCC compiles in NVRTC's place: its machine code is not always NVRTC's
+ * (runtime/rt_nvcc.c), so neither's times answer for the other's in the tuning database. */
 void gpu_eval_cuda_version(const GpuEval *g, char *buf, int len)
 {
-    snprintf(buf, (size_t)len, "%d.%d", g->dev.nvrtc_major, g->dev.nvrtc_minor);
+    snprintf(buf, (size_t)len, "%d.%d%s", g->dev.nvrtc_major, g->dev.nvrtc_minor,
+             rt_nvcc_path() ? " (nvcc)" : "");
 }
 
 void gpu_eval_stats(const GpuEval *g, GpuEvalStats *s) { *s = g->stats; }

@@ -31,6 +31,31 @@ static int is_box_name(const char *name)
     return !strncmp(name, "box", 3) || !strcmp(name, "j3d27pt") || !strcmp(name, "j2d9pt-gol");
 }
 
+/* A 2D star's multi-step run on a small grid takes the 128-wide fused priors first (gray_scott at
+ * 2048^2: 369.9 GStencil/s against 173.9 for 256 x 256, wave2d at 4096^2 431.3 against 292.6,
+ * H100); on 8192^2 it does not take them. */
+static void check_small_grid(void)
+{
+    Arena *arena = arena_new();
+    IrProgram *p = load_example("reaction_diffusion.st", arena);
+    CHECK(p != NULL);
+    for (long side = 2048; p && side <= 8192; side *= 4) {
+        long grid[3] = {side, side, 1};
+        Space s;
+        space_init(&s, p, grid);
+        space_set_steps(&s, 1000);
+        TuneProblem pb = {&s, tune_space_valid, &s};
+        Config four[4];
+        int n = tune_priors(&pb, four, 4), small = 0;
+        for (int k = 0; k < n; k++)
+            small += four[k].v[P_TB] == 12 && four[k].v[P_TBX] == 128 && four[k].v[P_SB] == 64;
+        CHECK(n == 4 && small == (side == 2048));
+        CHECK(side > 2048 || (four[1].v[P_TBX] == 128 && four[1].v[P_SB] == 64 &&
+                              four[2].v[P_TB] == 16 && four[2].v[P_SB] == 128));
+    }
+    arena_free(arena);
+}
+
 int main(void)
 {
     static const char *const names[] = {
@@ -219,6 +244,7 @@ int main(void)
         }
         arena_free(arena);
     }
+    check_small_grid();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
     else

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "rt_internal.h"
+#include "util/strbuf.h"
 
 extern char **environ;
 
@@ -40,28 +41,6 @@ static int spawn_wait(char *const argv[], const char *out)
     if (rc != 0 || waitpid(pid, &status, 0) != pid)
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The file's bytes, NUL-terminated (the count without the NUL in *size), or NULL. */
-static char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) &&
-        fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    if (text) {
-        text[n] = 0;
-        if (size)
-            *size = (size_t)n;
-    }
-    return text;
 }
 
 /* The scratch folder and everything nvcc --keep left in it. */
@@ -98,7 +77,7 @@ static int run_nvcc(const RtContext *rc, const char *dir, const char *source, ch
                     (char *)dir, "-o", cubin, cu, NULL};
     int st = spawn_wait(argv, out);
     if (st != 0) {
-        char *text = slurp(out, NULL);
+        char *text = sb_file_text(out, NULL);
         snprintf(log, (size_t)loglen, "%s (%s) %s%s%s", argv[0], arch, st < 0 ? "could not run ($STC_NVCC)" : "failed",
                  text && *text ? "\n" : "", text ? text : "");
         free(text);
@@ -114,7 +93,7 @@ static int take(const char *dir, const char *name, char **out, size_t *size, cha
     if (!out)
         return 0;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if ((*out = slurp(path, size)))
+    if ((*out = sb_file_text(path, size)))
         return 0;
     snprintf(log, (size_t)loglen, "nvcc left no %s", name);
     return -1;

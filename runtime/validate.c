@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rt.h"
+#include "util/strbuf.h"
 
 extern const char *const rt_cuda_shim_lines[];
 
@@ -119,32 +120,6 @@ static char *join_lines(const char *const *lines)
     return s;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0, got;
-    char *s = malloc(cap + 1);
-    while (s && (got = fread(s + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *t = realloc(s, 2 * cap + 1);
-            if (!t) {
-                free(s);
-                s = NULL;
-                break;
-            }
-            s = t;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (s)
-        s[len] = 0;
-    return s;
-}
-
 /* Prints line `line` of text and a caret under column col, as util/diag does; a long line is cut
  * to a window around the column. */
 static void print_source_line(FILE *out, const char *text, unsigned line, unsigned col)
@@ -186,7 +161,7 @@ int rt_validate_source(const char *name, const char *text, FILE *diag_out)
     }
     char *owned = NULL, *shim = join_lines(rt_cuda_shim_lines);
     if (!text)
-        text = owned = read_file(name);
+        text = owned = sb_file_text(name, NULL);
     if (!text || !shim) {
         fprintf(diag_out, "%s: error: cannot read the file to validate [STC-%03d]\n", name,
                 STC_E_VALIDATE);

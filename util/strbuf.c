@@ -53,6 +53,28 @@ void sb_free(StrBuf *sb)
     sb->len = sb->cap = 0;
 }
 
+char *sb_file_text(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    StrBuf sb = {0};
+    char chunk[1 << 16];
+    size_t got;
+    sb_putn(&sb, "", 0);
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sb_putn(&sb, chunk, got);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        sb_free(&sb);
+        return NULL;
+    }
+    if (len)
+        *len = sb.len;
+    return sb.data;
+}
+
 int sb_write_file_atomic(const StrBuf *sb, const char *path)
 {
     OutFile f = {path, sb->data ? sb->data : "", sb->len};

@@ -15,5 +15,8 @@ void sb_free(StrBuf *sb);
 /* Writes the text to path through a temporary file and rename: never a half-written file
  * (util/outfile.h's out_replace). */
 int sb_write_file_atomic(const StrBuf *sb, const char *path);
+/* The bytes of the file at path, malloc'd and NUL-terminated (their count in *len where len is
+ * not NULL), or NULL where it cannot be opened or read. */
+char *sb_file_text(const char *path, size_t *len);
 
 #endif

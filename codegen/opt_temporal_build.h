@@ -82,7 +82,12 @@ TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g);
  * the loaded older level's ring tbso<f>). */
 KExpr *tbs_ring_at(CgCtx *ctx, const TbsGeom *g, int f, int s, long long offset);
 /* Loads input plane `plane` of every state field the step reads into nx<f> (a three-level
- * field's older level into nxo<f>), for each of the thread's columns. */
+ * field's older level into nxo<f>), for each of the thread's columns. The retimed kernel
+ * computes the plane's offset in the buffer once for all columns, the other each column in its
+ * own scope: ptxas allocates registers differently, and each form measured faster in its own
+ * kernel (H100, 2026-11-27, box3d1r `tb=32x16x1,stream=z,sb=128,tblock=2,retime=on,bm=1x2x1`
+ * 316 -> 365 GStencil/s with it, 54 -> 40 registers; star3d1r
+ * `tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1` 583 -> 541 with it; docs/performance.md). */
 void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane);
 /* The plane loop `for (int it = 0; it < count; it += Q)`, pushed onto out. */
 KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g);
@@ -96,9 +101,14 @@ int tbs_wraps(const CgCtx *ctx);
 /* Plane x's source along the streaming axis where halo planes are not held (fast form: the
  * plan's fused_min_n keeps x within a grid's length); else x. */
 KExpr *tbs_plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x);
-/* The index of plane ps at column g->col in a global buffer: cidx + (long long)(ps + R) * ssd
- * (ps wrapped under TB_WRAP). */
-KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g);
+/* Retimed kernel (TbsGeom.retime): po<s> = (long long)(ps + R) * ssd into copy, once for all the
+ * thread's columns, for each step s (ps = p0 - s*Lag, wrapped under TB_WRAP). */
+void tbs_plane_offsets(CgCtx *ctx, KBlock *copy, const TbsGeom *g);
+/* The index of step s's plane ps at column g->col in a global buffer: cidx + (long long)(ps + R)
+ * * ssd (ps wrapped under TB_WRAP); in the retimed kernel cidx + po<s>. */
+KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g, int s);
+/* ps inside the grid along the axis, one unsigned comparison: (unsigned)ps < (unsigned)n. */
+KExpr *tbs_plane_inside(CgCtx *ctx, const TbsGeom *g);
 /* col_out && ps >= zfirst && ps < zstop (column g->col's): the last step's plane is an output
  * of the block. */
 KExpr *tbs_output_plane(CgCtx *ctx, const TbsGeom *g);

@@ -328,12 +328,33 @@ KExpr *tbs_plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x)
     return source_near(&ctx->kb, bc, x, sd_extent(&ctx->kb, g));
 }
 
-KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g)
+void tbs_plane_offsets(CgCtx *ctx, KBlock *copy, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
+    for (int s = 1; g->retime && s <= g->K; s++) {
+        const char *name = arena_printf(ctx->arena, "po%d", s);
+        KExpr *ps = tbs_plane_source(ctx, g, k_sub(b, k_var(b, "p0"), k_int(b, s * g->Lag)));
+        KExpr *plane = k_cast(b, "long long", k_add(b, ps, k_int(b, g->R)));
+        k_let(b, copy, "long long", name, k_mul(b, plane, k_var(b, "ssd")));
+        if (s < g->K) /* only the last step stores */
+            tb_may_go_unused(ctx, copy, name);
+    }
+}
+
+KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g, int s)
+{
+    Kb *b = &ctx->kb;
+    if (g->retime)
+        return k_add(b, tbs_var(ctx, g, "cidx"), k_varf(b, "po%d", s));
     KExpr *ps = tbs_plane_source(ctx, g, k_var(b, "ps"));
     KExpr *plane = k_cast(b, "long long", k_add(b, ps, k_int(b, g->R)));
     return k_add(b, tbs_var(ctx, g, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
+}
+
+KExpr *tbs_plane_inside(CgCtx *ctx, const TbsGeom *g)
+{
+    Kb *b = &ctx->kb;
+    return k_bin(b, KO_LT, k_cast(b, "unsigned", k_var(b, "ps")), k_cast(b, "unsigned", sd_extent(b, g)));
 }
 
 KExpr *tbs_output_plane(CgCtx *ctx, const TbsGeom *g)
@@ -342,7 +363,7 @@ KExpr *tbs_output_plane(CgCtx *ctx, const TbsGeom *g)
     return within(b, tbs_var(ctx, g, "col_out"), k_var(b, "ps"), k_var(b, "zfirst"), k_var(b, "zstop"));
 }
 
-/* tbs_load for column g->col. */
+/* tbs_load for column g->col (the plane's offset computed in the column's scope). */
 static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
 {
     const IrProgram *p = ctx->prog;
@@ -367,8 +388,44 @@ static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
     k_push(b, out, scope);
 }
 
+/* tbs_load with the plane's offset in a buffer (po) and, where halo planes are held, whether the
+ * plane lies in the buffer (pl), once for all the thread's columns. */
+static void load_shared(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+{
+    const IrProgram *p = ctx->prog;
+    Kb *b = &ctx->kb;
+    KStmt *scope = k_scope(b);
+    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane), *pl = NULL;
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD) {
+        pn = k_let(b, &scope->body, "int", "pw", tbs_plane_source(ctx, g, pn));
+    } else {
+        KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
+        pl = k_let(b, &scope->body, "bool", "pl", k_and(b, k_bin(b, KO_GE, pn, k_int(b, -g->R)), k_bin(b, KO_LT, pn, end)));
+    }
+    KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
+    KExpr *po = k_let(b, &scope->body, "long long", "po", k_mul(b, row, k_var(b, "ssd")));
+    TbsGeom *cols = tbs_columns(ctx, g);
+    for (int c = 0; c < g->C; c++) {
+        KExpr *ld = pl ? k_and(b, tbs_var(ctx, &cols[c], "col_buffer"), pl) : NULL;
+        for (int f = 0; f < p->nfields; f++) {
+            for (int level = 0; level >= (tb_three_levels(p, f) ? -1 : 0) && tb_loads(ctx, f); level--) {
+                KExpr *at = k_add(b, tbs_var(ctx, &cols[c], "cidx"), po);
+                KExpr *buf = cg_buf(ctx, f, level);
+                KExpr *v = ld ? k_select(b, ld, k_index(b, buf, at), tb_zero(ctx)) : k_index(b, buf, at);
+                const char *nx = arena_printf(ctx->arena, level ? "nxo%d" : "nx%d", f);
+                k_push(b, &scope->body, k_assign(b, tbs_var(ctx, &cols[c], nx), v));
+            }
+        }
+    }
+    k_push(b, out, scope);
+}
+
 void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
 {
+    if (g->retime) {
+        load_shared(ctx, out, g, plane);
+        return;
+    }
     TbsGeom *cols = tbs_columns(ctx, g);
     for (int c = 0; c < g->C; c++)
         load_column(ctx, out, &cols[c], plane);

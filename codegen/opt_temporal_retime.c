@@ -140,17 +140,15 @@ static void complete_plane(Retime *rt, KBlock *out)
     KExpr *done = partial(rt, s, 0);
     if (s == g->K) {
         KStmt *store = k_if(b, tbs_output_plane(ctx, g));
-        k_push(b, &store->body, k_assign(b, k_index(b, cg_buf(ctx, rt->f, 1), tbs_plane_index(ctx, g)), done));
+        k_push(b, &store->body, k_assign(b, k_index(b, cg_buf(ctx, rt->f, 1), tbs_plane_index(ctx, g, s)), done));
         k_push(b, out, store);
     } else {
-        KExpr *ps = k_var(b, "ps");
         KExpr *interior = tbs_var(ctx, g, "col_inner");
         if (tbs_wraps(ctx)) {
             tb_may_go_unused(ctx, out, "ps"); /* every plane is computed */
         } else {
             interior = k_and(b, tbs_var(ctx, g, "col_interior"), interior);
-            interior = k_and(b, k_and(b, interior, k_bin(b, KO_GE, ps, k_int(b, 0))),
-                             k_bin(b, KO_LT, ps, k_var(b, g->sd == 1 ? "n1" : "n2")));
+            interior = k_and(b, interior, tbs_plane_inside(ctx, g));
         }
         interior = k_let(b, out, "bool", "interior", interior);
         KExpr *passed = tbs_queue(ctx, g, rt->f, s - 1, pass);
@@ -220,6 +218,7 @@ KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
     KStmt *loop = tbs_plane_loop(ctx, out, g);
     for (rt.u = 0; rt.u < g->Q; rt.u++) {
         KBlock *copy = tbs_copy(ctx, loop, g, rt.u);
+        tbs_plane_offsets(ctx, copy, g);
         for (rt.s = 1; rt.s <= g->K; rt.s++)
             for (int c = 0; c < g->C; c++) { /* each column's step in a scope of its own */
                 rt.g = &cols[c];

@@ -243,7 +243,7 @@ static void step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
     KBlock *body = &scope->body;
     k_push(b, body, k_comment(b, arena_printf(ctx->arena, "step %d: plane p0 - %d", s, s * g->Lag)));
     k_let(b, body, "int", "ps", k_sub(b, k_var(b, "p0"), k_int(b, s * g->Lag)));
-    k_let(b, body, "long long", "idx", tbs_plane_index(ctx, g));
+    k_let(b, body, "long long", "idx", tbs_plane_index(ctx, g, s));
     tb_may_go_unused(ctx, body, "idx"); /* only coef fields and the last step use it */
     tc->u = u;
     tc->from = s - 1;

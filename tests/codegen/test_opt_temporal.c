@@ -299,7 +299,14 @@ static void test_retime(Arena *a, IrProgram *h3)
     has(rt->source, "const int count = zstop - zload + 8;");
     has(rt->source, "a4_0 = a4_1;");           /* the partial sums shift */
     has(rt->source, "const float v = interior ? a1_0 : q0_0_2;"); /* copy 0: plane p0-2, position 2 */
-    has(rt->source, "f_u_lp1[cidx + (long long)(ps + 1) * ssd] = a4_0;");
+    /* the retimed kernel: each plane's offset in a buffer once for all the thread's columns */
+    has(rt->source, "const long long po4 = (long long)(p0 - 8 + 1) * ssd;");
+    has(rt->source, "f_u_lp1[cidx + po4] = a4_0;");
+    has(rt->source, "const long long po = (long long)(pn + 1) * ssd;");
+    has(rt->source, "nx0 = col_buffer && pl ? f_u_l0[cidx + po] : (float)0;");
+    has(rt->source, "const bool interior = col_interior && col_inner && (unsigned)ps < (unsigned)n1;");
+    /* the other kernel per column (nvcc allocates registers differently: measured faster) */
+    has(plain->source, "f_u_l0[cidx + (long long)(pn + 1) * ssd]");
     assert(stage_launch(rt, "box2_step")->smem_bytes == 4 * 2 * 64 * 4);
     assert(stage_launch(rt, "box2_step")->tile[0] == 56 && stage_launch(rt, "box2_step")->steps == 4);
     Plan *rt3 = must_build(a, box(a, 3), "tb=16x8x1,stream=z,sb=16,tblock=2,retime=on");

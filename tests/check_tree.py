@@ -117,7 +117,7 @@ def check_comments(paths):
 def check_priors():
     with open(os.path.join(ROOT, "tuner", "priors.c"), encoding="utf-8") as f:
         code = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
-    rows = re.findall(r'\{\s*"[^"]+",\s*\w+,\s*\w+,\s*\w+,\s*"([^"]+)",\s*\w+,\s*\w+\s*\}', code)
+    rows = re.findall(r'\{\s*"[^"]+",\s*\w+,\s*\w+,\s*\w+,\s*"([^"]+)",\s*\w+,\s*\w+(?:,\s*\w+)?\s*\}', code)
     if not rows:
         failures.append("tuner/priors.c: no prior rows found (the check's pattern needs updating)")
     try:

@@ -36,6 +36,7 @@ typedef struct {
     const char *source; /* its section in docs/priors.md: where it comes from */
     int max_halo;       /* the widest halo (along x) it is for; ANY_HALO: any */
     long max_points;    /* the largest grid (interior points) it is for; 0: any */
+    int min_halo;       /* the narrowest halo (along x) it is for; 0: any */
 } Prior;
 
 enum { ANY_HALO = 0 };
@@ -48,52 +49,55 @@ enum { ANY_HALO = 0 };
  * what each kind of program takes). */
 static const Prior priors_2d[] = {
     /* merging 2x4 outputs per thread: register reuse along both axes */
-    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-merge-2x4", ANY_HALO, 0},
+    {"tb=128x4,uf=2x1,bm=2x4", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-merge-2x4", ANY_HALO, 0, 0},
     /* a star's step streamed along y with 8 planes per block in shared memory; a box would
      * read (2R+1)^2 values per point from them, the retimed kernel 2R+1 */
     {"tb=256x1,smem=on,stream=y,sb=8,uf=1x8",
-     FOR_STAR, ONE_STEP, ANY_TYPE, "2d-star-stream-smem", ANY_HALO, 0},
+     FOR_STAR, ONE_STEP, ANY_TYPE, "2d-star-stream-smem", ANY_HALO, 0, 0},
     /* 4x2 outputs per thread, x quadruples as float4/double4 accesses, coefficients in constant
      * memory; valid only where rows start on a float4 boundary (an even halo), and there it
      * takes the place of merging along y in the default four */
     {"tb=32x16,cmem=on,uf=4x1,bm=4x2,vec=4",
-     FOR_STAR, ONE_STEP, ANY_TYPE, "2d-star-vec4", ANY_HALO, 0},
+     FOR_STAR, ONE_STEP, ANY_TYPE, "2d-star-vec4", ANY_HALO, 0, 0},
     /* a box's step: a shared-memory tile, 8 rows unrolled and 16 merged per thread, the rows'
      * halo columns stored again (whole sectors) */
     {"tb=256x1,smem=on,uf=1x8,bm=1x16,hcol=on",
-     FOR_BOX, ONE_STEP, ANY_TYPE, "2d-box-smem-hcol", ANY_HALO, 0},
+     FOR_BOX, ONE_STEP, ANY_TYPE, "2d-box-smem-hcol", ANY_HALO, 0, 0},
     /* a box's step: 2x8 outputs per thread, x pairs as float2/double2 accesses, 64 registers */
     {"tb=64x4,uf=2x8,bm=2x8,vec=2,maxreg=64",
-     FOR_BOX, ONE_STEP, ANY_TYPE, "2d-box-vec2", ANY_HALO, 0},
+     FOR_BOX, ONE_STEP, ANY_TYPE, "2d-box-vec2", ANY_HALO, 0, 0},
     /* streaming temporal blocking on a small grid: 128-wide tiles and 64-plane chunks give
      * enough blocks to fill the GPU, where 256 x 256 leave most SMs idle */
     {"tb=128x1,stream=y,sb=64,tblock=12",
-     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock12-small", ANY_HALO, SMALL_GRID},
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock12-small", ANY_HALO, SMALL_GRID, 0},
     {"tb=128x1,stream=y,sb=128,tblock=16,maxreg=128",
-     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-small", ANY_HALO, SMALL_GRID},
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-small", ANY_HALO, SMALL_GRID, 0},
+    /* radius 3: 6 steps fused at 64 registers, what a 60 s search found (10 s ones stopped at 3) */
+    {"tb=256x1,stream=y,sb=256,tblock=6,maxreg=64",
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock6-r3", 3, 0, 3},
     /* streaming temporal blocking (AN5D's shape), 8 and 12 steps fused */
     {"tb=256x1,stream=y,sb=256,tblock=8",
-     FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock8", ANY_HALO, 0},
+     FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock8", ANY_HALO, 0, 0},
     {"tb=256x1,stream=y,sb=256,tblock=12",
-     FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock12", ANY_HALO, 0},
+     FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock12", ANY_HALO, 0, 0},
     /* the same, retimed: each fused step of a box reads one new row per plane */
     {"tb=256x1,stream=y,sb=256,tblock=6,retime=on",
-     FOR_BOX, ANY_STEPS, ANY_TYPE, "2d-box-tblock6-retime", ANY_HALO, 0},
+     FOR_BOX, ANY_STEPS, ANY_TYPE, "2d-box-tblock6-retime", ANY_HALO, 0, 0},
     /* retimed streaming (weighted sums) */
     {"tb=256x1,stream=y,sb=128,retime=on,uf=1x4",
-     FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-retime-stream", ANY_HALO, 0},
+     FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-retime-stream", ANY_HALO, 0, 0},
     /* merging along y (large radius) */
-    {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-merge-y", ANY_HALO, 0},
-    {"tb=256x1,stream=y,sb=128,tblock=4", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-tblock4", ANY_HALO, 0},
-    {"tb=64x1,cmem=on,uf=2x1,cm=2x2", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-cyclic-cmem", ANY_HALO, 0},
+    {"tb=256x1,uf=1x4,bm=1x8", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-merge-y", ANY_HALO, 0, 0},
+    {"tb=256x1,stream=y,sb=128,tblock=4", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-tblock4", ANY_HALO, 0, 0},
+    {"tb=64x1,cmem=on,uf=2x1,cm=2x2", FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-cyclic-cmem", ANY_HALO, 0, 0},
     /* Shared memory with 16 or 8 rows merged along y. Last, so that a one-step run (where the
      * tblock ones are invalid) reaches them at `priors=6` (7 where the float4 prior fits; a 2D
      * box's first at 7), not at the default 4; gradient2d, which has no valid retimed prior (its
      * sum is not linear), takes the first at 4. */
     {"tb=256x1,smem=on,uf=1x16,bm=1x16",
-     FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-smem-merge-y16", ANY_HALO, 0},
+     FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-smem-merge-y16", ANY_HALO, 0, 0},
     {"tb=256x1,smem=on,uf=2x4,bm=2x8",
-     FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-smem-merge-2x8", ANY_HALO, 0},
+     FOR_ANY, ANY_STEPS, ANY_TYPE, "2d-smem-merge-2x8", ANY_HALO, 0, 0},
 };
 
 static const Prior priors_3d[] = {
@@ -105,75 +109,75 @@ static const Prior priors_3d[] = {
      * runs take only the plain one: beyond radius 1 a 3D star's temporal kernels lose to its
      * one-step kernel run step by step. */
     {"tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128,hcol=on", FOR_STAR, ONE_STEP, ANY_TYPE,
-     "3d-star-cyclic-hcol", ANY_HALO, 0},
+     "3d-star-cyclic-hcol", ANY_HALO, 0, 0},
     {"tb=32x8x1,uf=8x1x1,cm=8x1x4,maxreg=128",
-     FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-cyclic", ANY_HALO, 0},
+     FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-cyclic", ANY_HALO, 0, 0},
     /* a star's step: merging 2x2 with the x pairs as float2/double2 accesses (one 4-byte access
      * per thread holds even a plain copy well below cudaMemcpy's bandwidth) */
     {"tb=128x2x1,uf=2x2x1,bm=2x2x1,vec=2",
-     FOR_STAR, ONE_STEP, ANY_TYPE, "3d-star-vec2", ANY_HALO, 0},
+     FOR_STAR, ONE_STEP, ANY_TYPE, "3d-star-vec2", ANY_HALO, 0, 0},
     /* a star's step: cyclic merging of float2 pairs (4 pairs 64 points apart) over 8 z planes
      * and 8 rows: the wider stars read more x neighbours per point */
     {"tb=32x8x1,uf=8x1x1,bm=2x1x1,cm=4x1x8,vec=2,maxreg=128", FOR_STAR, ANY_STEPS, ANY_TYPE,
-     "3d-star-vec2-cyclic", ANY_HALO, 0},
+     "3d-star-vec2-cyclic", ANY_HALO, 0, 0},
     /* A box's step of radius 1: retimed 2.5D streaming with prefetching, four rows a thread
      * (a 256x4 tile of 256 threads, 64 planes): a 3x3x3 box reads 4.5 staged values per point
      * and plane instead of 9 (in double a 128x8 tile, 128x2 threads); the one-row form of the
      * float tile follows. */
     {"tb=256x1x1,stream=z,sb=64,bm=1x4x1,retime=on,prefetch=on", FOR_BOX, ONE_STEP, FLOAT_ONLY,
-     "3d-box-retime-rows4", 1, 0},
+     "3d-box-retime-rows4", 1, 0, 0},
     /* the same with eight rows (a 256x8 tile: fewer halo rows, 126 registers, a quarter of the
      * warps), faster where the bandwidth is higher */
     {"tb=256x1x1,stream=z,sb=64,bm=1x8x1,retime=on,prefetch=on", FOR_BOX, ONE_STEP, FLOAT_ONLY,
-     "3d-box-retime-rows8", 1, 0},
+     "3d-box-retime-rows8", 1, 0, 0},
     {"tb=128x2x1,stream=z,sb=64,bm=1x4x1,retime=on", FOR_BOX, ONE_STEP, DOUBLE_ONLY,
-     "3d-box-retime-rows4-double", 1, 0},
+     "3d-box-retime-rows4-double", 1, 0, 0},
     /* A box's step: retimed 2.5D streaming with prefetching, a 256x4 tile of 512 planes, 32
      * registers so that 1024-thread blocks run two to an SM; radius 1 only (slow beyond). Float
      * only: in double a box takes the 128x4 tile first. */
     {"tb=256x4x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_BOX, ONE_STEP,
-     FLOAT_ONLY, "3d-box-retime-256x4", 1, 0},
+     FLOAT_ONLY, "3d-box-retime-256x4", 1, 0, 0},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_BOX, ONE_STEP, DOUBLE_ONLY,
-     "3d-box-retime-128x4-double", ANY_HALO, 0},
+     "3d-box-retime-128x4-double", ANY_HALO, 0, 0},
     /* the first one-step kernel first in a float multi-step run at radius 1, so that the run
      * measures the one-step figure it must beat (on some GPUs it beats the fused kernels) */
     {"tb=256x1x1,stream=z,sb=64,bm=1x4x1,retime=on,prefetch=on", FOR_BOX, MULTI_STEP,
-     FLOAT_ONLY, "3d-box-retime-256x4-multi", 1, 0},
+     FLOAT_ONLY, "3d-box-retime-256x4-multi", 1, 0, 0},
     /* retimed 2.5D streaming; a box's multi-step runs take it first */
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2",
-     FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-retime-128x4", ANY_HALO, 0},
+     FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-retime-128x4", ANY_HALO, 0, 0},
     {"tb=128x4x1,stream=z,sb=64,retime=on,uf=1x1x2", FOR_BOX, MULTI_STEP, ANY_TYPE,
-     "3d-box-retime-128x4-multi", ANY_HALO, 0},
+     "3d-box-retime-128x4-multi", ANY_HALO, 0, 0},
     /* streaming temporal blocking, 3 steps fused, four columns a thread (a 64x64 tile), 64
      * planes a block (twice the blocks of 128: fewer idle SMs in the last wave); where that does
      * not fit (wider stars, double), one column a thread */
     {"tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1", FOR_STAR, ANY_STEPS, ANY_TYPE,
-     "3d-star-tblock3-cols4", 1, 0},
+     "3d-star-tblock3-cols4", 1, 0, 0},
     {"tb=32x32x1,stream=z,sb=128,tblock=3",
-     FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-tblock3", ANY_HALO, 0},
+     FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-tblock3", ANY_HALO, 0, 0},
     /* merging along y (stars) */
-    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-merge-y", ANY_HALO, 0},
+    {"tb=128x1x1,uf=1x4x1,bm=1x4x1", FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-merge-y", ANY_HALO, 0, 0},
     /* the same, retimed (boxes): two columns a thread (a 32x32 tile), then one */
     {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on,bm=1x2x1", FOR_BOX, ANY_STEPS, ANY_TYPE,
-     "3d-box-tblock2-retime-cols2", 1, 0},
+     "3d-box-tblock2-retime-cols2", 1, 0, 0},
     {"tb=32x16x1,stream=z,sb=128,tblock=2,retime=on",
-     FOR_BOX, ANY_STEPS, ANY_TYPE, "3d-box-tblock2-retime", ANY_HALO, 0},
+     FOR_BOX, ANY_STEPS, ANY_TYPE, "3d-box-tblock2-retime", ANY_HALO, 0, 0},
     /* retiming, two rows a thread of a 32x16 tile, 512 planes (the one-row form below):
      * fewer halo points than 64x8 at radius 3, the wider boxes' first */
     {"tb=32x8x1,stream=z,sb=512,bm=1x2x1,retime=on,prefetch=on,maxreg=128", FOR_BOX, ANY_STEPS,
-     ANY_TYPE, "3d-box-retime-32x8-rows2", ANY_HALO, 0},
+     ANY_TYPE, "3d-box-retime-32x8-rows2", ANY_HALO, 0, 0},
     /* retiming, larger tile (radius 3-4) */
     {"tb=64x8x1,stream=z,sb=128,retime=on,uf=1x1x2",
-     FOR_ANY, ANY_STEPS, ANY_TYPE, "3d-retime-64x8", ANY_HALO, 0},
+     FOR_ANY, ANY_STEPS, ANY_TYPE, "3d-retime-64x8", ANY_HALO, 0, 0},
     /* the same with prefetching, 256 planes, 32 registers */
     {"tb=64x8x1,stream=z,sb=256,retime=on,prefetch=on,uf=1x1x2,maxreg=32", FOR_ANY, ANY_STEPS,
-     ANY_TYPE, "3d-retime-64x8-prefetch", ANY_HALO, 0},
+     ANY_TYPE, "3d-retime-64x8-prefetch", ANY_HALO, 0, 0},
     /* a 32x16 tile reads fewer halo points than 64x8 at radius 3, 512 planes per block fewer
      * halo planes */
     {"tb=32x16x1,stream=z,sb=512,retime=on,prefetch=on,uf=1x1x2,maxreg=128", FOR_BOX, ANY_STEPS,
-     ANY_TYPE, "3d-box-retime-32x16", ANY_HALO, 0},
+     ANY_TYPE, "3d-box-retime-32x16", ANY_HALO, 0, 0},
     /* merging 2 rows and 16 planes per thread */
-    {"tb=512x1x1,bm=1x2x16", FOR_ANY, ANY_STEPS, ANY_TYPE, "3d-merge-yz", ANY_HALO, 0},
+    {"tb=512x1x1,bm=1x2x16", FOR_ANY, ANY_STEPS, ANY_TYPE, "3d-merge-yz", ANY_HALO, 0, 0},
 };
 
 /* A box reads a point off the streaming axis (the last one) in a plane other than its own: the
@@ -218,6 +222,8 @@ int tune_priors(const TuneProblem *pb, Config *out, int max)
         if (list[i].type != ANY_TYPE && list[i].type != type)
             continue;
         if (list[i].max_halo != ANY_HALO && s->prog && s->prog->halo[0] > list[i].max_halo)
+            continue;
+        if (list[i].min_halo && s->prog && s->prog->halo[0] < list[i].min_halo)
             continue;
         if (list[i].max_points && s->n[0] * s->n[1] * s->n[2] > list[i].max_points)
             continue;

@@ -31,6 +31,17 @@ static int is_box_name(const char *name)
     return !strncmp(name, "box", 3) || !strcmp(name, "j3d27pt") || !strcmp(name, "j2d9pt-gol");
 }
 
+/* The first four priors GeST takes for 1000 steps of 2D program p on a side x side grid. */
+static int four_priors_2d(const IrProgram *p, long side, Config four[4])
+{
+    long grid[3] = {side, side, 1};
+    Space s;
+    space_init(&s, p, grid);
+    space_set_steps(&s, 1000);
+    TuneProblem pb = {&s, tune_space_valid, &s};
+    return tune_priors(&pb, four, 4);
+}
+
 /* A 2D star's multi-step run on a small grid takes the 128-wide fused priors first (gray_scott at
  * 2048^2: 369.9 GStencil/s against 173.9 for 256 x 256, wave2d at 4096^2 431.3 against 292.6,
  * H100); on 8192^2 it does not take them. */
@@ -40,13 +51,8 @@ static void check_small_grid(void)
     IrProgram *p = load_example("reaction_diffusion.st", arena);
     CHECK(p != NULL);
     for (long side = 2048; p && side <= 8192; side *= 4) {
-        long grid[3] = {side, side, 1};
-        Space s;
-        space_init(&s, p, grid);
-        space_set_steps(&s, 1000);
-        TuneProblem pb = {&s, tune_space_valid, &s};
         Config four[4];
-        int n = tune_priors(&pb, four, 4), small = 0;
+        int n = four_priors_2d(p, side, four), small = 0;
         for (int k = 0; k < n; k++)
             small += four[k].v[P_TB] == 12 && four[k].v[P_TBX] == 128 && four[k].v[P_SB] == 64;
         CHECK(n == 4 && small == (side == 2048));
@@ -68,13 +74,8 @@ static void check_radius3(void)
         IrProgram *p = load_example(rel, arena);
         CHECK(p != NULL);
         if (p) {
-            long grid[3] = {8192, 8192, 1};
-            Space s;
-            space_init(&s, p, grid);
-            space_set_steps(&s, 1000);
-            TuneProblem pb = {&s, tune_space_valid, &s};
             Config four[4];
-            int n = tune_priors(&pb, four, 4), six = 0;
+            int n = four_priors_2d(p, 8192, four), six = 0;
             for (int k = 0; k < n; k++)
                 six += four[k].v[P_TB] == 6 && four[k].v[P_MAXREG] == 64 && four[k].v[P_TBX] == 256;
             CHECK(n == 4 && six == (r == 2));

@@ -6,7 +6,8 @@ output, the target not at hand on the GPU machine).
     python3 bench/merge_results.py bench/results.json PIECE/results.json [PIECE2/results.json ...]
 
 Later pieces win, entry by entry: a row (kind, name, type) replaces the target's; a stencil's
-multi-step entry replaces the target's for that type and stencil, an example pair's or a quality
+multi-step entry replaces the target's for that type and stencil (keeping the target's
+--fast-math figure where the piece has none), an example pair's or a quality
 entry's fields the target's; a
 peer's figures replace the target's for that stencil; the copy bandwidth samples are added. The
 pieces' run records (meta.runs) are added, each with a note saying it was merged here. The
@@ -18,6 +19,8 @@ import argparse
 import json
 import os
 import sys
+
+import suite
 
 # results.json's sections keyed by type, then stencil (multistep), and by one key per entry
 # (examples_multistep: the example's label; quality: NAME/TYPE, whose entry bench/longsearch.py
@@ -47,7 +50,10 @@ def add(target, piece, path):
     target.setdefault("copy_gbs", []).extend(piece.get("copy_gbs", []))
     for section in BY_TYPE:
         for typ, table in piece.get(section, {}).items():
-            target.setdefault(section, {}).setdefault(typ, {}).update(table)
+            old = target.setdefault(section, {}).setdefault(typ, {})
+            for name, entry in table.items():
+                suite.keep_fast_math(entry, old.get(name))
+            old.update(table)
     for section in BY_KEY:
         for key, entry in piece.get(section, {}).items():
             target.setdefault(section, {}).setdefault(key, {}).update(entry)

@@ -49,6 +49,14 @@ import report  # noqa: E402
 STRATEGIES = ["gest", "random", "genetic"]
 
 
+def keep_fast_math(entry, old):
+    """A multi-step entry measured without --fast-math keeps the earlier entry's --fast-math
+    figure (a run of its own, with its own configuration and date), so that merging a plain run
+    does not drop the table of AN5D's arithmetic."""
+    if old and old.get("fast_math") and not entry.get("fast_math"):
+        entry["fast_math"] = old["fast_math"]
+
+
 class Suite:
     def __init__(self, args):
         self.a = args
@@ -376,6 +384,7 @@ class Suite:
                 runs.append((entry["fast_math"], " --fast-math"))
             for f, note in runs:
                 self.say_tuned(f"{typ:6s} {label:14s} {steps} steps{note}", f)
+        keep_fast_math(entry, table.get(label))
         table[label] = entry
         self.save()
 

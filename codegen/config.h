@@ -23,6 +23,7 @@ typedef enum {
     P_MAXREG,                 /* register cap per thread via launch bounds (1 = none) */
     P_VEC,                    /* tile pass: a thread's adjacent x points as one vector access */
     P_HCOL,                   /* tile pass: store the halo columns of the rows written */
+    P_SELECT,                 /* streaming temporal kernel: every point computed, then selected */
     P_COUNT
 } ParamId;
 

@@ -50,6 +50,10 @@ typedef struct {
                         three-level field 2*Lag+R+1: step s reads step s-2's plane too) */
     int retime;      /* retime=on: each step adds its input plane to 2R+1 partial sums */
     int slots;       /* shared-memory planes per ring: Q, or 2 with retime */
+    int select;      /* select=on: a step computes every column and selects the passed-through
+                        value where the point is not computed (no branch) */
+    long long pad;   /* points of shared memory before and after the rings: with select, the
+                        farthest in-plane read, so that an edge column's reads stay inside */
     int SB;          /* output planes per block along sd */
     int B[3];        /* the thread block (1 along sd) */
     int C;           /* columns per thread, adjacent along y (3D, bm=1xCx1); 1 in 2D */

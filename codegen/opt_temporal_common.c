@@ -130,9 +130,9 @@ void tbs_rings(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     long long slot = 0;
     for (int f = 0; f < p->nfields; f++) {
         for (int s = 0; tb_loads(ctx, f) && s < g->K; s++)
-            tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbs%d_%d", f, s), slot++ * g->slots * g->plane);
+            tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbs%d_%d", f, s), g->pad + slot++ * g->slots * g->plane);
         if (tb_three_levels(p, f))
-            tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbso%d", f), slot++ * g->slots * g->plane);
+            tb_smem_pointer(ctx, out, arena_printf(ctx->arena, "tbso%d", f), g->pad + slot++ * g->slots * g->plane);
     }
 }
 

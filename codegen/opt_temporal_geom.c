@@ -138,6 +138,9 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
         g->O[d] = d == g->sd ? g->SB : d < p->dims ? g->E[d] - 2 * g->K * g->H[d] : 1;
         g->plane *= g->E[d];
     }
+    g->select = c->v[P_SELECT] == 2 && !g->retime;
+    if (g->select)
+        g->pad = tbs_inplane_offset(g, g->H);
 }
 
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
@@ -145,7 +148,7 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
     long long rings = 0;
     for (int f = 0; f < p->nfields; f++)
         rings += is_state(p, f) ? g->K + (p->fields[f].levels == 3) : 0;
-    return rings * g->slots * g->plane * ir_elem_size(p);
+    return (rings * g->slots * g->plane + 2 * g->pad) * ir_elem_size(p);
 }
 
 long long tbs_inplane_offset(const TbsGeom *g, const int off[3])

@@ -207,16 +207,22 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
         KExpr *before = tbs_queue(ctx, g, f, s - 1, centre);
         k_push(b, out, k_decl(b, 0, ctx->T, arena_printf(ctx->arena, "r%d", f), before));
     }
-    KStmt *compute = k_if(b, k_and(b, interior, tbs_var(ctx, g, "col_inner")));
+    /* select=on: computed everywhere (an edge column reads the padding or its neighbour's
+     * slots), kept where computed; else a branch around the point */
+    KExpr *computed = k_and(b, interior, tbs_var(ctx, g, "col_inner"));
+    KStmt *compute = g->select ? k_scope(b) : k_if(b, computed);
     for (int f = 0; f < p->nfields; f++)
         if (tb_loads(ctx, f))
             k_push(b, &compute->body, k_array(b, 0, ctx->T, arena_printf(ctx->arena, "w%d", f), 1));
     ctx->kstore = keep_value;
     cg_point(ctx, &compute->body);
     ctx->kstore = NULL;
-    for (int f = 0; f < p->nfields; f++)
-        if (tb_loads(ctx, f))
-            k_push(b, &compute->body, k_assign(b, k_varf(b, "r%d", f), k_index(b, k_varf(b, "w%d", f), k_int(b, 0))));
+    for (int f = 0; f < p->nfields; f++) {
+        if (!tb_loads(ctx, f))
+            continue;
+        KExpr *w = k_index(b, k_varf(b, "w%d", f), k_int(b, 0)), *r = k_varf(b, "r%d", f);
+        k_push(b, &compute->body, k_assign(b, r, g->select ? k_select(b, computed, w, r) : w));
+    }
     k_push(b, out, compute);
     if (!all_in && edge == TB_MAP)
         tbs_edge_high(ctx, out, g, s);

@@ -172,6 +172,31 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* select=on: the plain streaming temporal kernel computes every column's point and keeps it where
+ * the point is computed; so a column outside the grid reads too: shared rings only (padded), no
+ * field from memory, where such a column has no point. */
+static int c_select(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (c->v[P_SELECT] != 2)
+        return 1;
+    if (!on(c) || !streaming(c) || c->v[P_RETIME] == 2) {
+        snprintf(why, (size_t)whylen, "select=on: the streaming temporal kernel's option (tblock with "
+                 "stream, retime=off)");
+        return 0;
+    }
+    for (int i = 0; p && p->nstages > 0 && i < p->stages[0].nnodes; i++) {
+        const IrNode *n = &p->stages[0].nodes[i];
+        if (n->op == N_READ && p->fields[n->field].role != ROLE_STATE) {
+            snprintf(why, (size_t)whylen, "select=on: the step reads %s from memory, and a column "
+                     "outside the grid has no point there; select=off branches around it",
+                     p->fields[n->field].name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The boundary conditions fused steps take (opt_temporal.h's TbEdge): one class for all state
  * fields and all their faces (a field whose faces differ: fixed and constant only); clamp and
  * mirror in the overlapped tile only; in a distributed run's local part
@@ -325,6 +350,8 @@ static const SpaceConstraint constraints[] = {
                             "levels (streaming: tblock rings of 2R+1 planes, 2 planes retimed) fit the 227 "
                             "KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
+    {"tblock-select", c_select, "select=on: the streaming temporal kernel (retime=off) of a step that "
+                                "reads state fields only"},
     {0},
 };
 
@@ -332,6 +359,8 @@ static const SpaceConstraint constraints[] = {
  * plane) star3d1r fused 3 steps at 481 GStencil/s against 412 with 2 and 426 with 4, star2d1r
  * 12 at 1412 against 1291 with 8 and 1346 with 16; 5 and 10 (AN5D's degrees on a V100)
  * measured no better than their neighbours. */
+static const int onoff[] = {1, 2};
+
 static const int tblock_values[] = {1, 2, 3, 4, 6, 8, 12, 16};
 
 static const CgParam params[] = {
@@ -339,6 +368,10 @@ static const CgParam params[] = {
      .values = tblock_values, .nvalues = 8,
      .doc_values = "positive integer (the space: 2, 3, 4, 6, 8, 12, 16), at most the run's steps",
      .doc = "temporal blocking: time steps fused in one launch"},
+    {.key = "select", .kind = PK_BOOL, .first = P_SELECT, .pos = 15, .dims = 2, .values = onoff,
+     .nvalues = 2, .doc_values = "on/off",
+     .doc = "streaming temporal kernel: each fused step computes every column's point and selects "
+            "the passed-through value where it is not computed, instead of branching around it"},
     {0},
 };
 

@@ -72,11 +72,14 @@ static const Prior priors_2d[] = {
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock12-small", ANY_HALO, SMALL_GRID, 0},
     {"tb=128x1,stream=y,sb=128,tblock=16,maxreg=128",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-small", ANY_HALO, SMALL_GRID, 0},
-    /* radius 3: 6 steps fused at 64 registers, what a 60 s search found (10 s ones stopped at 3) */
-    {"tb=256x1,stream=y,sb=256,tblock=6,maxreg=64",
+    /* radius 3: 6 steps fused at 64 registers, what a 60 s search found (10 s ones stopped at 3),
+     * the points selected (select=on), which gains at this radius */
+    {"tb=256x1,stream=y,sb=256,tblock=6,maxreg=64,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock6-r3", 3, 0, 3},
-    /* streaming temporal blocking (AN5D's shape), 8 and 12 steps fused */
-    {"tb=256x1,stream=y,sb=256,tblock=8",
+    /* streaming temporal blocking (AN5D's shape), 8 and 12 steps fused; 8 with the points
+     * selected (select=on), which the wider stars, j2d9pt and gradient2d gain from, 12 branched
+     * around, which the 5-point stars (whose 12 it is) keep */
+    {"tb=256x1,stream=y,sb=256,tblock=8,select=on",
      FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock8", ANY_HALO, 0, 0},
     {"tb=256x1,stream=y,sb=256,tblock=12",
      FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock12", ANY_HALO, 0, 0},
@@ -150,9 +153,15 @@ static const Prior priors_3d[] = {
      "3d-box-retime-128x4-multi", ANY_HALO, 0, 0},
     /* streaming temporal blocking, 3 steps fused, four columns a thread (a 64x64 tile), 64
      * planes a block (twice the blocks of 128: fewer idle SMs in the last wave); where that does
-     * not fit (wider stars, double), one column a thread */
+     * not fit (wider stars, double), one column a thread. Each with the points selected, not
+     * branched around (select=on); the branching form next, for a step that reads a coef field
+     * (which select=on refuses) */
+    {"tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on", FOR_STAR, ANY_STEPS, ANY_TYPE,
+     "3d-star-tblock3-cols4-select", 1, 0, 0},
     {"tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1", FOR_STAR, ANY_STEPS, ANY_TYPE,
      "3d-star-tblock3-cols4", 1, 0, 0},
+    {"tb=32x32x1,stream=z,sb=128,tblock=3,select=on",
+     FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-tblock3-select", ANY_HALO, 0, 0},
     {"tb=32x32x1,stream=z,sb=128,tblock=3",
      FOR_STAR, ANY_STEPS, ANY_TYPE, "3d-star-tblock3", ANY_HALO, 0, 0},
     /* merging along y (stars) */

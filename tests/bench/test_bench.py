@@ -531,25 +531,28 @@ def merge_pieces():
 
 def merge_results_pieces():
     """bench/merge_results.py: a run measured without --merge joins the tables entry by entry
-    (rows, multi-step, peers, quality fields), its run record noted; another GPU is refused."""
+    (rows, multi-step, peers, quality fields), its run record noted; a multi-step entry keeps the
+    target's --fast-math figure where the piece has none; another GPU is refused."""
     def row(name, gst):
         return {"kind": "bench", "name": name, "type": "float", "tuned": {"gst": gst}}
     meta = {"gpu": "NVIDIA H100 80GB HBM3", "stencilc_version": "0.1.0 (generator aaaa)", "date": "2026-11-26",
             "runs": [{"id": "r1"}]}
     target = {"meta": meta, "rows": [row("box3d2r", 155.4), row("star2d1r", 363.4)], "copy_gbs": [2990],
-              "multistep": {"float": {"box3d2r": {"tuned": 144.6}, "star2d1r": {"tuned": 1428.4}}},
+              "multistep": {"float": {"box3d2r": {"tuned": 144.6}, "star2d1r": {"tuned": 1428.4},
+                                      "gradient2d": {"tuned": 515.1, "fast_math": {"gst": 929.3}}}},
               "peers": {"naive": {"float": {"box3d2r": {"gst": 52.8}, "star2d1r": {"gst": 258.7}}}},
               "quality": {"box3d2r/float": {"reference": {"ms": 1.0}}}}
     piece = {"meta": dict(meta, stencilc_version="0.1.0 (generator bbbb)", date="2026-11-27", runs=[{"id": "r2"}]),
              "rows": [row("box3d2r", 155.5)], "copy_gbs": [2991],
-             "multistep": {"float": {"box3d2r": {"tuned": 156.0}}},
+             "multistep": {"float": {"box3d2r": {"tuned": 156.0}, "gradient2d": {"tuned": 555.6}}},
              "peers": {"naive": {"float": {"box3d2r": {"gst": 52.4}}}},
              "quality": {"box3d2r/float": {"gest": {"ms": 1.1}}}}
     merge_results.add(target, piece, "piece")
     gst = {r["name"]: r["tuned"]["gst"] for r in target["rows"]}
     check(gst == {"box3d2r": 155.5, "star2d1r": 363.4}, f"rows replaced by key, others kept: {gst}")
-    check(target["multistep"]["float"] == {"box3d2r": {"tuned": 156.0}, "star2d1r": {"tuned": 1428.4}},
-          "multi-step entry replaced per stencil")
+    check(target["multistep"]["float"] == {"box3d2r": {"tuned": 156.0}, "star2d1r": {"tuned": 1428.4},
+                                           "gradient2d": {"tuned": 555.6, "fast_math": {"gst": 929.3}}},
+          "multi-step entry replaced per stencil, the --fast-math figure kept")
     check(target["peers"]["naive"]["float"]["box3d2r"]["gst"] == 52.4
           and target["peers"]["naive"]["float"]["star2d1r"]["gst"] == 258.7, "peer figures per stencil")
     check(set(target["quality"]["box3d2r/float"]) == {"reference", "gest"}, "a quality entry's fields join")

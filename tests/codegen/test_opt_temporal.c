@@ -539,6 +539,32 @@ static void test_stream_columns(Arena *a, IrProgram *star, IrProgram *h3, IrProg
     refused(a, h3, "tb=16x2x1,stream=z,sb=16,tblock=2,bm=1x2x1", "less than half"); /* 4 rows */
 }
 
+/* select=on: each fused step below K computes every column's point and keeps it by a select, no
+ * branch; the rings sit between paddings of the farthest in-plane read, so that an edge column's
+ * reads stay in shared memory. Refused with the retimed kernel, without streaming, and where the
+ * step reads a field from memory (h3's coef). */
+static void test_select(Arena *a, IrProgram *star, IrProgram *h3)
+{
+    Plan *off = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=4");
+    Plan *on = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=4,select=on");
+    assert(hb_count(off->source, "if (interior && col_inner) {") == 2 * 3 * 3);
+    hb_lacks(on->source, "if (interior && col_inner)");
+    assert(hb_count(on->source, "r0 = interior && col_inner ? w0[0] : r0;") == 2 * 3 * 3);
+    has(on->source, "float *const tbs0_0 = (float *)tb_smem + 1;"); /* pad: u[-1,0] reaches 1 back */
+    assert(stage_launch(on, "star2d1r_step")->smem_bytes == (4 * 3 * 64 + 2 * 1) * 4);
+    assert(stage_launch(off, "star2d1r_step")->smem_bytes == 4 * 3 * 64 * 4);
+    /* 3D, four columns a thread: the pad is a row and a point (16 + 1) */
+    IrProgram *fixed = with_boundary(hb_example(a, 1), BC_FIXED);
+    Plan *b3 = must_build(a, fixed, "tb=16x4x1,stream=z,sb=16,tblock=3,bm=1x4x1,select=on");
+    has(b3->source, "(double *)tb_smem + 17;");
+    has(b3->source, "r0 = interior && col_inner_c3 ? w0[0] : r0;");
+    hb_lacks(b3->source, "if (interior && col_inner_c");
+    refused(a, fixed, "tb=16x4x1,stream=z,sb=16,tblock=2,retime=on,bm=1x4x1,select=on", "retime=off");
+    refused(a, star, "tb=64x8,tblock=4,select=on", "tblock with stream");
+    refused(a, star, "tb=64x1,stream=y,sb=16,select=on", "tblock with stream");
+    refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,select=on", "reads c from memory");
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -564,6 +590,7 @@ int main(void)
     test_stream_columns(a, star, h3, box3);
     test_tile_structure(a, star, h3);
     test_stream_structure(a, star, box(a, 2));
+    test_select(a, star, h3);
     test_space(star);
 
     arena_free(a);

@@ -86,6 +86,8 @@ s3=examples/bench/star3d1r.st
   prog s3tc4 $s3 star3d1r float "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1" 37 33 29 7 &
   # the same with --same-bits (explicitly rounded sums, docs/config.md): the one-GPU bits, strictly
   prog s3tc4b $s3 star3d1r float "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1" 37 33 29 7 --same-bits &
+  # the same with the points selected, not branched around (select=on): the same bits
+  prog s3tc4s $s3 star3d1r float "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on" 37 33 29 7 --same-bits &
   prog b3tc2 examples/bench/box3d1r.st box3d1r float "tb=32x16x1,stream=z,sb=128,tblock=2,retime=on,bm=1x2x1" 37 33 29 8 &
   # several rows a thread in the retimed one-step kernel (box3d1r's one-step prior, smaller)
   prog b3r examples/bench/box3d1r.st box3d1r float "tb=32x2x1,stream=z,sb=16,retime=on,bm=1x4x1,prefetch=on" 37 33 29 7 &
@@ -122,6 +124,7 @@ s3=examples/bench/star3d1r.st
   prog s3tom $s3 star3d1r float "tb=32x16x1,stream=z,sb=16,tblock=3" 37 33 35 9 &
   prog b3to examples/bench/box3d1r.st box3d1r float "tb=32x8x1,stream=z,sb=16,tblock=2,retime=on" 37 33 70 8 &
   prog s2to examples/bench/star2d1r.st star2d1r float "tb=64x1x1,stream=y,sb=16,tblock=4" 67 130 1 12 &
+  prog s2tos examples/bench/star2d1r.st star2d1r float "tb=64x1x1,stream=y,sb=16,tblock=4,select=on" 67 130 1 12 &
   prog s3tto $s3 star3d1r double "tb=16x8x8,tblock=2" 37 33 70 8 &
   # an overlapped one-step kernel whose blocks stream 32 planes, the sent slabs whole chunks
   prog b3o examples/bench/box3d1r.st box3d1r float "tb=32x4x1,stream=z,sb=32,retime=on" 37 33 140 7 &
@@ -146,6 +149,7 @@ export STC_DIST_SAME_BITS=
 # with --same-bits every unrolled copy rounds alike: bit for bit under every split (4 H200s,
 # 2026-11-27: 0 points differ in all four)
 run s3tc4b 2 1 1 2 7 3; run s3tc4b 4 2 2 1 7 3; run s3tc4b 4 1 2 2 7 6; run s3tc4b 4 1 1 4 7 3
+run s3tc4s 2 1 1 2 7 3; run s3tc4s 4 2 2 1 7 3; run s3tc4s 4 1 2 2 7 6; run s3tc4s 4 1 1 4 7 3
 run b3tc2 2 1 2 1 8 2; run b3tc2 4 2 2 1 8 2; run b3tc2 4 1 1 4 8 4
 run b3r 2 1 2 1 7 1; run b3r 4 1 2 2 7 2; run b3r 4 2 2 1 7 1; run b3r 4 1 1 4 7 3
 run heat 4 2 2 1 6 1; run heatd 4 1 2 2 6 3
@@ -177,7 +181,7 @@ run s3v 2 1 1 2 7 1; run heat 2 1 1 2 6 1
 # (depth = 2T), a last group shorter than the depth, parts whose interior range is empty
 run_ov s3to 2 1 1 2 9 3; run_ov s3to 2 1 1 2 9 6; run_ov s3to 4 1 1 4 9 3
 run_ov b3to 2 1 1 2 8 2; run_ov b3to 2 1 1 2 8 4; run_ov b3to 4 1 1 4 8 2
-run_ov s2to 2 1 2 1 12 4; run_ov s2to 2 1 2 1 12 8
+run_ov s2to 2 1 2 1 12 4; run_ov s2to 2 1 2 1 12 8; run_ov s2tos 2 1 2 1 12 4
 run_ov s3tto 2 1 1 2 8 2; run_ov s3tto 4 1 1 4 8 4
 run_ov b3o 2 1 1 2 7 1; run_ov b3o 4 1 1 4 7 1
 run_part s3tom 2 1 1 2 9 3; run_part s3tom 2 1 1 2 9 6

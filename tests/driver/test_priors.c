@@ -84,6 +84,33 @@ static void check_radius3(void)
     }
 }
 
+/* The rows of 3D fused steps: star3d1r's first four multi-step priors hold the four-column kernel
+ * with its points selected (select=on: 630 GStencil/s against 582 branched, H100); its whole
+ * list holds the branching form too, which a step reading a coef field (where select=on is
+ * refused) takes in its place. */
+static void check_select_3d(void)
+{
+    Arena *arena = arena_new();
+    IrProgram *p = load_example("bench/star3d1r.st", arena);
+    CHECK(p != NULL);
+    for (int max = 4; p && max <= 32; max *= 8) {
+        long grid[3] = {512, 512, 512};
+        Space s;
+        space_init(&s, p, grid);
+        space_set_steps(&s, 100);
+        TuneProblem pb = {&s, tune_space_valid, &s};
+        Config all[32];
+        int n = tune_priors(&pb, all, max), selected = 0, branched = 0;
+        for (int k = 0; k < n; k++) {
+            int cols4 = all[k].v[P_TB] == 3 && all[k].v[P_BMY] == 4;
+            selected += cols4 && all[k].v[P_SELECT] == 2;
+            branched += cols4 && all[k].v[P_SELECT] == 1;
+        }
+        CHECK(selected == 1 && branched == (max > 4));
+    }
+    arena_free(arena);
+}
+
 int main(void)
 {
     static const char *const names[] = {
@@ -274,6 +301,7 @@ int main(void)
     }
     check_small_grid();
     check_radius3();
+    check_select_3d();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
     else

@@ -8,9 +8,10 @@
  * With --bench, every plan that passed is also timed at its stencil's default size.
  * With --random N, each program gets the default and N random valid configurations instead of
  * the list (the count of verified variants is the figure docs/correctness.md records).
- * With --only TEXT, only the files whose path contains TEXT (e.g. edges2d).
+ * With --only TEXT, only the files whose path contains TEXT (e.g. edges2d); with --configs TEXT,
+ * only the listed configurations that contain TEXT (e.g. select=on), the default among them.
  *   test_rt_examples [SOURCE_ROOT] [--quick] [--bench] [--random N [--seed S]] [--threads N]
- *                    [--only TEXT]
+ *                    [--only TEXT] [--configs TEXT]
  *   (root: $STC_SOURCE_ROOT or .) */
 #include <glob.h>
 #include <pthread.h>
@@ -58,6 +59,11 @@ static const char *const configs[] = {
     "tb=16x4x1,stream=z,sb=8,tblock=2,bm=1x4x1", "tb=32x8x1,stream=z,sb=16,tblock=3,bm=1x2x1",
     "tb=32x4x1,stream=z,sb=8,tblock=4,bm=1x8x1", "tb=32x16x1,stream=z,sb=32,tblock=3,bm=1x4x1",
     "tb=16x4x1,stream=z,sb=8,tblock=2,retime=on,bm=1x4x1", "tb=32x8x1,stream=z,sb=16,tblock=3,retime=on,bm=1x2x1",
+    /* the fused steps' points selected instead of branched around (select=on), every boundary */
+    "tb=64x1x1,stream=y,sb=16,tblock=4,select=on", "tb=32x1x1,stream=y,sb=8,tblock=2,select=on",
+    "tb=256x1x1,stream=y,sb=64,tblock=12,select=on", "tb=16x8x1,stream=z,sb=8,tblock=2,select=on",
+    "tb=32x32x1,stream=z,sb=32,tblock=3,select=on", "tb=16x4x1,stream=z,sb=8,tblock=2,bm=1x4x1,select=on",
+    "tb=32x16x1,stream=z,sb=32,tblock=3,bm=1x4x1,select=on",
     "bm=2x1x1,uf=2x1x1,vec=2", "tb=64x2x1,bm=2x2x1,uf=2x2x1,vec=2", "tb=16x4x1,bm=4x1x1,uf=4x1x1,vec=4",
     "tb=32x4x1,bm=2x4x1,uf=2x2x1,cmem=on,vec=2", "tb=32x2x2,bm=2x1x4,uf=2x1x4,vec=2",
     "tb=16x8x1,bm=8x2x1,uf=8x2x1,vec=4", "tb=128x2x1,bm=2x2x1,uf=2x2x1,maxreg=64,vec=2",
@@ -86,6 +92,7 @@ typedef struct {
 /* --random N: instead of the list above, the default and N random configurations per program
  * that the space accepts on the program's own grid (its `size`), drawn by space_random_valid. */
 static int random_count;
+static const char *configs_with; /* --configs TEXT */
 static unsigned long long random_seed = 88172645463325252ull;
 static Rng random_rng; /* seeded with random_seed once the options are read */
 
@@ -139,6 +146,8 @@ static int add_cases(const char *path, int quick, Arena *arena, Case **cases, in
                 Config cfg;
                 char why[1024];
                 Plan *plan;
+                if (configs_with && c > 0 && !strstr(names[c], configs_with))
+                    continue;
                 if (config_parse(names[c], prog->dims, &cfg, why, (int)sizeof why) != 0
                     || !(plan = plan_build(prog, &cfg, arena, why, (int)sizeof why))) {
                     (*skipped)++;
@@ -308,6 +317,8 @@ int main(int argc, char **argv)
             threads = atoi(argv[++i]);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--configs") == 0 && i + 1 < argc)
+            configs_with = argv[++i];
         else
             root = argv[i];
     }

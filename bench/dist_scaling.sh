@@ -34,7 +34,7 @@ build b3 examples/bench/box3d1r.st box3d1r "tb=256x1x1,stream=z,sb=64,bm=1x4x1,r
 build b3t examples/bench/box3d1r.st box3d1r "tb=32x16x1,stream=z,sb=128,retime=on,tblock=2,bm=1x2x1" &
 build s2 examples/bench/star2d1r.st star2d1r "tb=512x1x1,smem=on,stream=y,sb=8,uf=1x8x1,maxreg=32" &
 build s2t examples/bench/star2d1r.st star2d1r "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &
-build s3t examples/bench/star3d1r.st star3d1r "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1" &
+build s3t examples/bench/star3d1r.st star3d1r "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on" &
 nvcc -O3 -arch=sm_90 -o "$work/peer" "$peers/mgpu_jacobi.cu" -I"$mpi_inc" -L"$mpi_lib" -lmpi -lnccl &
 wait
 

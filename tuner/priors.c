@@ -72,6 +72,10 @@ static const Prior priors_2d[] = {
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock12-small", ANY_HALO, SMALL_GRID, 0},
     {"tb=128x1,stream=y,sb=128,tblock=16,maxreg=128",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-small", ANY_HALO, SMALL_GRID, 0},
+    /* radius 1: 16 steps fused at 64 registers, the points selected, what 60 s searches of the
+     * 5-point stars found (10 s ones stopped at 12, branched) */
+    {"tb=256x1,stream=y,sb=256,tblock=16,maxreg=64,select=on",
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1", 1, 0, 0},
     /* radius 3: 6 steps fused at 64 registers, what a 60 s search found (10 s ones stopped at 3),
      * the points selected (select=on), which gains at this radius */
     {"tb=256x1,stream=y,sb=256,tblock=6,maxreg=64,select=on",

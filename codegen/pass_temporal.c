@@ -355,12 +355,12 @@ static const SpaceConstraint constraints[] = {
     {0},
 };
 
+static const int onoff[] = {1, 2};
+
 /* Powers of two and the multiples of 3 between them: on the H100 (2026-11-23, one barrier per
  * plane) star3d1r fused 3 steps at 481 GStencil/s against 412 with 2 and 426 with 4, star2d1r
  * 12 at 1412 against 1291 with 8 and 1346 with 16; 5 and 10 (AN5D's degrees on a V100)
  * measured no better than their neighbours. */
-static const int onoff[] = {1, 2};
-
 static const int tblock_values[] = {1, 2, 3, 4, 6, 8, 12, 16};
 
 static const CgParam params[] = {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,23 +319,158 @@ static int option_split(int argc, char **argv, int *i, char *buf, size_t len, co
     return 0;
 }
 
+/* The option a with its value next (NULL for a flag), by group: each returns 1 when a is one of
+ * its options and was taken, 0 when a is not one of them, 2 after a usage error. */
+static int compile_option(const char *a, const char *next, Options *o, Diag *d)
+{
+    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+        o->output = next;
+    } else if (!strcmp(a, "--stencil")) {
+        o->stencil = next;
+    } else if (!strcmp(a, "--type")) {
+        if (!strcmp(next, "float"))
+            o->type = 0;
+        else if (!strcmp(next, "double"))
+            o->type = 1;
+        else
+            return usage_error(d, "--type takes float or double, not '%s'", diag_name(next));
+    } else if (!strcmp(a, "--grid")) {
+        if (parse_grid(next, o) != 0)
+            return usage_error(d, "--grid takes sizes like 512x512x512, not '%s'", diag_name(next));
+    } else if (!strcmp(a, "--steps")) {
+        if (parse_long(next, 1, 1L << 30, &o->steps) != 0)
+            return usage_error(d, "--steps takes a positive count, not '%s'", diag_name(next));
+    } else if (!strcmp(a, "--config")) {
+        o->config = next;
+    } else if (!strcmp(a, "--name")) {
+        if (!c_prefix_ok(next))
+            return usage_error(d, "--name takes a C identifier (letters, digits and '_', not first a "
+                               "digit, at most 64), not '%s'", diag_name(next));
+        o->name = next;
+    } else if (!strcmp(a, "--header")) {
+        o->header = next;
+    } else if (!strcmp(a, "--init") || !strcmp(a, "--save")) {
+        if (check_file_option(o, a, next, d) != 0)
+            return 2;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int flag_option(const char *a, Options *o)
+{
+    static const struct { const char *name; size_t at; } flags[] = {
+        {"--list-space", offsetof(Options, list_space)}, {"--dump-ast", offsetof(Options, dump_ast)},
+        {"--dump-ir", offsetof(Options, dump_ir)},       {"--validate", offsetof(Options, validate)},
+        {"--fast-math", offsetof(Options, fast_math)},   {"--same-bits", offsetof(Options, same_bits)},
+        {"--distributed", offsetof(Options, distributed)}, {"--autotune", offsetof(Options, autotune)},
+        {"--guide", offsetof(Options, guide)},           {"-q", offsetof(Options, quiet)},
+        {"--quiet", offsetof(Options, quiet)},
+    };
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
+        if (!strcmp(a, flags[k].name)) {
+            *(int *)((char *)o + flags[k].at) = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int distributed_option(const char *a, const char *next, Options *o, Diag *d)
+{
+    if (!strcmp(a, "--procs")) {
+        if ((o->nprocs = parse_sizes(next, 1L << 20, o->procs)) < 0)
+            return usage_error(d, "--procs takes a process grid like 1x1x4, not '%s'", diag_name(next));
+    } else if (!strcmp(a, "--depth")) {
+        if (parse_long(next, 1, 1024, &o->depth) != 0)
+            return usage_error(d, "--depth takes steps between exchanges, 1 to 1024, not '%s'", diag_name(next));
+    } else if (!strcmp(a, "--link")) {
+        double gbs;
+        char name[32];
+        if (cg_dist_parse_link(next, &gbs, name, sizeof name) != 0)
+            return usage_error(d, "--link takes nvlink or a bandwidth in GB/s (0.1 to 100000), not '%s'",
+                               diag_name(next));
+        o->link = next;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int tune_option(const char *a, const char *next, Options *o, Diag *d)
+{
+    long v;
+    if (!strcmp(a, "--budget")) {
+        if (parse_budget(next, o) != 0)
+            return usage_error(d, "--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", diag_name(next));
+    } else if (!strcmp(a, "--strategy")) {
+        if (!known_strategy(next))
+            return usage_error(d, "--strategy takes gest, random, genetic or exhaustive, not '%s'",
+                               diag_name(next));
+        o->strategy = next;
+    } else if (!strcmp(a, "--gest")) {
+        TuneKnobs k;
+        char err[256];
+        tune_knobs_default(&k);
+        if (tune_knobs_parse(&k, next, err, sizeof err) != 0)
+            return usage_error(d, "--gest: %s", err);
+        o->gest = next;
+    } else if (!strcmp(a, "--seed")) {
+        if (parse_long(next, 0, 0x7fffffff, &v) != 0)
+            return usage_error(d, "--seed takes a number, not '%s'", diag_name(next));
+        o->seed = (unsigned)v;
+    } else if (!strcmp(a, "--seeds")) {
+        if (parse_long(next, 1, 1000, &v) != 0)
+            return usage_error(d, "--seeds takes a count from 1 to 1000, not '%s'", diag_name(next));
+        o->seeds = (int)v;
+    } else if (!strcmp(a, "--tune-log")) {
+        o->tune_log = next;
+    } else if (!strcmp(a, "--tune-db")) {
+        o->tune_db = next;
+    } else if (!strcmp(a, "--tune-record")) { /* hidden: for recording replay data */
+        o->tune_record = next;
+        o->autotune = 1;
+    } else if (!strcmp(a, "--target")) {
+        o->target = next;
+    } else if (!strcmp(a, "--model")) {
+        o->model = next;
+    } else if (!strcmp(a, "--replay")) {
+        o->replay = next;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The command word (check, bench, replay), if any: the index of the first option, or -1 after
+ * an unknown command. */
+static int command_word(int argc, char **argv, Options *o, Diag *d)
+{
+    if (argc <= 1)
+        return 1;
+    if (!strcmp(argv[1], "check"))
+        o->cmd = CMD_CHECK;
+    else if (!strcmp(argv[1], "bench"))
+        o->cmd = CMD_BENCH;
+    else if (!strcmp(argv[1], "replay"))
+        o->cmd = CMD_REPLAY;
+    else if (unknown_command(argv[1], d))
+        return -1;
+    else
+        return 1;
+    return 2;
+}
+
 int options_parse(int argc, char **argv, Options *o, Diag *d)
 {
     memset(o, 0, sizeof *o);
     o->type = -1;
     o->seed = 1;
     o->seeds = 10;
-    int i = 1;
-    if (argc > 1) {
-        if (!strcmp(argv[1], "check"))
-            o->cmd = CMD_CHECK, i = 2;
-        else if (!strcmp(argv[1], "bench"))
-            o->cmd = CMD_BENCH, i = 2;
-        else if (!strcmp(argv[1], "replay"))
-            o->cmd = CMD_REPLAY, i = 2;
-        else if (unknown_command(argv[1], d))
-            return 2;
-    }
+    int i = command_word(argc, argv, o, d);
+    if (i < 0)
+        return 2;
     const char *given[64]; /* the options with a value seen so far */
     int ngiven = 0;
     for (; i < argc; i++) {
@@ -352,110 +488,20 @@ int options_parse(int argc, char **argv, Options *o, Diag *d)
             fputs(usage_text, stdout);
             fputs(usage_text_rest, stdout);
             return 1;
-        } else if (!strcmp(a, "--version")) {
+        }
+        if (!strcmp(a, "--version")) {
             puts(options_generator_name());
             return 1;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            o->output = next;
-        } else if (!strcmp(a, "--stencil")) {
-            o->stencil = next;
-        } else if (!strcmp(a, "--type")) {
-            if (!strcmp(next, "float"))
-                o->type = 0;
-            else if (!strcmp(next, "double"))
-                o->type = 1;
-            else
-                return usage_error(d, "--type takes float or double, not '%s'", diag_name(next));
-        } else if (!strcmp(a, "--grid")) {
-            if (parse_grid(next, o) != 0)
-                return usage_error(d, "--grid takes sizes like 512x512x512, not '%s'", diag_name(next));
-        } else if (!strcmp(a, "--steps")) {
-            if (parse_long(next, 1, 1L << 30, &o->steps) != 0)
-                return usage_error(d, "--steps takes a positive count, not '%s'", diag_name(next));
-        } else if (!strcmp(a, "--config")) {
-            o->config = next;
-        } else if (!strcmp(a, "--name")) {
-            if (!c_prefix_ok(next))
-                return usage_error(d, "--name takes a C identifier (letters, digits and '_', not first a "
-                                   "digit, at most 64), not '%s'", diag_name(next));
-            o->name = next;
-        } else if (!strcmp(a, "--header")) {
-            o->header = next;
-        } else if (!strcmp(a, "--init") || !strcmp(a, "--save")) {
-            if (check_file_option(o, a, next, d) != 0)
-                return 2;
-        } else if (!strcmp(a, "--list-space")) {
-            o->list_space = 1;
-        } else if (!strcmp(a, "--dump-ast")) {
-            o->dump_ast = 1;
-        } else if (!strcmp(a, "--dump-ir")) {
-            o->dump_ir = 1;
-        } else if (!strcmp(a, "--validate")) {
-            o->validate = 1;
-        } else if (!strcmp(a, "--fast-math")) {
-            o->fast_math = 1;
-        } else if (!strcmp(a, "--same-bits")) {
-            o->same_bits = 1;
-        } else if (!strcmp(a, "--distributed")) {
-            o->distributed = 1;
-        } else if (!strcmp(a, "--procs")) {
-            if ((o->nprocs = parse_sizes(next, 1L << 20, o->procs)) < 0)
-                return usage_error(d, "--procs takes a process grid like 1x1x4, not '%s'", diag_name(next));
-        } else if (!strcmp(a, "--depth")) {
-            if (parse_long(next, 1, 1024, &o->depth) != 0)
-                return usage_error(d, "--depth takes steps between exchanges, 1 to 1024, not '%s'", diag_name(next));
-        } else if (!strcmp(a, "--link")) {
-            double gbs;
-            char name[32];
-            if (cg_dist_parse_link(next, &gbs, name, sizeof name) != 0)
-                return usage_error(d, "--link takes nvlink or a bandwidth in GB/s (0.1 to 100000), not '%s'",
-                                   diag_name(next));
-            o->link = next;
-        } else if (!strcmp(a, "--autotune")) {
-            o->autotune = 1;
-        } else if (!strcmp(a, "--budget")) {
-            if (parse_budget(next, o) != 0)
-                return usage_error(d, "--budget takes a time ('60s', '2m') or a count ('200'), not '%s'", diag_name(next));
-        } else if (!strcmp(a, "--strategy")) {
-            if (!known_strategy(next))
-                return usage_error(d, "--strategy takes gest, random, genetic or exhaustive, not '%s'",
-                                   diag_name(next));
-            o->strategy = next;
-        } else if (!strcmp(a, "--gest")) {
-            TuneKnobs k;
-            char err[256];
-            tune_knobs_default(&k);
-            if (tune_knobs_parse(&k, next, err, sizeof err) != 0)
-                return usage_error(d, "--gest: %s", err);
-            o->gest = next;
-        } else if (!strcmp(a, "--seed")) {
-            long v;
-            if (parse_long(next, 0, 0x7fffffff, &v) != 0)
-                return usage_error(d, "--seed takes a number, not '%s'", diag_name(next));
-            o->seed = (unsigned)v;
-        } else if (!strcmp(a, "--seeds")) {
-            long v;
-            if (parse_long(next, 1, 1000, &v) != 0)
-                return usage_error(d, "--seeds takes a count from 1 to 1000, not '%s'", diag_name(next));
-            o->seeds = (int)v;
-        } else if (!strcmp(a, "--tune-log")) {
-            o->tune_log = next;
-        } else if (!strcmp(a, "--tune-db")) {
-            o->tune_db = next;
-        } else if (!strcmp(a, "--tune-record")) { /* hidden: for recording replay data */
-            o->tune_record = next;
-            o->autotune = 1;
-        } else if (!strcmp(a, "--target")) {
-            o->target = next;
-        } else if (!strcmp(a, "--model")) {
-            o->model = next;
-        } else if (!strcmp(a, "--guide")) {
-            o->guide = 1;
-        } else if (!strcmp(a, "--replay")) {
-            o->replay = next;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o->quiet = 1;
         }
+        int r = compile_option(a, next, o, d);
+        if (!r)
+            r = flag_option(a, o);
+        if (!r)
+            r = distributed_option(a, next, o, d);
+        if (!r)
+            r = tune_option(a, next, o, d);
+        if (r == 2)
+            return 2;
     }
     if (!o->input)
         return usage_error(d, "%s", "no input file");

@@ -14,6 +14,7 @@
  * GPU ranks for another. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,120 +94,144 @@ static int parse_features(const char *list, ModelParams *p)
     return 0;
 }
 
+/* The options that take a value: a text, or a number within [lo, hi] stored as an int, a long
+ * or a double at its place in ModelOptions. */
+typedef enum { MV_TEXT, MV_INT, MV_LONG, MV_REAL } ModelValue;
+static const struct {
+    const char *name;
+    ModelValue kind;
+    size_t at;
+    double lo, hi;
+} model_values[] = {
+    {"-o", MV_TEXT, offsetof(ModelOptions, out), 0, 0},
+    {"--gpu", MV_TEXT, offsetof(ModelOptions, gpu), 0, 0},
+    {"--kernels", MV_TEXT, offsetof(ModelOptions, kernels), 0, 0},
+    {"--stencil", MV_TEXT, offsetof(ModelOptions, stencil), 0, 0},
+    {"--config", MV_TEXT, offsetof(ModelOptions, config), 0, 0},
+    {"--db", MV_TEXT, offsetof(ModelOptions, db), 0, 0},
+    {"--note", MV_TEXT, offsetof(ModelOptions, note), 0, 0},
+    {"--exclude", MV_TEXT, offsetof(ModelOptions, exclude), 0, 0},
+    {"--steps", MV_LONG, offsetof(ModelOptions, steps), 1, 1 << 30},
+    {"--draws", MV_INT, offsetof(ModelOptions, draws), 0, 1e6},
+    {"--climb", MV_INT, offsetof(ModelOptions, climb), 0, 1e6},
+    {"--climb-from", MV_INT, offsetof(ModelOptions, climb_from), 1, 1e6},
+    {"--trees", MV_INT, offsetof(ModelOptions, params.trees), 1, 1e5},
+    {"--depth", MV_INT, offsetof(ModelOptions, params.depth), 1, 30},
+    {"--per-group", MV_INT, offsetof(ModelOptions, params.max_per_group), 1, 1e7},
+    {"--min-leaf", MV_INT, offsetof(ModelOptions, params.min_leaf), 1, 1e7},
+    {"--rate", MV_REAL, offsetof(ModelOptions, params.rate), 1e-6, 1},
+    {"--clip", MV_REAL, offsetof(ModelOptions, params.clip), 1e-3, 1e3},
+};
+
+/* Stores v for the option of row k; a number outside its range or not a number is an error. */
+static int model_value(ModelOptions *o, int k, const char *v)
+{
+    char *end;
+    void *at = (char *)o + model_values[k].at;
+    if (model_values[k].kind == MV_TEXT) {
+        *(const char **)at = v;
+        return 0;
+    }
+    errno = 0;
+    double x = strtod(v, &end);
+    int whole = model_values[k].kind != MV_REAL;
+    if (end == v || *end || errno || x < model_values[k].lo || x > model_values[k].hi || (whole && x != floor(x))) {
+        diag_run_error(model_diag, whole ? "model: %s takes a whole number from %.0f to %.0f, not '%s'"
+                                         : "model: %s takes a number from %g to %g, not '%s'",
+                       model_values[k].name, model_values[k].lo, model_values[k].hi, v);
+        return -1;
+    }
+    if (model_values[k].kind == MV_INT)
+        *(int *)at = (int)x;
+    else if (model_values[k].kind == MV_LONG)
+        *(long *)at = (long)x;
+    else
+        *(double *)at = x;
+    return 0;
+}
+
+/* The options whose value is a word or a list (model_word_option's): 1 taken, 0 not one of
+ * them, -1 an error. */
+static int model_word(ModelOptions *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--src")) {
+        if (o->nsrc < 16)
+            o->src[o->nsrc++] = v;
+    } else if (!strcmp(a, "--program")) {
+        if (o->nprograms < MAX_LIST)
+            o->programs[o->nprograms++] = v;
+    } else if (!strcmp(a, "--type")) {
+        if (strcmp(v, "float") && strcmp(v, "double")) {
+            diag_run_error(model_diag, "model: --type takes float or double, not '%s'", v);
+            return -1;
+        }
+        o->type = !strcmp(v, "double") ? ELEM_DOUBLE : ELEM_FLOAT;
+    } else if (!strcmp(a, "--grid")) {
+        if (parse_grid_text(v, o->grid) != 0) {
+            diag_run_error(model_diag, "model: bad --grid '%s'", v);
+            return -1;
+        }
+    } else if (!strcmp(a, "--pool")) {
+        o->pool = !strcmp(v, "replay") ? 0 : !strcmp(v, "reference") ? 1 : -1;
+    } else if (!strcmp(a, "--loss")) {
+        o->params.loss = !strcmp(v, "top20") ? MODEL_TOP20 : MODEL_L2;
+    } else if (!strcmp(a, "--train-gpu")) {
+        o->train_gpu = o->params.gpu = v;
+    } else if (!strcmp(a, "--features")) {
+        return parse_features(v, &o->params) != 0 ? -1 : 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Which row of model_values names a; -1 for none. */
+static int model_value_row(const char *a)
+{
+    for (int k = 0; k < (int)(sizeof model_values / sizeof *model_values); k++)
+        if (!strcmp(a, model_values[k].name))
+            return k;
+    return -1;
+}
+
+static int model_word_option(const char *a)
+{
+    static const char *const words[] = {"--src", "--program", "--type", "--grid",
+                                        "--pool", "--loss", "--train-gpu", "--features"};
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+        if (!strcmp(a, words[k]))
+            return 1;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, ModelOptions *o)
 {
     memset(o, 0, sizeof *o);
     o->type = -1;
     o->pool = -1;
     model_params_default(&o->params);
-    o->draws = 0;
-    o->climb = 0;
     o->climb_from = 8;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define VALUE()                                                                                   \
-    do {                                                                                          \
-        if (!v) {                                                                                 \
-            diag_run_error(model_diag, "model: '%s' needs a value", a);                   \
-            return -1;                                                                            \
-        }                                                                                         \
-        i++;                                                                                      \
-    } while (0)
-        if (!strcmp(a, "-o")) {
-            VALUE();
-            o->out = v;
-        } else if (!strcmp(a, "--gpu")) {
-            VALUE();
-            o->gpu = v;
-        } else if (!strcmp(a, "--src")) {
-            VALUE();
-            if (o->nsrc < 16)
-                o->src[o->nsrc++] = v;
-        } else if (!strcmp(a, "--kernels")) {
-            VALUE();
-            o->kernels = v;
-        } else if (!strcmp(a, "--stencil")) {
-            VALUE();
-            o->stencil = v;
-        } else if (!strcmp(a, "--config")) {
-            VALUE();
-            o->config = v;
-        } else if (!strcmp(a, "--db")) {
-            VALUE();
-            o->db = v;
-        } else if (!strcmp(a, "--program")) {
-            VALUE();
-            if (o->nprograms < MAX_LIST)
-                o->programs[o->nprograms++] = v;
-        } else if (!strcmp(a, "--type")) {
-            VALUE();
-            o->type = !strcmp(v, "double") ? ELEM_DOUBLE : ELEM_FLOAT;
-        } else if (!strcmp(a, "--grid")) {
-            VALUE();
-            if (parse_grid_text(v, o->grid) != 0) {
-                diag_run_error(model_diag, "model: bad --grid '%s'", v);
-                return -1;
-            }
-        } else if (!strcmp(a, "--steps")) {
-            VALUE();
-            o->steps = atol(v);
-        } else if (!strcmp(a, "--compile")) {
+        int k = model_value_row(a);
+        if (!strcmp(a, "--compile")) {
             o->compile = 1;
         } else if (!strcmp(a, "--loo")) {
             o->loo = 1;
-        } else if (!strcmp(a, "--pool")) {
-            VALUE();
-            o->pool = !strcmp(v, "replay") ? 0 : !strcmp(v, "reference") ? 1 : -1;
-        } else if (!strcmp(a, "--loss")) {
-            VALUE();
-            o->params.loss = !strcmp(v, "top20") ? MODEL_TOP20 : MODEL_L2;
-        } else if (!strcmp(a, "--trees")) {
-            VALUE();
-            o->params.trees = atoi(v);
-        } else if (!strcmp(a, "--depth")) {
-            VALUE();
-            o->params.depth = atoi(v);
-        } else if (!strcmp(a, "--rate")) {
-            VALUE();
-            o->params.rate = atof(v);
-        } else if (!strcmp(a, "--per-group")) {
-            VALUE();
-            o->params.max_per_group = atoi(v);
-        } else if (!strcmp(a, "--note")) {
-            VALUE();
-            o->note = v;
-        } else if (!strcmp(a, "--train-gpu")) {
-            VALUE();
-            o->train_gpu = o->params.gpu = v;
-        } else if (!strcmp(a, "--exclude")) {
-            VALUE();
-            o->exclude = v;
-        } else if (!strcmp(a, "--draws")) {
-            VALUE();
-            o->draws = atoi(v);
-        } else if (!strcmp(a, "--climb")) {
-            VALUE();
-            o->climb = atoi(v);
-        } else if (!strcmp(a, "--climb-from")) {
-            VALUE();
-            o->climb_from = atoi(v);
-        } else if (!strcmp(a, "--clip")) {
-            VALUE();
-            o->params.clip = atof(v);
-        } else if (!strcmp(a, "--min-leaf")) {
-            VALUE();
-            o->params.min_leaf = atoi(v);
-        } else if (!strcmp(a, "--features")) {
-            VALUE();
-            if (parse_features(v, &o->params) != 0)
-                return -1;
-        } else if (a[0] == '-') {
+        } else if (a[0] != '-') {
+            if (o->ninputs < MAX_LIST)
+                o->inputs[o->ninputs++] = a;
+        } else if (k < 0 && !model_word_option(a)) {
             diag_run_error(model_diag, "model: unknown option '%s'", a);
             return -1;
-        } else if (o->ninputs < MAX_LIST) {
-            o->inputs[o->ninputs++] = a;
+        } else if (!v) {
+            diag_run_error(model_diag, "model: '%s' needs a value", a);
+            return -1;
+        } else {
+            i++;
+            if (k >= 0 ? model_value(o, k, v) != 0 : model_word(o, a, v) != 1)
+                return -1;
         }
-#undef VALUE
     }
     return 0;
 }

@@ -149,5 +149,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--target with a missing model", code == 1 and "needs the learned model" in se, se)
     code, _, se = run("model", "train", data, "--bogus")
     check("model: unknown option", code == 2 and "unknown option '--bogus'" in se, se)
+    # numbers and words are checked, not read as 0 or a default
+    for args, want in ((("--trees", "0"), "--trees takes a whole number from 1 to 100000, not '0'"),
+                       (("--rate", "fast"), "--rate takes a number from 1e-06 to 1, not 'fast'"),
+                       (("--steps", "10x"), "--steps takes a whole number"),
+                       (("--type", "half"), "--type takes float or double, not 'half'"),
+                       (("--depth",), "'--depth' needs a value")):
+        code, _, se = run("model", "train", data, *args)
+        check(f"model: {' '.join(args)} refused", code == 2 and want in se, se)
 
 finish()

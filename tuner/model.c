@@ -2,6 +2,8 @@
 #include "model_int.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -166,92 +168,138 @@ static int next_line(FILE *f, char *buf, int len, long *lineno)
     return 1;
 }
 
+/* A model file being read: the line, its number, the file's feature names mapped to this build's
+ * (-1 where this build lacks one), and where a failure is described. */
+typedef struct {
+    FILE *f;
+    const char *path;
+    char *line;
+    int linelen;
+    long lineno;
+    int map[512], nmap;
+    char *err;
+    int errlen;
+} ModelReader;
+
+__attribute__((format(printf, 2, 3))) static int reader_fail(ModelReader *r, const char *fmt, ...)
+{
+    int used = snprintf(r->err, (size_t)r->errlen, "%s:%ld: ", r->path, r->lineno);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used >= 0 && used < r->errlen)
+        vsnprintf(r->err + used, (size_t)(r->errlen - used), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int reader_next(ModelReader *r) { return next_line(r->f, r->line, r->linelen, &r->lineno); }
+
+/* One tree of nn nodes: 'L value' leaves and 'S feature threshold left right' splits, whose
+ * children come later in the list. */
+static int read_tree(ModelReader *r, ModelTree *tr, int nn)
+{
+    tr->nodes = calloc((size_t)nn, sizeof *tr->nodes);
+    tr->nnodes = nn;
+    for (int i = 0; i < nn; i++) {
+        ModelNode *nd = &tr->nodes[i];
+        int feat;
+        float thr, value;
+        if (!reader_next(r))
+            return reader_fail(r, "the file ends inside a tree");
+        if (sscanf(r->line, "L %f", &value) == 1) {
+            *nd = (ModelNode){-1, 0, 0, 0, value};
+        } else if (sscanf(r->line, "S %d %f %d %d", &feat, &thr, &nd->left, &nd->right) == 4) {
+            if (feat < 0 || feat >= r->nmap || nd->left <= i || nd->right <= i || nd->left >= nn
+                || nd->right >= nn)
+                return reader_fail(r, "bad split node");
+            /* a feature this build does not have: always the left branch (model_load) */
+            nd->feat = r->map[feat] >= 0 ? r->map[feat] : FEAT_COUNT;
+            nd->thr = thr;
+        } else {
+            return reader_fail(r, "expected 'L value' or 'S feature threshold left right'");
+        }
+    }
+    return 0;
+}
+
+/* 'trees N' and the N trees after it. */
+static int read_trees(ModelReader *r, Model *m, const char *count)
+{
+    int n = atoi(count);
+    if (n < 0 || n > 100000)
+        return reader_fail(r, "bad tree count");
+    if (m->trees) /* the trees read so far are in an array sized by the first count */
+        return reader_fail(r, "a second 'trees' line");
+    m->trees = calloc((size_t)(n > 0 ? n : 1), sizeof *m->trees);
+    for (int t = 0; t < n; t++) {
+        int nn;
+        if (!reader_next(r) || sscanf(r->line, "tree %d", &nn) != 1 || nn < 1 || nn > 1 << 20)
+            return reader_fail(r, "expected 'tree N'");
+        if (read_tree(r, &m->trees[m->ntrees++], nn) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One line outside the trees: 1 the trees were read, 0 another line, -1 an error. */
+static int read_line(ModelReader *r, Model *m)
+{
+    char *line = r->line;
+    if (!strncmp(line, "loss ", 5)) {
+        if (!strcmp(line + 5, "l2"))
+            m->loss = MODEL_L2;
+        else if (!strcmp(line + 5, "top20"))
+            m->loss = MODEL_TOP20;
+        else
+            return reader_fail(r, "unknown loss '%s'", line + 5);
+    } else if (!strncmp(line, "gpus ", 5)) {
+        snprintf(m->gpus, sizeof m->gpus, "%.500s", line + 5);
+    } else if (!strncmp(line, "note ", 5)) {
+        snprintf(m->note, sizeof m->note, "%.500s", line + 5);
+    } else if (!strncmp(line, "features", 8)) {
+        for (char *tok = strtok(line + 8, " "); tok && r->nmap < 512; tok = strtok(NULL, " "))
+            r->map[r->nmap++] = feat_index(tok);
+    } else if (!strncmp(line, "exemplar ", 9)) {
+        int dims, at;
+        if (sscanf(line + 9, "%d %n", &dims, &at) != 1 || dims < 1 || dims > 3)
+            return reader_fail(r, "expected 'exemplar DIMS CONFIG'");
+        add_exemplar(m, dims, line + 9 + at);
+    } else if (!strncmp(line, "support ", 8)) {
+        if (model_read_support(m, line) != 0)
+            return reader_fail(r, "expected 'support DIMS SHAPE SEEN WON'");
+    } else if (!strncmp(line, "base ", 5)) {
+        m->base = strtod(line + 5, NULL);
+    } else if (!strncmp(line, "trees ", 6)) {
+        return read_trees(r, m, line + 6) != 0 ? -1 : 1;
+    } else if (line[0] && line[0] != '#') {
+        return reader_fail(r, "unknown line '%.40s'", line);
+    }
+    return 0;
+}
+
 Model *model_load(const char *path, char *err, int errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    static char line[1 << 16];
+    ModelReader r = {.f = fopen(path, "r"), .path = path, .line = line, .linelen = (int)sizeof line,
+                     .err = err, .errlen = errlen};
+    if (!r.f) {
         snprintf(err, (size_t)errlen, "%s: cannot read", path);
         return NULL;
     }
     Model *m = calloc(1, sizeof *m);
-    static char line[1 << 16];
-    long lineno = 0;
-    int map[512], nmap = 0, ok = 0;
-#define FAIL(...)                                                                                \
-    do {                                                                                          \
-        int used_ = snprintf(err, (size_t)errlen, "%s:%ld: ", path, lineno);                     \
-        snprintf(err + used_, (size_t)(errlen - used_), __VA_ARGS__);                             \
-        goto out;                                                                                 \
-    } while (0)
-    if (!next_line(f, line, sizeof line, &lineno) || strcmp(line, MODEL_MAGIC))
-        FAIL("not a stencilc model (first line '%s')", MODEL_MAGIC);
-    while (next_line(f, line, sizeof line, &lineno)) {
-        if (!strncmp(line, "loss ", 5)) {
-            if (!strcmp(line + 5, "l2"))
-                m->loss = MODEL_L2;
-            else if (!strcmp(line + 5, "top20"))
-                m->loss = MODEL_TOP20;
-            else
-                FAIL("unknown loss '%s'", line + 5);
-        } else if (!strncmp(line, "gpus ", 5)) {
-            snprintf(m->gpus, sizeof m->gpus, "%.500s", line + 5);
-        } else if (!strncmp(line, "note ", 5)) {
-            snprintf(m->note, sizeof m->note, "%.500s", line + 5);
-        } else if (!strncmp(line, "features", 8)) {
-            for (char *tok = strtok(line + 8, " "); tok && nmap < 512; tok = strtok(NULL, " "))
-                map[nmap++] = feat_index(tok);
-        } else if (!strncmp(line, "exemplar ", 9)) {
-            int dims, at;
-            if (sscanf(line + 9, "%d %n", &dims, &at) != 1 || dims < 1 || dims > 3)
-                FAIL("expected 'exemplar DIMS CONFIG'");
-            add_exemplar(m, dims, line + 9 + at);
-        } else if (!strncmp(line, "support ", 8)) {
-            if (model_read_support(m, line) != 0)
-                FAIL("expected 'support DIMS SHAPE SEEN WON'");
-        } else if (!strncmp(line, "base ", 5)) {
-            m->base = strtod(line + 5, NULL);
-        } else if (!strncmp(line, "trees ", 6)) {
-            int n = atoi(line + 6);
-            if (n < 0 || n > 100000)
-                FAIL("bad tree count");
-            if (m->trees) /* the trees read so far are in an array sized by the first count */
-                FAIL("a second 'trees' line");
-            m->trees = calloc((size_t)(n > 0 ? n : 1), sizeof *m->trees);
-            for (int t = 0; t < n; t++) {
-                int nn;
-                if (!next_line(f, line, sizeof line, &lineno) || sscanf(line, "tree %d", &nn) != 1
-                    || nn < 1 || nn > 1 << 20)
-                    FAIL("expected 'tree N'");
-                ModelTree *tr = &m->trees[m->ntrees++];
-                tr->nodes = calloc((size_t)nn, sizeof *tr->nodes);
-                tr->nnodes = nn;
-                for (int i = 0; i < nn; i++) {
-                    ModelNode *nd = &tr->nodes[i];
-                    int feat;
-                    float thr, value;
-                    if (!next_line(f, line, sizeof line, &lineno))
-                        FAIL("the file ends inside a tree");
-                    if (sscanf(line, "L %f", &value) == 1) {
-                        *nd = (ModelNode){-1, 0, 0, 0, value};
-                    } else if (sscanf(line, "S %d %f %d %d", &feat, &thr, &nd->left, &nd->right) == 4) {
-                        if (feat < 0 || feat >= nmap || nd->left <= i || nd->right <= i
-                            || nd->left >= nn || nd->right >= nn)
-                            FAIL("bad split node");
-                        /* a feature this build does not have: always the left branch */
-                        nd->feat = map[feat] >= 0 ? map[feat] : FEAT_COUNT;
-                        nd->thr = thr;
-                    } else {
-                        FAIL("expected 'L value' or 'S feature threshold left right'");
-                    }
-                }
-            }
+    int ok = 0, got = 0;
+    if (!reader_next(&r) || strcmp(line, MODEL_MAGIC))
+        got = reader_fail(&r, "not a stencilc model (first line '%s')", MODEL_MAGIC);
+    while (got >= 0 && reader_next(&r))
+        if ((got = read_line(&r, m)) == 1)
             ok = 1;
-        } else if (line[0] && line[0] != '#') {
-            FAIL("unknown line '%.40s'", line);
-        }
+    if (got >= 0 && !ok)
+        got = reader_fail(&r, "no trees");
+    fclose(r.f);
+    if (got < 0) {
+        model_free(m);
+        return NULL;
     }
-    if (!ok)
-        FAIL("no trees");
     /* unknown features: a split node whose feature is missing always goes left */
     for (int t = 0; t < m->ntrees; t++)
         for (int i = 0; i < m->trees[t].nnodes; i++)
@@ -259,13 +307,7 @@ Model *model_load(const char *path, char *err, int errlen)
                 m->trees[t].nodes[i].feat = 0;
                 m->trees[t].nodes[i].thr = INFINITY;
             }
-    fclose(f);
     return m;
-out:
-    fclose(f);
-    model_free(m);
-    return NULL;
-#undef FAIL
 }
 
 const char *model_default_path(void)

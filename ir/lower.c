@@ -239,9 +239,87 @@ static IrOp binary_op(AstOp op)
 
 /* 1: *out holds the value; 0: not constant (nothing reported); -1: an error was reported.
  * With quiet set, nothing is reported and names are not marked used. */
-static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
+static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet);
+
+/* const_eval of a name: a declared constant's value; 0 for a parameter, a coordinate or the step;
+ * an error for a field or an undeclared name. */
+static int const_name(Lower *L, const AstExpr *e, double *out, int quiet)
+{
+    int s = sym_find(L, e->name);
+    if (s < 0 && ir_builtin_find(e->name))
+        return 0; /* a coordinate or the step: not a compile-time constant */
+    if (s < 0) {
+        if (!quiet)
+            undeclared(L, e->loc, e->name);
+        return -1;
+    }
+    if (!quiet)
+        L->syms[s].used = 1;
+    if (L->syms[s].kind == SYM_CONST && e->level == 0) {
+        *out = L->consts[L->syms[s].index];
+        return 1;
+    }
+    if (L->syms[s].kind == SYM_FIELD) {
+        if (!quiet)
+            diag_error(L->diag, e->loc, STC_E_FIELD_AS_VALUE, "'%s' is a field; a constant is expected here",
+                       e->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* const_eval of a call: every argument evaluated (so that each error is reported), then the
+ * function's arity checked. */
+static int const_call(Lower *L, const AstExpr *e, double *out, int quiet)
+{
+    const Func fn = func_find(e->name), *f = fn.arity ? &fn : NULL;
+    double v[3] = {0, 0, 0};
+    int res = 1;
+    for (int i = 0; i < e->nargs; i++) {
+        double t = 0;
+        int ri = const_eval(L, e->args[i], &t, quiet);
+        if (ri < 0)
+            res = -1;
+        else if (ri == 0 && res == 1)
+            res = 0;
+        if (i < 3)
+            v[i] = t;
+    }
+    if (!f || f->arity != e->nargs) {
+        if (!quiet && !f)
+            unknown_function(L, e);
+        else if (!quiet)
+            diag_error(L->diag, e->loc, STC_E_BAD_CALL, "'%s' takes %d argument%s, not %d", e->name, f->arity,
+                       f->arity == 1 ? "" : "s", e->nargs);
+        return -1;
+    }
+    if (res == 1)
+        *out = ir_eval_op(f->op, v[0], v[1], v[2]);
+    return res;
+}
+
+/* const_eval of a binary operator or a condition (e->c set): its operands, then the value. */
+static int const_operands(Lower *L, const AstExpr *e, double *out, int quiet)
 {
     double a = 0, b = 0, c = 0;
+    int ra = const_eval(L, e->a, &a, quiet), rb = const_eval(L, e->b, &b, quiet);
+    int rc = e->kind == AST_COND ? const_eval(L, e->c, &c, quiet) : 1;
+    if (ra < 0 || rb < 0 || rc < 0)
+        return -1;
+    if (e->kind == AST_BINARY && rb && b == 0.0 && e->op == OP_DIV) {
+        if (!quiet)
+            diag_error(L->diag, e->loc, STC_E_DIV_BY_ZERO, "division by zero in a constant expression");
+        return -1;
+    }
+    if (!ra || !rb || !rc)
+        return 0;
+    *out = e->kind == AST_COND ? (a != 0.0 ? b : c) : ir_eval_op(binary_op(e->op), a, b, 0);
+    return 1;
+}
+
+static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
+{
+    double a = 0;
     int r;
     if (!e)
         return -1;
@@ -249,89 +327,22 @@ static int const_eval(Lower *L, const AstExpr *e, double *out, int quiet)
     case AST_NUM:
         *out = e->num;
         return 1;
-    case AST_NAME: {
-        int s = sym_find(L, e->name);
-        if (s < 0 && ir_builtin_find(e->name))
-            return 0; /* a coordinate or the step: not a compile-time constant */
-        if (s < 0) {
-            if (!quiet)
-                undeclared(L, e->loc, e->name);
-            return -1;
-        }
-        if (!quiet)
-            L->syms[s].used = 1;
-        if (L->syms[s].kind == SYM_CONST && e->level == 0) {
-            *out = L->consts[L->syms[s].index];
-            return 1;
-        }
-        if (L->syms[s].kind == SYM_FIELD) {
-            if (!quiet)
-                diag_error(L->diag, e->loc, STC_E_FIELD_AS_VALUE,
-                           "'%s' is a field; a constant is expected here", e->name);
-            return -1;
-        }
-        return 0;
-    }
+    case AST_NAME:
+        return const_name(L, e, out, quiet);
     case AST_READ:
         if (!quiet)
-            diag_error(L->diag, e->loc, STC_E_FIELD_AS_VALUE,
-                       "a field read where a constant is expected");
+            diag_error(L->diag, e->loc, STC_E_FIELD_AS_VALUE, "a field read where a constant is expected");
         return -1;
     case AST_UNARY:
         if ((r = const_eval(L, e->a, &a, quiet)) != 1)
             return r;
         *out = e->op == OP_NEG ? -a : e->op == OP_NOT ? (a == 0.0) : a;
         return 1;
-    case AST_BINARY: {
-        int ra = const_eval(L, e->a, &a, quiet), rb = const_eval(L, e->b, &b, quiet);
-        if (ra < 0 || rb < 0)
-            return -1;
-        if (rb && b == 0.0 && e->op == OP_DIV) {
-            if (!quiet)
-                diag_error(L->diag, e->loc, STC_E_DIV_BY_ZERO, "division by zero in a constant expression");
-            return -1;
-        }
-        if (!ra || !rb)
-            return 0;
-        *out = ir_eval_op(binary_op(e->op), a, b, 0);
-        return 1;
-    }
-    case AST_COND: {
-        int ra = const_eval(L, e->a, &a, quiet), rb = const_eval(L, e->b, &b, quiet),
-            rc = const_eval(L, e->c, &c, quiet);
-        if (ra < 0 || rb < 0 || rc < 0)
-            return -1;
-        if (!ra || !rb || !rc)
-            return 0;
-        *out = a != 0.0 ? b : c;
-        return 1;
-    }
-    case AST_CALL: {
-        const Func fn = func_find(e->name), *f = fn.arity ? &fn : NULL;
-        double v[3] = {0, 0, 0};
-        int res = 1;
-        for (int i = 0; i < e->nargs; i++) {
-            double t = 0;
-            int ri = const_eval(L, e->args[i], &t, quiet);
-            if (ri < 0)
-                res = -1;
-            else if (ri == 0 && res == 1)
-                res = 0;
-            if (i < 3)
-                v[i] = t;
-        }
-        if (!f || f->arity != e->nargs) {
-            if (!quiet && !f)
-                unknown_function(L, e);
-            else if (!quiet)
-                diag_error(L->diag, e->loc, STC_E_BAD_CALL, "'%s' takes %d argument%s, not %d",
-                           e->name, f->arity, f->arity == 1 ? "" : "s", e->nargs);
-            return -1;
-        }
-        if (res == 1)
-            *out = ir_eval_op(f->op, v[0], v[1], v[2]);
-        return res;
-    }
+    case AST_BINARY:
+    case AST_COND:
+        return const_operands(L, e, out, quiet);
+    case AST_CALL:
+        return const_call(L, e, out, quiet);
     }
     return 0;
 }

@@ -150,6 +150,77 @@ static void print_source_line(FILE *out, const char *text, unsigned line, unsign
 
 #define SHIM_DIR "/stencilc-cuda-shim"
 
+/* One of libclang's diagnostics as `file:line:col: kind: clang: message [option] [STC-nnn]`, with
+ * the source line and a caret where it is in the validated file. Returns 1 for a warning or an
+ * error, 0 for a note or less. */
+static int print_diagnostic(const Clang *c, CXDiagnostic d, const char *name, const char *text, FILE *out)
+{
+    int sev = c->getDiagnosticSeverity(d);
+    if (sev < CX_SEV_NOTE)
+        return 0;
+    CXFile file = NULL;
+    unsigned line = 0, col = 0, off = 0;
+    c->getSpellingLocation(c->getDiagnosticLocation(d), &file, &line, &col, &off);
+    CXString fname = c->getFileName(file);
+    CXString msg = c->getDiagnosticSpelling(d);
+    CXString opt = c->getDiagnosticOption(d, NULL);
+    const char *fn = file ? c->getCString(fname) : NULL;
+    const char *o = c->getCString(opt);
+    const char *kind = sev == CX_SEV_NOTE ? "note" : sev == CX_SEV_WARNING ? "warning" : "error";
+    fprintf(out, "%s:%u:%u: %s: clang: %s", fn ? fn : name, line, col, kind, c->getCString(msg));
+    if (o && *o)
+        fprintf(out, " [%s]", o);
+    if (sev != CX_SEV_NOTE)
+        fprintf(out, " [STC-%03d]", sev == CX_SEV_WARNING ? STC_W_VALIDATE : STC_E_VALIDATE);
+    fputc('\n', out);
+    if (fn && strcmp(fn, name) == 0)
+        print_source_line(out, text, line, col);
+    c->disposeString(opt);
+    c->disposeString(msg);
+    c->disposeString(fname);
+    return sev >= CX_SEV_WARNING;
+}
+
+/* Parses text (named name) as CUDA device code for sm_90 against the shim and prints its
+ * diagnostics: the count of warnings and errors, or -1 where libclang could not parse it. */
+static int parse_and_report(const Clang *c, const char *name, const char *text, const char *shim, FILE *out)
+{
+    /* The CUDA headers emitted code may include: empty, the shim declares their contents. */
+    struct CXUnsavedFile files[] = {
+        { name, text, (unsigned long)strlen(text) },
+        { SHIM_DIR "/cuda_shim.h", shim, (unsigned long)strlen(shim) },
+        { SHIM_DIR "/cuda_runtime.h", "#pragma once\n", 13 },
+        { SHIM_DIR "/cuda_runtime_api.h", "#pragma once\n", 13 },
+        { SHIM_DIR "/device_launch_parameters.h", "#pragma once\n", 13 },
+    };
+    const char *args[] = {
+        "-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+        "-std=c++17", "-Wall", "-Wno-unknown-cuda-version",
+        /* Sums of 343 terms nest deeper than clang's default 256; nvcc takes them. */
+        "-fbracket-depth=4096", "-I" SHIM_DIR, "-include", SHIM_DIR "/cuda_shim.h",
+    };
+    CXIndex index = c->createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    int err = c->parseTranslationUnit2(index, name, args, (int)(sizeof args / sizeof args[0]), files,
+                                       (unsigned)(sizeof files / sizeof files[0]), 0, &tu);
+    int count = -1;
+    if (err != 0 || !tu) {
+        fprintf(out, "%s: error: libclang could not parse the file (error %d) [STC-%03d]\n", name, err,
+                STC_E_VALIDATE);
+    } else {
+        count = 0;
+        unsigned n = c->getNumDiagnostics(tu);
+        for (unsigned i = 0; i < n; i++) {
+            CXDiagnostic d = c->getDiagnostic(tu, i);
+            count += print_diagnostic(c, d, name, text, out);
+            c->disposeDiagnostic(d);
+        }
+        c->disposeTranslationUnit(tu);
+    }
+    c->disposeIndex(index);
+    return count;
+}
+
 int rt_validate_source(const char *name, const char *text, FILE *diag_out)
 {
     char why[512];
@@ -162,76 +233,12 @@ int rt_validate_source(const char *name, const char *text, FILE *diag_out)
     char *owned = NULL, *shim = join_lines(rt_cuda_shim_lines);
     if (!text)
         text = owned = sb_file_text(name, NULL);
-    if (!text || !shim) {
+    int count = -1;
+    if (!text || !shim)
         fprintf(diag_out, "%s: error: cannot read the file to validate [STC-%03d]\n", name,
                 STC_E_VALIDATE);
-        free(shim);
-        dlclose(c.lib);
-        return -1;
-    }
-    /* The CUDA headers emitted code may include: empty, the shim declares their contents. */
-    struct CXUnsavedFile files[] = {
-        { name, text, (unsigned long)strlen(text) },
-        { SHIM_DIR "/cuda_shim.h", shim, (unsigned long)strlen(shim) },
-        { SHIM_DIR "/cuda_runtime.h", "#pragma once\n", 13 },
-        { SHIM_DIR "/cuda_runtime_api.h", "#pragma once\n", 13 },
-        { SHIM_DIR "/device_launch_parameters.h", "#pragma once\n", 13 },
-    };
-    unsigned nfiles = (unsigned)(sizeof files / sizeof files[0]);
-    const char *args[] = {
-        "-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
-        "-std=c++17", "-Wall", "-Wno-unknown-cuda-version",
-        /* Sums of 343 terms nest deeper than clang's default 256; nvcc takes them. */
-        "-fbracket-depth=4096", "-I" SHIM_DIR, "-include", SHIM_DIR "/cuda_shim.h",
-    };
-    CXIndex index = c.createIndex(0, 0);
-    CXTranslationUnit tu = NULL;
-    int err = c.parseTranslationUnit2(index, name, args, (int)(sizeof args / sizeof args[0]),
-                                      files, nfiles, 0, &tu);
-    int count = -1;
-    if (err != 0 || !tu) {
-        fprintf(diag_out, "%s: error: libclang could not parse the file (error %d) [STC-%03d]\n",
-                name, err, STC_E_VALIDATE);
-        goto done;
-    }
-    count = 0;
-    unsigned n = c.getNumDiagnostics(tu);
-    for (unsigned i = 0; i < n; i++) {
-        CXDiagnostic d = c.getDiagnostic(tu, i);
-        int sev = c.getDiagnosticSeverity(d);
-        if (sev >= CX_SEV_NOTE) {
-            CXFile file = NULL;
-            unsigned line = 0, col = 0, off = 0;
-            c.getSpellingLocation(c.getDiagnosticLocation(d), &file, &line, &col, &off);
-            CXString fname = c.getFileName(file);
-            CXString msg = c.getDiagnosticSpelling(d);
-            CXString opt = c.getDiagnosticOption(d, NULL);
-            const char *fn = file ? c.getCString(fname) : NULL;
-            const char *o = c.getCString(opt);
-            const char *kind = sev == CX_SEV_NOTE ? "note" : sev == CX_SEV_WARNING ? "warning"
-                                                                                   : "error";
-            fprintf(diag_out, "%s:%u:%u: %s: clang: %s", fn ? fn : name, line, col, kind,
-                    c.getCString(msg));
-            if (o && *o)
-                fprintf(diag_out, " [%s]", o);
-            if (sev != CX_SEV_NOTE)
-                fprintf(diag_out, " [STC-%03d]",
-                        sev == CX_SEV_WARNING ? STC_W_VALIDATE : STC_E_VALIDATE);
-            fputc('\n', diag_out);
-            if (fn && strcmp(fn, name) == 0)
-                print_source_line(diag_out, text, line, col);
-            if (sev >= CX_SEV_WARNING)
-                count++;
-            c.disposeString(opt);
-            c.disposeString(msg);
-            c.disposeString(fname);
-        }
-        c.disposeDiagnostic(d);
-    }
-done:
-    if (tu)
-        c.disposeTranslationUnit(tu);
-    c.disposeIndex(index);
+    else
+        count = parse_and_report(&c, name, text, shim, diag_out);
     free(owned);
     free(shim);
     dlclose(c.lib);

@@ -484,6 +484,64 @@ static void pick_summary(const PickRow *rows, int n, const char *gpu)
            measured, measured ? exp(lsum / measured) : NAN);
 }
 
+/* The pick of model m (never trained on group g's program, found in st) for group g: printed as
+ * a row of the table, and its ratio to the group's best kept. Returns -1 where the program or the
+ * GPU is unknown (skipped with a warning). */
+static int pick_one(const ModelOptions *o, const ModelData *d, int g, Model *m, const char *st, PickRow *row)
+{
+    const char *name = d->groups[g].name;
+    char why[1024];
+    Arena *arena = arena_new();
+    ModelProgram mp;
+    const OccGpu *gpu = occ_gpu_find(d->groups[g].gpu);
+    if (!m || !st || !gpu
+        || (model_program_load(st, name, -1, NULL, 1, arena, &mp, why, sizeof why) != 0
+            && model_program_load(st, NULL, -1, NULL, 1, arena, &mp, why, sizeof why) != 0)) {
+        diag_run_warning(model_diag, "model pick: %s skipped", name);
+        arena_free(arena);
+        return -1;
+    }
+    TuneGuide *guide = tune_guide_new(m, gpu, 1);
+    TuneProblem pb = {&mp.space, tune_space_valid, &mp.space};
+    TuneGuideRankOptions ro;
+    tune_guide_rank_defaults(&ro);
+    ro.draws = o->draws;
+    ro.climb_rounds = o->climb;
+    ro.climb_from = o->climb_from;
+    TuneGuideCandidate cand[1];
+    char cfg[512] = "-";
+    double ms = -1, best = d->groups[g].best_ms;
+    if (tune_guide_rank(guide, &pb, &ro, cand, 1) > 0) {
+        config_format(&cand[0].config, cfg, sizeof cfg);
+        ms = measured_ms(d, g, cfg);
+    }
+    *row = (PickRow){d->groups[g].gpu, ms > 0 ? ms / best : -1};
+    if (ms > 0)
+        printf("| %s | %s | %s | %.4g | %.4g | %.3f |\n", name, d->groups[g].gpu, cfg, ms, best, ms / best);
+    else
+        printf("| %s | %s | %s | not measured | %.4g | - |\n", name, d->groups[g].gpu, cfg, best);
+    fflush(stdout);
+    tune_guide_free(guide);
+    arena_free(arena);
+    return 0;
+}
+
+/* The summary over all rows, then each GPU's where the data holds several, in the data's order. */
+static void pick_summaries(const PickRow *rows, int nrows)
+{
+    pick_summary(rows, nrows, NULL);
+    int several = 0;
+    for (int i = 1; i < nrows; i++)
+        several |= strcmp(rows[i].gpu, rows[0].gpu) != 0;
+    for (int i = 0; several && i < nrows; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= !strcmp(rows[j].gpu, rows[i].gpu);
+        if (!seen)
+            pick_summary(rows, nrows, rows[i].gpu);
+    }
+}
+
 static int cmd_pick(const ModelOptions *o)
 {
     static const char *const default_src[] = {"examples/bench", "examples"};
@@ -497,69 +555,25 @@ static int cmd_pick(const ModelOptions *o)
     int nrows = 0;
     printf("| program | GPU | the model's pick (never trained on the program) | ms | best ms | ratio |\n");
     printf("|---|---|---|---:|---:|---:|\n");
-    for (int g0 = 0; g0 < d.ngroups; g0++) {
+    for (int g0 = 0; g0 < d.ngroups; g0++) { /* each program once: its groups of every GPU */
         if (done[g0])
             continue;
         const char *name = d.groups[g0].name;
         for (int k = 0; k < d.ngroups; k++)
             keep[k] = strcmp(d.groups[k].name, name) != 0;
         Model *m = model_train(&d, keep, &o->params);
-        char file[1024], why[1024];
+        char file[1024];
         const char *st = model_program_find(name, src, nsrc, file, sizeof file);
         for (int g = g0; g < d.ngroups; g++) {
             if (strcmp(d.groups[g].name, name))
                 continue;
             done[g] = 1;
-            Arena *arena = arena_new();
-            ModelProgram mp;
-            const OccGpu *gpu = occ_gpu_find(d.groups[g].gpu);
-            if (!m || !st || !gpu
-                || (model_program_load(st, name, -1, NULL, 1, arena, &mp, why, sizeof why) != 0
-                    && model_program_load(st, NULL, -1, NULL, 1, arena, &mp, why, sizeof why) != 0)) {
-                diag_run_warning(model_diag, "model pick: %s skipped", name);
-                arena_free(arena);
-                continue;
-            }
-            TuneGuide *guide = tune_guide_new(m, gpu, 1);
-            TuneProblem pb = {&mp.space, tune_space_valid, &mp.space};
-            TuneGuideRankOptions ro;
-            tune_guide_rank_defaults(&ro);
-            ro.draws = o->draws;
-            ro.climb_rounds = o->climb;
-            ro.climb_from = o->climb_from;
-            TuneGuideCandidate cand[1];
-            int n = tune_guide_rank(guide, &pb, &ro, cand, 1);
-            char cfg[512] = "-";
-            double ms = -1, best = d.groups[g].best_ms;
-            if (n > 0) {
-                config_format(&cand[0].config, cfg, sizeof cfg);
-                ms = measured_ms(&d, g, cfg);
-            }
-            rows[nrows++] = (PickRow){d.groups[g].gpu, ms > 0 ? ms / best : -1};
-            if (ms > 0) {
-                double q = ms / best;
-                printf("| %s | %s | %s | %.4g | %.4g | %.3f |\n", name, d.groups[g].gpu, cfg, ms, best, q);
-            } else {
-                printf("| %s | %s | %s | not measured | %.4g | - |\n", name, d.groups[g].gpu, cfg, best);
-            }
-            fflush(stdout);
-            tune_guide_free(guide);
-            arena_free(arena);
+            nrows += pick_one(o, &d, g, m, st, &rows[nrows]) == 0;
         }
         model_free(m);
     }
     putchar('\n');
-    pick_summary(rows, nrows, NULL);
-    int several = 0;
-    for (int i = 1; i < nrows; i++)
-        several |= strcmp(rows[i].gpu, rows[0].gpu) != 0;
-    for (int i = 0; several && i < nrows; i++) { /* each GPU's, in the order of the data */
-        int seen = 0;
-        for (int j = 0; j < i; j++)
-            seen |= !strcmp(rows[j].gpu, rows[i].gpu);
-        if (!seen)
-            pick_summary(rows, nrows, rows[i].gpu);
-    }
+    pick_summaries(rows, nrows);
     free(rows);
     free(keep);
     free(done);

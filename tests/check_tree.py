@@ -11,7 +11,10 @@ test keeps it so. It fails when
 - a row of tuner/priors.c names no section of docs/priors.md (where it comes from), or a
   section there names no row;
 - a document cites bench/logs/ or bench/experiments/ as if the file were still there, rather
-  than at a commit of the history (`654d3c1:bench/logs/NAME`).
+  than at a commit of the history (`654d3c1:bench/logs/NAME`);
+- a C function of the product (frontend/ ir/ codegen/ tuner/ runtime/ driver/ util/) runs past
+  FUNCTION_LINES lines from its opening brace to its closing one ("functions short enough to read
+  at once"; the longest today is under it).
 
     python3 tests/check_tree.py [SOURCE_ROOT]
 """
@@ -32,6 +35,9 @@ BENCH_BANNED_EXTS = (".gz", ".tgz", ".tar", ".xz", ".zst", ".bz2", ".zip", ".log
                      ".diff", ".cu", ".cuh", ".ncu-rep", ".nsys-rep", ".jsonl")
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 GPU = re.compile(r"\b(?:[ABHLV]100|H200|GH200|A30|A40|L4|L40S?|RTX ?\d{4}|B200|GB200|MI\d{3}X?)\b")
+
+FUNCTION_LINES = 100
+C_DIRS = ("frontend", "ir", "codegen", "tuner", "runtime", "driver", "util")
 
 failures = []
 
@@ -114,6 +120,23 @@ def check_comments(paths):
                                     "docs/performance.md or docs/priors.md, the comment says why")
 
 
+def check_functions(paths):
+    for p in paths:
+        if p.split("/")[0] not in C_DIRS or not p.endswith(".c") or p in SKIP:
+            continue
+        with open(os.path.join(ROOT, p), encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+        head = None
+        for i, line in enumerate(lines):
+            if line == "{":  # a function's body opens at column 0 (the house style), nothing else does
+                head = i
+            elif line == "}" and head is not None:
+                if i - head > FUNCTION_LINES:
+                    failures.append(f"{p}:{head}: a function of {i - head} lines (at most {FUNCTION_LINES}): "
+                                    "split it into parts a reader takes in at once")
+                head = None
+
+
 def check_priors():
     with open(os.path.join(ROOT, "tuner", "priors.c"), encoding="utf-8") as f:
         code = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
@@ -152,6 +175,7 @@ def main():
     check_comments(paths)
     check_priors()
     check_citations(paths)
+    check_functions(paths)
     for f in failures:
         print(f)
     print(f"check_tree: {len(paths)} files, {len(failures)} problems")

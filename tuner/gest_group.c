@@ -131,6 +131,94 @@ static int leftover_home(const Grouping *G, const Pair *pairs, int np, int p)
     return home;
 }
 
+/* The preset groups: the thread-block dimensions together, the merging factors together. */
+static void preset_groups(Grouping *G, const int *freep, int nfree)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        int first = 1;
+        for (int i = 0; i < nfree; i++) {
+            int p = freep[i];
+            if (kind == 0 ? !is_tb(p) : !is_merge(p))
+                continue;
+            if (first)
+                group_new(G, p), first = 0;
+            else
+                group_add(G, G->ng - 1, p);
+        }
+    }
+}
+
+/* Algorithm 1: the least related pairs (the back of the sorted deque) seed the groups, so that
+ * parameters that do not interact land apart; then the most related pairs (the front) pull
+ * their partners in. */
+static void group_from_both_ends(Grouping *G, const Pair *pairs, int np, int ngroups)
+{
+    int lo = 0, hi = np;
+    while (lo < hi && G->ng < ngroups) {
+        Pair q = pairs[--hi];
+        if (G->of[q.a] < 0 && G->ng < ngroups)
+            group_new(G, q.a);
+        if (G->of[q.b] < 0 && G->ng < ngroups)
+            group_new(G, q.b);
+    }
+    while (lo < hi) {
+        Pair q = pairs[lo++];
+        if (G->of[q.a] >= 0 && G->of[q.b] < 0 && !group_full(G, G->of[q.a]))
+            group_add(G, G->of[q.a], q.b);
+        else if (G->of[q.b] >= 0 && G->of[q.a] < 0 && !group_full(G, G->of[q.b]))
+            group_add(G, G->of[q.b], q.a);
+    }
+}
+
+/* The variant: grow from the most related pairs; an ungrouped pair starts a group while there is
+ * room, and the last free parameters start groups when the count needs it. */
+static void group_from_front(Grouping *G, const Pair *pairs, int np, int ngroups, int ungrouped)
+{
+    for (int lo = 0; lo < np; lo++) {
+        Pair q = pairs[lo];
+        int ga = G->of[q.a], gb = G->of[q.b];
+        if (ga >= 0 && gb >= 0)
+            continue;
+        int room = ngroups - G->ng;
+        if (ga < 0 && gb < 0) {
+            if (room > 0 && ungrouped - 2 >= room - 1) {
+                group_new(G, q.a);
+                group_add(G, G->ng - 1, q.b);
+                ungrouped -= 2;
+            }
+            continue;
+        }
+        int p = ga < 0 ? q.a : q.b;
+        if (room > 0 && ungrouped <= room)
+            group_new(G, p);
+        else if (!group_full(G, ga >= 0 ? ga : gb))
+            group_add(G, ga >= 0 ? ga : gb, p);
+        else
+            continue; /* balanced: its partner's group is full; a later pair places it */
+        ungrouped--;
+    }
+}
+
+/* The pairs of free parameters not already in one group, by their coefficient of variation
+ * (most related first); returns the count, *out allocated. */
+static int sorted_pairs(const Grouping *G, const TuneSample *data, int n, const int *freep, int nfree,
+                        Pair **out)
+{
+    Pair *pairs = malloc(sizeof(Pair) * (size_t)(nfree * nfree + 1));
+    int np = 0;
+    for (int i = 0; i < nfree; i++)
+        for (int j = i + 1; j < nfree; j++) {
+            int a = freep[i], b = freep[j];
+            if (G->of[a] >= 0 && G->of[a] == G->of[b])
+                continue;
+            double cv = gest_cv_pair(data, n, a, b);
+            pairs[np++] = (Pair){a, b, isnan(cv) ? INFINITY : cv};
+        }
+    qsort(pairs, (size_t)np, sizeof *pairs, pair_cmp);
+    *out = pairs;
+    return np;
+}
+
 int gest_group(const Space *s, const TuneSample *data, int n, int ngroups, int front_variant,
                int balanced, GestGroup *out)
 {
@@ -153,80 +241,16 @@ int gest_group(const Space *s, const TuneSample *data, int n, int ngroups, int f
             group_add(&G, 0, freep[i]);
         return 1;
     }
-    /* preset groups: thread-block dims, merging factors */
-    for (int kind = 0; kind < 2; kind++) {
-        int first = 1;
-        for (int i = 0; i < nfree; i++) {
-            int p = freep[i];
-            if (kind == 0 ? !is_tb(p) : !is_merge(p))
-                continue;
-            if (first)
-                group_new(&G, p), first = 0;
-            else
-                group_add(&G, G.ng - 1, p);
-        }
-    }
-    Pair *pairs = malloc(sizeof(Pair) * (size_t)(nfree * nfree + 1));
-    int np = 0;
-    for (int i = 0; i < nfree; i++)
-        for (int j = i + 1; j < nfree; j++) {
-            int a = freep[i], b = freep[j];
-            if (G.of[a] >= 0 && G.of[a] == G.of[b])
-                continue;
-            double cv = gest_cv_pair(data, n, a, b);
-            pairs[np++] = (Pair){a, b, isnan(cv) ? INFINITY : cv};
-        }
-    qsort(pairs, (size_t)np, sizeof *pairs, pair_cmp);
-    int lo = 0, hi = np;
-    int ungrouped = 0;
+    preset_groups(&G, freep, nfree);
+    Pair *pairs;
+    int np = sorted_pairs(&G, data, n, freep, nfree, &pairs), ungrouped = 0;
     for (int i = 0; i < nfree; i++)
         ungrouped += G.of[freep[i]] < 0;
-    if (!front_variant) {
-        /* Algorithm 1: the least related pairs (back of the deque) seed the groups, so
-         * parameters that do not interact land apart... */
-        while (lo < hi && G.ng < ngroups) {
-            Pair q = pairs[--hi];
-            if (G.of[q.a] < 0 && G.ng < ngroups)
-                group_new(&G, q.a);
-            if (G.of[q.b] < 0 && G.ng < ngroups)
-                group_new(&G, q.b);
-        }
-        /* ...then the most related pairs (front) pull their partners in. */
-        while (lo < hi) {
-            Pair q = pairs[lo++];
-            if (G.of[q.a] >= 0 && G.of[q.b] < 0 && !group_full(&G, G.of[q.a]))
-                group_add(&G, G.of[q.a], q.b);
-            else if (G.of[q.b] >= 0 && G.of[q.a] < 0 && !group_full(&G, G.of[q.b]))
-                group_add(&G, G.of[q.b], q.a);
-        }
-    } else {
-        /* Variant: grow from the most related pairs; an ungrouped pair starts a group while
-         * there is room, and the last free parameters start groups when the count needs it. */
-        while (lo < hi) {
-            Pair q = pairs[lo++];
-            int ga = G.of[q.a], gb = G.of[q.b];
-            if (ga >= 0 && gb >= 0)
-                continue;
-            int room = ngroups - G.ng;
-            if (ga < 0 && gb < 0) {
-                if (room > 0 && ungrouped - 2 >= room - 1) {
-                    group_new(&G, q.a);
-                    group_add(&G, G.ng - 1, q.b);
-                    ungrouped -= 2;
-                }
-                continue;
-            }
-            int p = ga < 0 ? q.a : q.b;
-            if (room > 0 && ungrouped <= room)
-                group_new(&G, p);
-            else if (!group_full(&G, ga >= 0 ? ga : gb))
-                group_add(&G, ga >= 0 ? ga : gb, p);
-            else
-                continue; /* balanced: its partner's group is full; a later pair places it */
-            ungrouped--;
-        }
-    }
-    for (int i = 0; i < nfree; i++) {
+    if (!front_variant)
+        group_from_both_ends(&G, pairs, np, ngroups);
+    else
+        group_from_front(&G, pairs, np, ngroups, ungrouped);
+    for (int i = 0; i < nfree; i++) { /* the parameters no pair placed */
         int p = freep[i];
         if (G.of[p] >= 0)
             continue;

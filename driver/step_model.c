@@ -135,7 +135,8 @@ static int model_value(ModelOptions *o, int k, const char *v)
     errno = 0;
     double x = strtod(v, &end);
     int whole = model_values[k].kind != MV_REAL;
-    if (end == v || *end || errno || x < model_values[k].lo || x > model_values[k].hi || (whole && x != floor(x))) {
+    if (end == v || *end || errno || x < model_values[k].lo || x > model_values[k].hi
+        || (whole && x != floor(x))) {
         diag_run_error(model_diag, whole ? "model: %s takes a whole number from %.0f to %.0f, not '%s'"
                                          : "model: %s takes a number from %g to %g, not '%s'",
                        model_values[k].name, model_values[k].lo, model_values[k].hi, v);

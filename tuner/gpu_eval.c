@@ -245,6 +245,121 @@ static void fail_variant(GpuEvalResult *out, int *pending, const int *map, int k
     pending[map[k]] = 0;
 }
 
+/* One request in flight: its variants' answers go to out[map[k]]; pending[map[k]] until
+ * answered; compiling[k], since when variant k compiles (0: not compiling); current, the
+ * variant whose kernel runs (-1: none). */
+typedef struct {
+    GpuEval *g;
+    const Req *rq;
+    const int *map;
+    int *pending;
+    GpuEvalResult *out;
+    double compiling[MAX_BATCH];
+    int current;
+} Exchange;
+
+/* How long to wait for the next message: the hang limit, or while no kernel runs the first
+ * compile's limit (*slow set). */
+static double exchange_wait(const Exchange *x, int *slow)
+{
+    const GpuEval *g = x->g;
+    double wait = g->opt.hang_s;
+    *slow = 0;
+    for (int k = 0; x->current < 0 && k < x->rq->n; k++)
+        if (x->compiling[k] > 0 && x->compiling[k] + g->opt.compile_s - tune_now_s() < wait) {
+            wait = x->compiling[k] + g->opt.compile_s - tune_now_s();
+            if (wait < 0)
+                wait = 0;
+            *slow = 1;
+        }
+    return wait;
+}
+
+/* The tuning budget ran out in the middle of the batch: what was measured counts, the rest is
+ * not measured at all (ok -1), and the worker, still compiling or timing, is stopped; the next
+ * request starts a new one. */
+static int budget_out(Exchange *x)
+{
+    kill_worker(x->g);
+    for (int k = 0; k < x->rq->n; k++)
+        if (x->pending[x->map[k]]) {
+            GpuEvalResult *r = &x->out[x->map[k]];
+            r->ok = -1;
+            snprintf(r->why, sizeof r->why, "not measured: the tuning budget ran out");
+            x->pending[x->map[k]] = 0;
+        }
+    return 0;
+}
+
+/* No answer in time: a compile past its limit while no kernel runs (slow: the variants that
+ * compiled that long fail; the worker, busy in NVRTC, is stopped), or a hung kernel (it fails,
+ * the worker is killed). The rest of the batch goes to a new worker. */
+static int no_answer(Exchange *x, int slow)
+{
+    GpuEval *g = x->g;
+    char text[200];
+    kill_worker(g);
+    g->stats.restarts++;
+    if (slow) {
+        snprintf(text, sizeof text, "compiling took longer than %g s: abandoned; GPU worker restarted",
+                 g->opt.compile_s);
+        for (int k = 0; k < x->rq->n; k++)
+            if (x->compiling[k] > 0 && tune_now_s() - x->compiling[k] >= g->opt.compile_s - 0.05
+                && x->pending[x->map[k]])
+                fail_variant(x->out, x->pending, x->map, k, text);
+    } else if (x->current >= 0) {
+        snprintf(text, sizeof text, "the kernel hung (no answer in %g s): worker killed; GPU worker "
+                 "restarted", g->opt.hang_s);
+        fail_variant(x->out, x->pending, x->map, x->current, text);
+    }
+    return 1;
+}
+
+/* The worker died: the running variant, if any, fails with the reason. */
+static int worker_died(Exchange *x)
+{
+    char d[200], text[400];
+    death_reason(x->g, d, (int)sizeof d);
+    x->g->stats.restarts++;
+    if (x->current >= 0) {
+        snprintf(text, sizeof text, FAULTED_FMT, d);
+        fail_variant(x->out, x->pending, x->map, x->current, text);
+    }
+    return 1;
+}
+
+/* A variant's result; 1 when it poisoned the context (the worker exits: reaped), else 0. */
+static int take_result(Exchange *x, const Msg *m, Msg *last_result)
+{
+    GpuEval *g = x->g;
+    GpuEvalResult *res = &x->out[x->map[m->index]];
+    x->compiling[m->index] = 0;
+    res->ok = m->ok;
+    res->ms = m->ok ? m->ms : 0;
+    res->cost_s = m->compile_s / g->opt.threads + m->gpu_s;
+    if (m->sticky) {
+        char text[600];
+        snprintf(text, sizeof text, FAULTED_FMT, m->why);
+        set_fail(res, text);
+    } else if (!m->ok) {
+        wire_one_line(res->why, (int)sizeof res->why, m->why);
+    } else {
+        res->why[0] = '\0';
+    }
+    g->stats.compile_s += m->compile_s;
+    g->stats.gpu_s += m->gpu_s;
+    g->stats.measured++;
+    x->pending[x->map[m->index]] = 0;
+    if (last_result)
+        *last_result = *m;
+    x->current = -1;
+    if (!m->sticky)
+        return 0;
+    reap_worker(g, 0, NULL); /* the worker exits after a poisoned context: wait for it */
+    g->stats.restarts++;
+    return 1;
+}
+
 /* Sends one request and reads its answers into out (indexes through map). Returns 0 when the
  * worker answered DONE, 1 when it ended (culprit, if known, has its result), -1 when it could
  * not be asked. */
@@ -254,113 +369,30 @@ static int exchange(GpuEval *g, const Req *rq, const Config *cs, const int *map,
     if (wire_write(g->to_worker, rq, sizeof *rq) != 0
         || wire_write(g->to_worker, cs, sizeof *cs * (size_t)rq->n) != 0)
         return -1;
-    int current = -1;
-    double compiling[MAX_BATCH]; /* since when each variant compiles (0: not compiling) */
-    for (int k = 0; k < rq->n; k++)
-        compiling[k] = 0;
+    Exchange x = {.g = g, .rq = rq, .map = map, .pending = pending, .out = out, .current = -1};
     for (;;) {
         Msg m;
-        double wait = g->opt.hang_s, left = g->deadline > 0 ? g->deadline - tune_now_s() : wait;
-        /* While no kernel runs, the worker waits for compiles: wake at the first one's limit. */
-        int slow = 0;
-        if (current < 0)
-            for (int k = 0; k < rq->n; k++)
-                if (compiling[k] > 0 && compiling[k] + g->opt.compile_s - tune_now_s() < wait) {
-                    wait = compiling[k] + g->opt.compile_s - tune_now_s();
-                    if (wait < 0)
-                        wait = 0;
-                    slow = 1;
-                }
+        int slow;
+        double left = g->deadline > 0 ? g->deadline - tune_now_s() : g->opt.hang_s;
+        double wait = exchange_wait(&x, &slow);
         int r = left > 0 ? recv_msg(g, &m, left < wait ? left : wait) : -1;
-        if (r == -1 && g->deadline > 0 && tune_now_s() >= g->deadline) {
-            /* The tuning budget ran out in the middle of the batch: what was measured counts,
-             * the rest is not measured at all (ok -1), and the worker, still compiling or
-             * timing, is stopped; the next request starts a new one. */
-            kill_worker(g);
-            for (int k = 0; k < rq->n; k++)
-                if (pending[map[k]]) {
-                    out[map[k]].ok = -1;
-                    snprintf(out[map[k]].why, sizeof out[map[k]].why, "not measured: the tuning budget ran out");
-                    pending[map[k]] = 0;
-                }
-            return 0;
-        }
-        if (r == -1 && slow) {
-            /* No kernel runs and a compile passed the limit: the variants that have compiled
-             * that long fail; the worker, busy in NVRTC, is stopped; the rest of the batch goes
-             * to a new one. */
-            kill_worker(g);
-            g->stats.restarts++;
-            for (int k = 0; k < rq->n; k++)
-                if (compiling[k] > 0 && tune_now_s() - compiling[k] >= g->opt.compile_s - 0.05
-                    && pending[map[k]]) {
-                    char text[200];
-                    snprintf(text, sizeof text, "compiling took longer than %g s: abandoned; GPU "
-                             "worker restarted", g->opt.compile_s);
-                    fail_variant(out, pending, map, k, text);
-                }
-            return 1;
-        }
-        if (r == -1) {
-            char hung[64];
-            snprintf(hung, sizeof hung, "no answer in %g s", g->opt.hang_s);
-            kill_worker(g);
-            g->stats.restarts++;
-            if (current >= 0) {
-                char text[200];
-                snprintf(text, sizeof text, "the kernel hung (%s): worker killed; GPU worker "
-                         "restarted", hung);
-                fail_variant(out, pending, map, current, text);
-            }
-            return 1;
-        }
-        if (r == 0) {
-            char d[200];
-            death_reason(g, d, (int)sizeof d);
-            g->stats.restarts++;
-            if (current >= 0) {
-                char text[400];
-                snprintf(text, sizeof text, FAULTED_FMT, d);
-                fail_variant(out, pending, map, current, text);
-            }
-            return 1;
-        }
+        if (r == -1 && g->deadline > 0 && tune_now_s() >= g->deadline)
+            return budget_out(&x);
+        if (r == -1)
+            return no_answer(&x, slow);
+        if (r == 0)
+            return worker_died(&x);
         if (m.type == MSG_DONE)
             return 0;
         if (m.index < 0 || m.index >= rq->n)
             continue;
         if (m.type == MSG_COMPILING) {
-            compiling[m.index] = tune_now_s();
+            x.compiling[m.index] = tune_now_s();
         } else if (m.type == MSG_BEGIN) {
-            compiling[m.index] = 0;
-            current = m.index;
-        } else if (m.type == MSG_RESULT) {
-            compiling[m.index] = 0;
-            GpuEvalResult *res = &out[map[m.index]];
-            res->ok = m.ok;
-            res->ms = m.ok ? m.ms : 0;
-            res->cost_s = m.compile_s / g->opt.threads + m.gpu_s;
-            if (m.sticky) {
-                char text[600];
-                snprintf(text, sizeof text, FAULTED_FMT, m.why);
-                set_fail(res, text);
-            }
-            else if (!m.ok)
-                wire_one_line(res->why, (int)sizeof res->why, m.why);
-            else
-                res->why[0] = '\0';
-            g->stats.compile_s += m.compile_s;
-            g->stats.gpu_s += m.gpu_s;
-            g->stats.measured++;
-            pending[map[m.index]] = 0;
-            if (last_result)
-                *last_result = m;
-            current = -1;
-            if (m.sticky) { /* the worker exits after a poisoned context: wait for it */
-                reap_worker(g, 0, NULL);
-                g->stats.restarts++;
-                return 1;
-            }
+            x.compiling[m.index] = 0;
+            x.current = m.index;
+        } else if (m.type == MSG_RESULT && take_result(&x, &m, last_result)) {
+            return 1;
         }
     }
 }

@@ -363,28 +363,53 @@ KExpr *tbs_output_plane(CgCtx *ctx, const TbsGeom *g)
     return within(b, tbs_var(ctx, g, "col_out"), k_var(b, "ps"), k_var(b, "zfirst"), k_var(b, "zstop"));
 }
 
-/* tbs_load for column g->col (the plane's offset computed in the column's scope). */
-static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+/* Column col's loads of every state field the step reads (a three-level field's older level
+ * too) at cidx + offset in the buffer, where ld (NULL: always) holds, else zero. */
+static void load_fields(CgCtx *ctx, KBlock *body, const TbsGeom *col, KExpr *ld, KExpr *offset)
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
-    KStmt *scope = k_scope(b);
-    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane), *ld = NULL;
-    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD) { /* the plane's source, and cidx the column's */
-        pn = k_let(b, &scope->body, "int", "pw", tbs_plane_source(ctx, g, pn));
-    } else {
-        KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
-        ld = k_let(b, &scope->body, "bool", "ld", within(b, tbs_var(ctx, g, "col_buffer"), pn, k_int(b, -g->R), end));
-    }
     for (int f = 0; f < p->nfields; f++) {
         for (int level = 0; level >= (tb_three_levels(p, f) ? -1 : 0) && tb_loads(ctx, f); level--) {
-            KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
-            KExpr *at = k_add(b, tbs_var(ctx, g, "cidx"), k_mul(b, row, k_var(b, "ssd")));
+            KExpr *at = k_add(b, tbs_var(ctx, col, "cidx"), offset);
             KExpr *buf = cg_buf(ctx, f, level);
             KExpr *v = ld ? k_select(b, ld, k_index(b, buf, at), tb_zero(ctx)) : k_index(b, buf, at);
-            k_push(b, &scope->body, k_assign(b, tbs_var(ctx, g, arena_printf(ctx->arena, level ? "nxo%d" : "nx%d", f)), v));
+            const char *nx = arena_printf(ctx->arena, level ? "nxo%d" : "nx%d", f);
+            k_push(b, body, k_assign(b, tbs_var(ctx, col, nx), v));
         }
     }
+}
+
+/* The loaded plane pn (where halo planes are not held, its source pw), in scope. */
+static KExpr *load_plane(CgCtx *ctx, KBlock *scope, const TbsGeom *g, KExpr *plane)
+{
+    KExpr *pn = k_let(&ctx->kb, scope, "int", "pn", plane);
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
+        pn = k_let(&ctx->kb, scope, "int", "pw", tbs_plane_source(ctx, g, pn));
+    return pn;
+}
+
+/* Where halo planes are held: acc && pn inside the buffer along the axis; else NULL (every
+ * plane has a source). */
+static KExpr *plane_in_buffer(CgCtx *ctx, const TbsGeom *g, KExpr *acc, KExpr *pn)
+{
+    Kb *b = &ctx->kb;
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
+        return NULL;
+    return within(b, acc, pn, k_int(b, -g->R), k_add(b, sd_extent(b, g), k_int(b, g->R)));
+}
+
+/* tbs_load for column g->col (the plane's offset computed in the column's scope). */
+static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+{
+    Kb *b = &ctx->kb;
+    KStmt *scope = k_scope(b);
+    KExpr *pn = load_plane(ctx, &scope->body, g, plane);
+    KExpr *ld = plane_in_buffer(ctx, g, tbs_var(ctx, g, "col_buffer"), pn);
+    if (ld)
+        ld = k_let(b, &scope->body, "bool", "ld", ld);
+    KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
+    load_fields(ctx, &scope->body, g, ld, k_mul(b, row, k_var(b, "ssd")));
     k_push(b, out, scope);
 }
 
@@ -392,31 +417,16 @@ static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
  * plane lies in the buffer (pl), once for all the thread's columns. */
 static void load_shared(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
 {
-    const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
     KStmt *scope = k_scope(b);
-    KExpr *pn = k_let(b, &scope->body, "int", "pn", plane), *pl = NULL;
-    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD) {
-        pn = k_let(b, &scope->body, "int", "pw", tbs_plane_source(ctx, g, pn));
-    } else {
-        KExpr *end = k_add(b, sd_extent(b, g), k_int(b, g->R));
-        pl = k_let(b, &scope->body, "bool", "pl", k_and(b, k_bin(b, KO_GE, pn, k_int(b, -g->R)), k_bin(b, KO_LT, pn, end)));
-    }
+    KExpr *pn = load_plane(ctx, &scope->body, g, plane), *pl = plane_in_buffer(ctx, g, NULL, pn);
+    if (pl)
+        pl = k_let(b, &scope->body, "bool", "pl", pl);
     KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
     KExpr *po = k_let(b, &scope->body, "long long", "po", k_mul(b, row, k_var(b, "ssd")));
     TbsGeom *cols = tbs_columns(ctx, g);
-    for (int c = 0; c < g->C; c++) {
-        KExpr *ld = pl ? k_and(b, tbs_var(ctx, &cols[c], "col_buffer"), pl) : NULL;
-        for (int f = 0; f < p->nfields; f++) {
-            for (int level = 0; level >= (tb_three_levels(p, f) ? -1 : 0) && tb_loads(ctx, f); level--) {
-                KExpr *at = k_add(b, tbs_var(ctx, &cols[c], "cidx"), po);
-                KExpr *buf = cg_buf(ctx, f, level);
-                KExpr *v = ld ? k_select(b, ld, k_index(b, buf, at), tb_zero(ctx)) : k_index(b, buf, at);
-                const char *nx = arena_printf(ctx->arena, level ? "nxo%d" : "nx%d", f);
-                k_push(b, &scope->body, k_assign(b, tbs_var(ctx, &cols[c], nx), v));
-            }
-        }
-    }
+    for (int c = 0; c < g->C; c++)
+        load_fields(ctx, &scope->body, &cols[c], pl ? k_and(b, tbs_var(ctx, &cols[c], "col_buffer"), pl) : NULL, po);
     k_push(b, out, scope);
 }
 

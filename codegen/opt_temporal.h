@@ -56,9 +56,10 @@ typedef struct {
                         farthest in-plane read, so that an edge column's reads stay inside */
     int SB;          /* output planes per block along sd */
     int B[3];        /* the thread block (1 along sd) */
-    int C;           /* columns per thread, adjacent along y (3D, bm=1xCx1); 1 in 2D */
+    int C;           /* columns per thread, adjacent along ca (3D: y, bm=1xCx1; 2D: x, bm=Cx1) */
+    int ca;          /* the axis of the thread's columns: 1 in 3D, 0 in 2D */
     int col;         /* the thread's column 0..C-1 a builder's copy of the geometry is for */
-    int E[3];        /* in-plane extended tile (the block, times C along y), 1 along sd */
+    int E[3];        /* in-plane extended tile (the block, times C along ca), 1 along sd */
     int H[3];        /* the program's halo */
     int O[3];        /* output per block: E - 2*K*H in-plane, SB along sd */
     long long plane; /* points of one in-plane tile */
@@ -69,7 +70,8 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
  * field: the loaded older level's too). */
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
 /* Whether c's bm is one a streaming temporal thread can take on p: several columns (TbsGeom.C)
- * in 3D, adjacent along y (bm=1xCx1). 1, or 0 with a reason. */
+ * adjacent along y in 3D (bm=1xCx1), along x in 2D (bm=Cx1: not retimed, no clamp or mirror
+ * edge). 1, or 0 with a reason. */
 int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int whylen);
 /* Whether the retimed streaming temporal kernel can compute stage 0 of p: one state field, a
  * weighted sum of its reads. Returns 1, or 0 with a reason. */

@@ -19,7 +19,8 @@ KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
 /* A temporal kernel's launch: block B, output tile O along the grid's axes, smem bytes, K steps. */
 void tb_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long long smem, int K);
 /* Where an in-plane offset (off along the axes other than sd) lies in the shared tile, relative
- * to the own column; 0 for the own column (offsets stay within the halo, so no other is 0). */
+ * to column g->col's slot; 0 for the own column (offsets stay within the halo, so no other is
+ * 0). 2D with several columns a thread: the tile is stored transposed (opt_temporal_geom.c). */
 long long tbs_inplane_offset(const TbsGeom *g, const int off[3]);
 
 /* ---- shared pieces (opt_temporal_common.c) ---- */
@@ -72,10 +73,18 @@ KExpr *tbs_var(CgCtx *ctx, const TbsGeom *g, const char *name);
 /* The queue register q<f>_<s>_<pos> of column g->col (s -1: the older level's qo<f>_<pos>). */
 KExpr *tbs_queue(CgCtx *ctx, const TbsGeom *g, int f, int s, int pos);
 /* The queue register that holds, for column g->col, the value at in-plane offset off of queue s
- * at position pos: the column's own, or that of another column of the same thread (3D, off
- * along y only; its register and its ring slot are written together); NULL where the value
- * lies in another thread's column (the ring). */
+ * at position pos: the column's own, or that of another column of the same thread (off along
+ * the column axis only; its register and its ring slot are written together); NULL where the
+ * value lies in another thread's column (the ring). */
 KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, int s, int pos);
+/* Whether another thread reads column g->col's ring slots: in 2D with several columns a
+ * thread, only the R columns at each end of the thread's are (the others' neighbours are the
+ * thread's own registers), so the others are not stored to the rings. */
+int tbs_ring_read(const TbsGeom *g);
+/* The column's coordinate along in-plane axis d (i, j; i_c<col> or j_c<col> along the column
+ * axis ca with several columns) and its place in the tile along d (tx, ty; tx_c<col> ...). */
+KExpr *tbs_coord(CgCtx *ctx, const TbsGeom *g, int d);
+KExpr *tbs_place(CgCtx *ctx, const TbsGeom *g, int d);
 /* C copies of g, one per column of the thread (TbsGeom.col 0 .. C-1). */
 TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g);
 /* tbs<f>_<s>[lcol + offset]: column g->col's place in a plane of field f's ring of step s (s -1:

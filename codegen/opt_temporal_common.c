@@ -156,12 +156,30 @@ KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, i
 {
     if (tbs_inplane_offset(g, off) == 0)
         return tbs_queue(ctx, g, f, s, pos);
-    int col = g->col + off[1];
-    if (g->dims != 3 || off[0] != 0 || col < 0 || col >= g->C)
+    int col = g->col + off[g->ca];
+    for (int d = 0; d < g->dims; d++)
+        if (d != g->sd && d != g->ca && off[d] != 0)
+            return NULL;
+    if (col < 0 || col >= g->C)
         return NULL;
     TbsGeom other = *g;
     other.col = col;
     return tbs_queue(ctx, &other, f, s, pos);
+}
+
+int tbs_ring_read(const TbsGeom *g)
+{
+    return g->dims != 2 || g->col < g->H[0] || g->col >= g->C - g->H[0];
+}
+
+KExpr *tbs_coord(CgCtx *ctx, const TbsGeom *g, int d)
+{
+    return d == g->ca ? tbs_var(ctx, g, axis_var[d]) : k_var(&ctx->kb, axis_var[d]);
+}
+
+KExpr *tbs_place(CgCtx *ctx, const TbsGeom *g, int d)
+{
+    return d == g->ca ? tbs_var(ctx, g, thread_var[d]) : k_var(&ctx->kb, thread_var[d]);
 }
 
 TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g)
@@ -191,7 +209,7 @@ static void column_coordinates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
         if (d == g->sd)
             continue;
         KExpr *t = k_let(b, out, "int", thread_var[d], k_cast(b, "int", k_thread(b, d)));
-        if (d == 0 || g->C == 1)
+        if (d != g->ca || g->C == 1)
             k_let(b, out, "int", axis_var[d], column_origin(b, g, d, t));
     }
     k_push(b, out, k_comment(b, "output planes [zfirst, zstop); the first plane loaded zload"));
@@ -207,15 +225,17 @@ static void column_coordinates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     k_let(b, out, "int", "count", k_add(b, k_sub(b, zstop, zload), k_int(b, g->K * g->Lag)));
 }
 
-/* Column g->col of a thread with several (TbsGeom.C): its row ty_c = ty*C + col in the tile and
- * its j_c. */
+/* Column g->col of a thread with several (TbsGeom.C): its place along the column axis, ty_c =
+ * ty*C + col in the tile (tx_c in 2D), and its j_c (i_c). */
 static void column_row(CgCtx *ctx, KBlock *out, const TbsGeom *g)
 {
     Kb *b = &ctx->kb;
     if (g->C == 1)
         return;
-    KExpr *t = k_let(b, out, "int", tbs_name(ctx, g, "ty"), k_plus(b, k_mul(b, k_var(b, "ty"), k_int(b, g->C)), g->col));
-    k_let(b, out, "int", tbs_name(ctx, g, "j"), column_origin(b, g, 1, t));
+    int a = g->ca;
+    KExpr *t = k_plus(b, k_mul(b, k_var(b, thread_var[a]), k_int(b, g->C)), g->col);
+    t = k_let(b, out, "int", tbs_name(ctx, g, thread_var[a]), t);
+    k_let(b, out, "int", tbs_name(ctx, g, axis_var[a]), column_origin(b, g, a, t));
 }
 
 /* a >= lo && a < hi, and-ed onto acc */
@@ -233,9 +253,8 @@ static void column_predicates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     for (int d = 0; d < g->dims; d++) {
         if (d == g->sd)
             continue;
-        /* along x the thread's columns share i and tx */
-        KExpr *v = d == 1 ? tbs_var(ctx, g, "j") : k_var(b, axis_var[d]);
-        KExpr *t = d == 1 ? tbs_var(ctx, g, "ty") : k_var(b, thread_var[d]), *n = k_varf(b, "n%d", d);
+        /* off the column axis the thread's columns share i and tx */
+        KExpr *v = tbs_coord(ctx, g, d), *t = tbs_place(ctx, g, d), *n = k_varf(b, "n%d", d);
         int H = g->H[d], KH = g->K * g->H[d];
         interior = within(b, interior, v, k_int(b, 0), n);
         buffer = within(b, buffer, v, k_int(b, -H), k_add(b, n, k_int(b, H)));
@@ -258,7 +277,7 @@ static void column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     Kb *b = &ctx->kb;
     column_row(ctx, out, g);
     column_predicates(ctx, out, g);
-    KExpr *x = k_var(b, "i"), *y = tbs_var(ctx, g, "j");
+    KExpr *x = tbs_coord(ctx, g, 0), *y = g->dims >= 3 ? tbs_coord(ctx, g, 1) : NULL;
     BoundaryKind bc;
     if (cg_temporal_edge(ctx->prog, &bc) != TB_HOLD) { /* the column's source */
         x = tb_source(ctx, out, bc, x, k_var(b, "n0"), 1, tbs_name(ctx, g, "src_i"));
@@ -266,6 +285,8 @@ static void column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
             y = tb_source(ctx, out, bc, y, k_var(b, "n1"), 1, tbs_name(ctx, g, "src_j"));
     }
     KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, x, k_int(b, g->H[0])));
+    if (g->dims == 2) /* transposed (tbs_inplane_offset) */
+        lcol = k_plus(b, lcol, g->col * g->B[0]);
     if (g->dims >= 3) {
         lcol = k_add(b, k_mul(b, tbs_var(ctx, g, "ty"), k_int(b, g->E[0])), lcol);
         KExpr *row = k_cast(b, "long long", k_add(b, y, k_int(b, g->H[1])));
@@ -472,12 +493,14 @@ KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u)
                 continue;
             KExpr *nx = tbs_var(ctx, &cols[c], arena_printf(ctx->arena, "nx%d", f));
             k_push(b, out, k_assign(b, tbs_queue(ctx, &cols[c], f, 0, u), nx));
-            k_push(b, out, k_assign(b, tbs_ring_at(ctx, &cols[c], f, 0, (long long)slot * g->plane), nx));
+            if (tbs_ring_read(&cols[c]))
+                k_push(b, out, k_assign(b, tbs_ring_at(ctx, &cols[c], f, 0, (long long)slot * g->plane), nx));
             if (!tb_three_levels(p, f))
                 continue;
             KExpr *older = tbs_var(ctx, &cols[c], arena_printf(ctx->arena, "nxo%d", f));
             k_push(b, out, k_assign(b, tbs_queue(ctx, &cols[c], f, -1, u), older));
-            k_push(b, out, k_assign(b, tbs_ring_at(ctx, &cols[c], f, -1, (long long)slot * g->plane), older));
+            if (tbs_ring_read(&cols[c]))
+                k_push(b, out, k_assign(b, tbs_ring_at(ctx, &cols[c], f, -1, (long long)slot * g->plane), older));
         }
     }
     tbs_load(ctx, out, g, k_add(b, p0, k_int(b, 1)));

@@ -129,18 +129,20 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
         g->slots = 2;
     }
     g->SB = c->v[P_SB];
-    g->C = p->dims == 3 ? c->v[P_BMY] : 1;
+    g->ca = p->dims == 3 ? 1 : 0;
+    g->C = c->v[P_BMX + g->ca];
     g->plane = 1;
     for (int d = 0; d < 3; d++) {
         g->H[d] = d < p->dims ? p->halo[d] : 0;
         g->B[d] = c->v[P_TBX + d];
-        g->E[d] = d < p->dims && d != g->sd ? g->B[d] * (d == 1 ? g->C : 1) : 1;
+        g->E[d] = d < p->dims && d != g->sd ? g->B[d] * (d == g->ca ? g->C : 1) : 1;
         g->O[d] = d == g->sd ? g->SB : d < p->dims ? g->E[d] - 2 * g->K * g->H[d] : 1;
         g->plane *= g->E[d];
     }
     g->select = c->v[P_SELECT] == 2 && !g->retime;
+    /* 2D: the farthest read reaches R places before the first slot and past the last (below) */
     if (g->select)
-        g->pad = tbs_inplane_offset(g, g->H);
+        g->pad = g->dims == 2 ? g->H[0] : tbs_inplane_offset(g, g->H);
 }
 
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
@@ -151,8 +153,23 @@ long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g)
     return (rings * g->slots * g->plane + 2 * g->pad) * ir_elem_size(p);
 }
 
+/* floor(a / n) for n > 0 */
+static int floor_div(int a, int n) { return a >= 0 ? a / n : -((-a + n - 1) / n); }
+
+/* 2D with C columns a thread: column c of thread t, point x = t*C + c of the tile, lies at slot
+ * c*B + t of a plane, so that a warp's stores of one column, and its reads of a neighbouring
+ * thread's, are to consecutive slots (no bank conflict). An offset dx from column c reaches
+ * point x + dx: column (c + dx) mod C of thread t + floor((c + dx) / C). */
+static long long transposed_offset(const TbsGeom *g, int dx)
+{
+    int x = g->col + dx, t = floor_div(x, g->C), c = x - t * g->C;
+    return (long long)(c - g->col) * g->B[0] + t;
+}
+
 long long tbs_inplane_offset(const TbsGeom *g, const int off[3])
 {
+    if (g->dims == 2 && g->C > 1)
+        return transposed_offset(g, off[0]);
     long long o = 0;
     for (int a = 0, stride = 1; a < g->dims; a++) {
         if (a == g->sd)
@@ -176,10 +193,25 @@ void tb_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long lon
 
 int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int whylen)
 {
-    int x = c->v[P_BMX], C = c->v[P_BMY], z = c->v[P_BMZ];
-    if ((x == 1 && C == 1 && z == 1) || ((!p || p->dims == 3) && x == 1 && z == 1))
+    int x = c->v[P_BMX], y = c->v[P_BMY], z = c->v[P_BMZ];
+    if (x == 1 && y == 1 && z == 1)
         return 1;
-    snprintf(why, (size_t)whylen, "bm=%dx%dx%d with tblock=%d and stream: a streaming temporal thread holds "
-             "several columns in 3D only, adjacent along y (bm=1xCx1)", x, C, z, c->v[P_TB]);
-    return 0;
+    if (!p || p->dims == 3 ? x != 1 || z != 1 : y != 1 || z != 1) {
+        snprintf(why, (size_t)whylen, "bm=%dx%dx%d with tblock=%d and stream: a streaming temporal thread holds "
+                 "several columns adjacent along y in 3D (bm=1xCx1), along x in 2D (bm=Cx1)", x, y, z, c->v[P_TB]);
+        return 0;
+    }
+    if (!p || p->dims != 2)
+        return 1;
+    if (c->v[P_RETIME] == 2) {
+        snprintf(why, (size_t)whylen, "bm=%dx1 with tblock=%d and retime=on: the retimed 2D kernel holds one "
+                 "column a thread", x, c->v[P_TB]);
+        return 0;
+    }
+    if (cg_temporal_edge(p, NULL) == TB_MAP) {
+        snprintf(why, (size_t)whylen, "bm=%dx1 with tblock=%d: a clamp or mirror edge reads a halo column's "
+                 "source from the tile, kept with one column a thread in 2D", x, c->v[P_TB]);
+        return 0;
+    }
+    return 1;
 }

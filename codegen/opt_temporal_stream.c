@@ -2,8 +2,10 @@
  * blocking (Matsumura et al., CGO 2020).
  *
  * A block covers an in-plane tile E (x in 2D, x-y in 3D: the thread block, one thread per
- * column; in 3D with bm=1xCx1, C columns per thread adjacent along y, TbsGeom.C, each with its
- * own registers and names, every step built once per column) and streams along the streaming
+ * column; with bm=1xCx1 in 3D, bm=Cx1 in 2D, C columns per thread adjacent along y or x,
+ * TbsGeom.C, each with its own registers and names, every step built once per column; in 2D the
+ * shared tile is transposed and only the columns another thread reads are stored to it,
+ * tbs_inplane_offset and tbs_ring_read) and streams along the streaming
  * axis sd (y in 2D, z in 3D) over its chunk: SB output planes plus K*R planes at each end (R =
  * the halo along sd), recomputed redundantly by the neighbouring chunks. Only the in-plane axes
  * carry a redundant halo: the output tile is E - 2*K*H in-plane.
@@ -55,9 +57,6 @@ typedef struct {
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
 
-static const char *const axis_var[3] = {"i", "j", "k"};
-static const char *const thread_var[3] = {"tx", "ty", "tz"};
-
 /* The column a read at in-plane offset off lands on, as a place in the tile (rc_<x>_<y>, m for
  * minus): under TB_MAP a halo column is read at its source, so no halo column's slot is read
  * (those slots hold what their threads computed, which is not the halo's value). Kept inside
@@ -80,7 +79,7 @@ static KExpr *queue_coord(CgCtx *ctx, int axis)
         return tbs_plane_source(ctx, tc->g, k_var(&ctx->kb, "ps"));
     if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
         return tbs_var(ctx, tc->g, source_var[axis]);
-    return axis == 1 ? tbs_var(ctx, tc->g, "j") : k_var(&ctx->kb, axis_var[axis]); /* i: the thread's */
+    return tbs_coord(ctx, tc->g, axis);
 }
 
 /* Reads: a state field from the input queue of the step being computed (register for the own
@@ -171,8 +170,7 @@ static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind
         done[ndone++] = name;
         KExpr *place = NULL;
         for (int d = g->dims == 3 ? 1 : 0; d >= 0; d--) {
-            KExpr *v = d == 1 ? tbs_var(ctx, g, "j") : k_var(b, axis_var[d]);
-            KExpr *t = d == 1 ? tbs_var(ctx, g, "ty") : k_var(b, thread_var[d]);
+            KExpr *v = tbs_coord(ctx, g, d), *t = tbs_place(ctx, g, d);
             KExpr *src = tb_source(ctx, out, bc, k_plus(b, v, off[d]), k_varf(b, "n%d", d),
                                    0, arena_printf(ctx->arena, "%s_%c", name, "xy"[d]));
             t = k_add(b, t, k_sub(b, src, v));
@@ -231,7 +229,8 @@ static void inner_step(TbsCtx *tc, KBlock *out, int u, int s, int all_in)
             continue;
         KExpr *r = k_varf(b, "r%d", f);
         k_push(b, out, k_assign(b, tbs_queue(ctx, g, f, s, u), r));
-        k_push(b, out, k_assign(b, tbs_ring_at(ctx, g, f, s, (long long)u * g->plane), r));
+        if (tbs_ring_read(g))
+            k_push(b, out, k_assign(b, tbs_ring_at(ctx, g, f, s, (long long)u * g->plane), r));
     }
     if (!all_in && edge == TB_MAP)
         tbs_edge_low_now(ctx, out, g, u, s, bc);
@@ -305,7 +304,8 @@ static const char *describe(CgCtx *ctx, int stage, const TbsGeom *g)
                         "queues per step (registers + shared ring), a lag of %d plane%s per step.%s",
                         stage, "xyz"[g->sd], g->K, g->E[0], g->dims >= 3 ? g->E[1] : 1, g->O[0],
                         g->dims >= 3 ? g->O[1] : 1, g->SB, g->K * g->R, g->Q, g->Lag, g->Lag == 1 ? "" : "s",
-                        g->C > 1 ? arena_printf(ctx->arena, " %d columns per thread, adjacent along y.", g->C) : "");
+                        g->C > 1 ? arena_printf(ctx->arena, " %d columns per thread, adjacent along %c.", g->C,
+                                                "xyz"[g->ca]) : "");
 }
 
 KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs *args, const TbsGeom *g)

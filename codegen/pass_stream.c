@@ -131,9 +131,9 @@ static int c_stream_others(const Space *s, const Config *c, char *why, int whyle
             return 0;
         }
     /* block merging: only along the other in-plane axis of a 3D grid (register mode checks
-     * the rest in stream-reg) */
+     * the rest in stream-reg; with tblock the temporal pass's tblock-columns judges bm) */
     int ab = dims_of(s) == 3 ? 3 - sd : -1;
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 3 && builds(c); d++)
         if (d != ab && c->v[P_BMX + d] != 1) {
             snprintf(why, (size_t)whylen, "bm along %c with streaming along %c: a streaming thread "
                      "merges rows only along %s", "xyz"[d], "xyz"[sd],

@@ -524,7 +524,7 @@ static void test_stream_columns(Arena *a, IrProgram *star, IrProgram *h3, IrProg
     has(rt->source, "const double *const rd = tbs0_0 + 256 + lcol_c3;");
     assert(hb_count(rt->source, "rd[") == (7 + 6 + 6 + 7) * 2 * 4);
 
-    refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,bm=1x2x1", "in 3D only");
+    refused(a, star, "tb=64x1,stream=y,sb=16,tblock=2,bm=1x2x1", "along x in 2D");
     refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=2x1x1", "adjacent along y");
     refused(a, h3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x1x2", "adjacent along y");
     refused(a, h3, "tb=16x8x8,tblock=2,bm=1x2x1", "combines with no other"); /* not streaming */
@@ -537,6 +537,41 @@ static void test_stream_columns(Arena *a, IrProgram *star, IrProgram *h3, IrProg
     has(pc->source, "tbs0_0[rc_0_m1_c1 + "); /* column 1's u[*,-1,*]: not column 0's register */
     refused(a, h3, "tb=32x8x1,stream=z,sb=16,tblock=4,bm=1x8x1", "queue registers a thread");
     refused(a, h3, "tb=16x2x1,stream=z,sb=16,tblock=2,bm=1x2x1", "less than half"); /* 4 rows */
+}
+
+/* 2D, several columns per thread (bm=Cx1 with stream=y): adjacent along x, tile tbx*C; the
+ * shared tile is transposed (column c of thread t at slot c*tbx + t), an x-neighbour of the
+ * same thread comes from its register, and only the end columns, which other threads read, are
+ * stored to the rings. */
+static void test_stream_columns_2d(Arena *a, IrProgram *star)
+{
+    Plan *one = must_build(a, star, "tb=64x1,stream=y,sb=16,tblock=2");
+    Plan *p = must_build(a, star, "tb=16x1,stream=y,sb=16,tblock=2,bm=4x1");
+    assert(strcmp(one->source, p->source) != 0 && !strstr(one->source, "_c0"));
+    has(p->source, "In-plane tile 64x1, output 60x1");
+    has(p->source, "4 columns per thread, adjacent along x");
+    const PlanLaunch *l = stage_launch(p, "star2d1r_step");
+    assert(l->block[0] == 16 && l->block[1] == 1 && l->tile[0] == 60);
+    assert(l->smem_bytes == stage_launch(one, "star2d1r_step")->smem_bytes);
+    has(p->source, "const int tx_c3 = tx * 4 + 3;");
+    has(p->source, "const int lcol_c3 = tx + 48;");
+    has(p->source, "const bool col_out_c3 = col_interior_c3 && tx_c3 >= 2 && tx_c3 < 62;");
+    /* u[-1,0] of column 0 is column 3 of the thread before (slot 48 + tx - 1); of column 1,
+     * column 0's register; u[1,0] of column 3 is column 0 of the thread after (slot tx + 1) */
+    has(p->source, "tbs0_0[lcol_c0 + 47]");
+    has(p->source, "tbs0_0[lcol_c3 - 47]");
+    hb_lacks(p->source, "tbs0_0[lcol_c1 +");
+    hb_lacks(p->source, "tbs0_0[lcol_c2 +");
+    has(p->source, "0.100000001f * q0_0_2_c0 + 0.300000012f * q0_0_2_c2");
+    assert(hb_count(p->source, "tbs0_0[lcol_c0 + 47]") == hb_count(p->source, "tbs0_0[lcol_c3 - 47]"));
+    /* radius 1, two columns: both are ends, both stored; select pads by the radius */
+    Plan *s2 = must_build(a, star, "tb=32x1,stream=y,sb=16,tblock=4,bm=2x1,select=on");
+    has(s2->source, "tbs0_1[lcol_c1 + ");
+    has(s2->source, "float *const tbs0_0 = (float *)tb_smem + 1;");
+    hb_lacks(s2->source, "if (interior && col_inner_c");
+    refused(a, star, "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1,retime=on", "retime=on");
+    refused(a, with_boundary(hb_example(a, 0), BC_CLAMP), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1", "clamp or mirror");
+    must_build(a, with_boundary(hb_example(a, 0), BC_PERIODIC), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1");
 }
 
 /* select=on: each fused step below K computes every column's point and keeps it by a select, no
@@ -588,6 +623,7 @@ int main(void)
     test_retime(a, h3);
     test_stream_refused(a, star, h3, box3);
     test_stream_columns(a, star, h3, box3);
+    test_stream_columns_2d(a, star);
     test_tile_structure(a, star, h3);
     test_stream_structure(a, star, box(a, 2));
     test_select(a, star, h3);

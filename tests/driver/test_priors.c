@@ -65,7 +65,9 @@ static void check_small_grid(void)
 /* A 2D star of radius 3 takes the 6-step fused prior at 64 registers among its first four
  * multi-step priors (star2d3r: 581.7 GStencil/s against 548.0, H100); radius 1, 2 and 4 do not.
  * Radius 1 takes the 16-step one with its points selected (star2d1r 1493.7 against 1444.7 for 12
- * steps branched, j2d5pt 1507.6 against 1392.2); the others do not. */
+ * steps branched, j2d5pt 1507.6 against 1392.2); the others do not. Each radius takes, before
+ * them, its fused row of two columns a thread (H100: star2d1r 1740 against 1500, star2d2r 960
+ * against 890, star2d3r 694 against 637, star2d4r 522 against 485). */
 static void check_radius3(void)
 {
     static const char *const names[] = {"star2d1r", "star2d2r", "star2d3r", "star2d4r"};
@@ -77,12 +79,15 @@ static void check_radius3(void)
         CHECK(p != NULL);
         if (p) {
             Config four[4];
-            int n = four_priors_2d(p, 8192, four), six = 0, sixteen = 0;
+            int n = four_priors_2d(p, 8192, four), six = 0, sixteen = 0, cols2 = -1;
             for (int k = 0; k < n; k++) {
                 six += four[k].v[P_TB] == 6 && four[k].v[P_MAXREG] == 64 && four[k].v[P_TBX] == 256;
                 sixteen += four[k].v[P_TB] == 16 && four[k].v[P_MAXREG] == 64 && four[k].v[P_SELECT] == 2;
+                if (four[k].v[P_BMX] == 2 && four[k].v[P_STREAM] == 2 && cols2 < 0)
+                    cols2 = four[k].v[P_TB];
             }
             CHECK(n == 4 && six == (r == 2) && sixteen == (r == 0));
+            CHECK(cols2 == (r == 0 ? 16 : r == 1 ? 8 : r == 2 ? 6 : 4));
         }
         arena_free(arena);
     }
@@ -254,14 +259,18 @@ int main(void)
             int wide = p->dims == 3 && p->halo[0] >= 3; /* too wide a halo for the temporal priors' tiles */
             if (steps == 100) {
                 /* temporal blocking: retimed for a box (box2d2r 488 GStencil/s against 294), plain
-                 * for a star (j2d9pt 729 against 681) */
+                 * for a star (j2d9pt 729 against 681); a 2D box of radius 1 plain too, with two
+                 * columns a thread, first (box2d1r 1171 against 852 retimed, H100) */
                 int retimed = 0, plain = 0;
                 for (int k = 0; k < n4; k++) {
                     retimed += four[k].v[P_TB] > 1 && four[k].v[P_RETIME] == 2;
                     plain += four[k].v[P_TB] > 1 && four[k].v[P_RETIME] == 1;
                 }
+                int box2d_cols = p->dims == 2 && is_box && p->halo[0] == 1;
                 if (wide)
                     CHECK(retimed == 0 && plain == 0);
+                else if (box2d_cols)
+                    CHECK(retimed >= 1 && plain == 1 && four[1].v[P_BMX] == 2 && four[1].v[P_TB] == 8);
                 else if (is_box)
                     CHECK(retimed >= 1 && plain == 0);
                 else

@@ -9,7 +9,8 @@
  * With --random N, each program gets the default and N random valid configurations instead of
  * the list (the count of verified variants is the figure docs/correctness.md records).
  * With --only TEXT, only the files whose path contains TEXT (e.g. edges2d); with --configs TEXT,
- * only the listed configurations that contain TEXT (e.g. select=on), the default among them.
+ * only the listed configurations that contain TEXT (e.g. select=on; several parts separated by
+ * '|': any of them), the default among them.
  *   test_rt_examples [SOURCE_ROOT] [--quick] [--bench] [--random N [--seed S]] [--threads N]
  *                    [--only TEXT] [--configs TEXT]
  *   (root: $STC_SOURCE_ROOT or .) */
@@ -64,6 +65,11 @@ static const char *const configs[] = {
     "tb=256x1x1,stream=y,sb=64,tblock=12,select=on", "tb=16x8x1,stream=z,sb=8,tblock=2,select=on",
     "tb=32x32x1,stream=z,sb=32,tblock=3,select=on", "tb=16x4x1,stream=z,sb=8,tblock=2,bm=1x4x1,select=on",
     "tb=32x16x1,stream=z,sb=32,tblock=3,bm=1x4x1,select=on",
+    /* 2D, several columns per thread along x (fixed and periodic; clamp and mirror refused):
+     * tiles of 16 to 64 on the 67x61 check grid, radius 1 to 4 across 1 to 4 threads */
+    "tb=32x1x1,stream=y,sb=8,tblock=2,bm=2x1x1", "tb=16x1x1,stream=y,sb=16,tblock=4,bm=4x1x1,select=on",
+    "tb=16x1x1,stream=y,sb=16,tblock=3,bm=4x1x1", "tb=16x1x1,stream=y,sb=16,tblock=4,bm=2x1x1,select=on",
+    "tb=8x1x1,stream=y,sb=8,tblock=2,bm=8x1x1,select=on",
     "bm=2x1x1,uf=2x1x1,vec=2", "tb=64x2x1,bm=2x2x1,uf=2x2x1,vec=2", "tb=16x4x1,bm=4x1x1,uf=4x1x1,vec=4",
     "tb=32x4x1,bm=2x4x1,uf=2x2x1,cmem=on,vec=2", "tb=32x2x2,bm=2x1x4,uf=2x1x4,vec=2",
     "tb=16x8x1,bm=8x2x1,uf=8x2x1,vec=4", "tb=128x2x1,bm=2x2x1,uf=2x2x1,maxreg=64,vec=2",
@@ -95,6 +101,19 @@ static int random_count;
 static const char *configs_with; /* --configs TEXT */
 static unsigned long long random_seed = 88172645463325252ull;
 static Rng random_rng; /* seeded with random_seed once the options are read */
+
+/* Whether config contains one of the '|'-separated parts of with. */
+static int listed(const char *config, const char *with)
+{
+    char part[256];
+    for (const char *p = with; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL) {
+        size_t len = strcspn(p, "|");
+        snprintf(part, sizeof part, "%.*s", (int)(len < sizeof part ? len : sizeof part - 1), p);
+        if (len && strstr(config, part))
+            return 1;
+    }
+    return 0;
+}
 
 static int random_configs(const IrProgram *prog, Arena *arena, const char ***out)
 {
@@ -146,7 +165,7 @@ static int add_cases(const char *path, int quick, Arena *arena, Case **cases, in
                 Config cfg;
                 char why[1024];
                 Plan *plan;
-                if (configs_with && c > 0 && !strstr(names[c], configs_with))
+                if (configs_with && c > 0 && !listed(names[c], configs_with))
                     continue;
                 if (config_parse(names[c], prog->dims, &cfg, why, (int)sizeof why) != 0
                     || !(plan = plan_build(prog, &cfg, arena, why, (int)sizeof why))) {

@@ -169,7 +169,7 @@ KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, i
 
 int tbs_ring_read(const TbsGeom *g)
 {
-    return g->dims != 2 || g->col < g->H[0] || g->col >= g->C - g->H[0];
+    return g->dims != 2 || g->C == 1 || g->col < g->H[0] || g->col >= g->C - g->H[0];
 }
 
 KExpr *tbs_coord(CgCtx *ctx, const TbsGeom *g, int d)

@@ -8,6 +8,7 @@
 #include "codegen.h"
 #include "hand_ir.h"
 #include "kir.h"
+#include "opt_temporal_build.h"
 #include "space.h"
 
 static Plan *build(Arena *a, const IrProgram *p, const char *cfg, char *why, int whylen)
@@ -574,6 +575,37 @@ static void test_stream_columns_2d(Arena *a, IrProgram *star)
     must_build(a, with_boundary(hb_example(a, 0), BC_PERIODIC), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1");
 }
 
+/* The transposed ring of 2D columns, exhaustively over C, the block and the radius: every read
+ * at an offset dx from column c of thread t lands on the slot where point t*C + c + dx of the
+ * tile is stored ((x mod C)*B + x/C) when that point is in the tile, and within R slots of the
+ * plane otherwise (what the select pad covers); only the own column is at offset 0; and every
+ * slot another thread reads is one tbs_ring_read stores. */
+static void test_transposed_ring(void)
+{
+    for (int C = 2; C <= 8; C *= 2)
+        for (int B = 8; B <= 32; B *= 4)
+            for (int R = 1; R <= 4; R++) {
+                TbsGeom g;
+                memset(&g, 0, sizeof g);
+                g.dims = 2, g.sd = 1, g.C = C, g.ca = 0, g.B[0] = B, g.E[0] = B * C, g.H[0] = R;
+                for (int t = 0; t < B; t++)
+                    for (int c = 0; c < C; c++)
+                        for (int dx = -R; dx <= R; dx++) {
+                            int off[3] = {dx, 0, 0}, x = t * C + c + dx;
+                            g.col = c;
+                            long long at = (long long)c * B + t + tbs_inplane_offset(&g, off);
+                            assert((tbs_inplane_offset(&g, off) == 0) == (dx == 0));
+                            if (x < 0 || x >= B * C) {
+                                assert(at >= -R && at < (long long)B * C + R);
+                                continue;
+                            }
+                            assert(at == (long long)(x % C) * B + x / C);
+                            g.col = x % C;
+                            assert(x / C == t || tbs_ring_read(&g));
+                        }
+            }
+}
+
 /* select=on: each fused step below K computes every column's point and keeps it by a select, no
  * branch; the rings sit between paddings of the farthest in-plane read, so that an edge column's
  * reads stay in shared memory. Refused with the retimed kernel, without streaming, and where the
@@ -624,6 +656,7 @@ int main(void)
     test_stream_refused(a, star, h3, box3);
     test_stream_columns(a, star, h3, box3);
     test_stream_columns_2d(a, star);
+    test_transposed_ring();
     test_tile_structure(a, star, h3);
     test_stream_structure(a, star, box(a, 2));
     test_select(a, star, h3);

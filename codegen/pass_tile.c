@@ -288,7 +288,8 @@ static const CgParam params[] = {
     {.key = "bm", .kind = PK_TRIPLE, .first = P_BMX, .pos = 7, .flags = PF_POW2, .dims = 1,
      .values = factors, .nvalues = 5, .doc_values = "`XxYxZ`, each 1..16",
      .doc = "block merging: points per thread, adjacent (with streaming in 3D, rows along the "
-            "other in-plane axis; with stream=z and tblock, columns along y)"},
+            "other in-plane axis; with stream=z and tblock, columns along y; with stream=y and "
+            "tblock in 2D, columns along x)"},
     {.key = "vec", .kind = PK_NUMBER, .first = P_VEC, .pos = 8, .flags = PF_POW2, .dims = 1,
      .values = vec_values, .nvalues = 3, .doc_values = "1, 2, 4",
      .doc = "a thread's adjacent x points as one vector load and store (float2, float4, "

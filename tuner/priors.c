@@ -72,27 +72,25 @@ static const Prior priors_2d[] = {
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock12-small", ANY_HALO, SMALL_GRID, 0},
     {"tb=128x1,stream=y,sb=128,tblock=16,maxreg=128",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-small", ANY_HALO, SMALL_GRID, 0},
-    /* radius 1: 16 steps fused, two columns a thread along x (bm=2x1), the points selected:
-     * 1.10x to 1.20x the one-column row below on the 5-point stars */
+    /* fused steps with two columns a thread along x (bm=2x1), the points selected, one row per
+     * star radius (its halo along x), each before the one-column rows of its radius: 1.08x to
+     * 1.20x them (docs/priors.md) */
     {"tb=128x1,stream=y,sb=256,tblock=16,bm=2x1,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1-cols2", 1, 0, 0},
-    /* radius 1: 16 steps fused at 64 registers, the points selected, what 60 s searches of the
-     * 5-point stars found (10 s ones stopped at 12, branched) */
-    {"tb=256x1,stream=y,sb=256,tblock=16,maxreg=64,select=on",
-     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1", 1, 0, 0},
-    /* radius 3 and 4: two columns a thread (1.09x and 1.08x the one-column rows below) */
+    {"tb=128x1,stream=y,sb=256,tblock=8,bm=2x1,select=on",
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock8-r2-cols2", 2, 0, 2},
     {"tb=128x1,stream=y,sb=256,tblock=6,bm=2x1,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock6-r3-cols2", 3, 0, 3},
     {"tb=128x1,stream=y,sb=128,tblock=4,bm=2x1,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock4-r4-cols2", 4, 0, 4},
+    /* radius 1: 16 steps fused at 64 registers, the points selected, what 60 s searches of the
+     * 5-point stars found (10 s ones stopped at 12, branched) */
+    {"tb=256x1,stream=y,sb=256,tblock=16,maxreg=64,select=on",
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1", 1, 0, 0},
     /* radius 3: 6 steps fused at 64 registers, what a 60 s search found (10 s ones stopped at 3),
      * the points selected (select=on), which gains at this radius */
     {"tb=256x1,stream=y,sb=256,tblock=6,maxreg=64,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock6-r3", 3, 0, 3},
-    /* radius 2: 8 steps fused, two columns a thread along x, the points selected: 1.08x the
-     * one-column row below on star2d2r and j2d9pt */
-    {"tb=128x1,stream=y,sb=256,tblock=8,bm=2x1,select=on",
-     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock8-r2-cols2", 2, 0, 2},
     /* streaming temporal blocking (AN5D's shape), 8 and 12 steps fused; 8 with the points
      * selected (select=on), which the wider stars, j2d9pt and gradient2d gain from, 12 branched
      * around, which the 5-point stars (whose 12 it is) keep */

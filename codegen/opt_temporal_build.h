@@ -22,6 +22,9 @@ void tb_launch(PlanLaunch *l, const int B[3], const int O[3], int dims, long lon
  * to column g->col's slot; 0 for the own column (offsets stay within the halo, so no other is
  * 0). 2D with several columns a thread: the tile is stored transposed (opt_temporal_geom.c). */
 long long tbs_inplane_offset(const TbsGeom *g, const int off[3]);
+/* Where column g->col of thread 0 lies in a plane, beyond tx: g->col * tbx in 2D (the transposed
+ * tile), 0 in 3D (whose column's row, ty_c, places it). */
+long long tbs_column_slot(const TbsGeom *g);
 
 /* ---- shared pieces (opt_temporal_common.c) ---- */
 

@@ -285,8 +285,7 @@ static void column(CgCtx *ctx, KBlock *out, const TbsGeom *g)
             y = tb_source(ctx, out, bc, y, k_var(b, "n1"), 1, tbs_name(ctx, g, "src_j"));
     }
     KExpr *lcol = k_var(b, "tx"), *cidx = k_cast(b, "long long", k_add(b, x, k_int(b, g->H[0])));
-    if (g->dims == 2) /* transposed (tbs_inplane_offset) */
-        lcol = k_plus(b, lcol, g->col * g->B[0]);
+    lcol = k_plus(b, lcol, tbs_column_slot(g));
     if (g->dims >= 3) {
         lcol = k_add(b, k_mul(b, tbs_var(ctx, g, "ty"), k_int(b, g->E[0])), lcol);
         KExpr *row = k_cast(b, "long long", k_add(b, y, k_int(b, g->H[1])));

@@ -158,12 +158,17 @@ static int floor_div(int a, int n) { return a >= 0 ? a / n : -((-a + n - 1) / n)
 
 /* 2D with C columns a thread: column c of thread t, point x = t*C + c of the tile, lies at slot
  * c*B + t of a plane, so that a warp's stores of one column, and its reads of a neighbouring
- * thread's, are to consecutive slots (no bank conflict). An offset dx from column c reaches
- * point x + dx: column (c + dx) mod C of thread t + floor((c + dx) / C). */
+ * thread's, are to consecutive slots (no bank conflict). */
+static long long slot_2d(const TbsGeom *g, int c, int t) { return (long long)c * g->B[0] + t; }
+
+long long tbs_column_slot(const TbsGeom *g) { return g->dims == 2 ? slot_2d(g, g->col, 0) : 0; }
+
+/* An offset dx from column c of thread t reaches point x + dx: column (c + dx) mod C of thread
+ * t + floor((c + dx) / C). */
 static long long transposed_offset(const TbsGeom *g, int dx)
 {
     int x = g->col + dx, t = floor_div(x, g->C), c = x - t * g->C;
-    return (long long)(c - g->col) * g->B[0] + t;
+    return slot_2d(g, c, t) - slot_2d(g, g->col, 0);
 }
 
 long long tbs_inplane_offset(const TbsGeom *g, const int off[3])

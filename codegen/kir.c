@@ -71,6 +71,13 @@ KExpr *k_block_ends_first(Kb *b, int axis)
     return e;
 }
 
+KExpr *k_block_faces_first(Kb *b, int axis)
+{
+    KExpr *e = k_block(b, axis);
+    e->ival = 2;
+    return e;
+}
+
 KExpr *k_un(Kb *b, KOp op, KExpr *a)
 {
     KExpr *e = node(b, KE_UNARY);

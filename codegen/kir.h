@@ -44,7 +44,8 @@ struct KExpr {
     KExprKind kind;
     KOp op;
     int axis;            /* KE_THREAD, KE_BLOCK */
-    long long ival;      /* KE_INT; KE_BLOCK: 1 numbers the blocks ends first (k_block_ends_first) */
+    long long ival;      /* KE_INT; KE_BLOCK: 1 numbers the blocks ends first (k_block_ends_first),
+                            2 faces first (k_block_faces_first) */
     int unsigned_lit;    /* KE_INT: printed with a u suffix */
     double fval;         /* KE_REAL */
     ElemType elem;       /* KE_REAL */
@@ -147,6 +148,13 @@ KExpr *k_block(Kb *b, int axis);
  * blocks are its slow ones starts them in the first wave instead of leaving them for a tail.
  * A copy numbered from an offset (kir_offset_blocks) numbers that axis plainly. */
 KExpr *k_block_ends_first(Kb *b, int axis);
+/* The place along axis 0 (x) or 1 of a block of a 2D grid whose blocks at both ends along x are
+ * scheduled first, all of them (the first 2*gridDim.y), then the others row by row, the rows
+ * at both ends along 1 first. A permutation of the grid: a kernel whose blocks at the x faces run
+ * other code than the rest keeps the two apart in time (an SM that runs both fetches
+ * instructions from both). A copy numbered from an offset (kir_offset_blocks) numbers every
+ * axis plainly. */
+KExpr *k_block_faces_first(Kb *b, int axis);
 KExpr *k_un(Kb *b, KOp op, KExpr *a);
 KExpr *k_bin(Kb *b, KOp op, KExpr *x, KExpr *y);
 KExpr *k_add(Kb *b, KExpr *x, KExpr *y);

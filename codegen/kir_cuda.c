@@ -97,6 +97,21 @@ static void shuffle(StrBuf *out, const KExpr *e)
     sb_puts(out, ")");
 }
 
+/* k_block_faces_first: of the linear block number L, the first 2*gridDim.y blocks are the x
+ * faces' (odd ones the last column), the rest the columns 1 .. gridDim.x - 2 row by row; row r
+ * is (r + gridDim.y - 1) % gridDim.y, the last, then the first, then the others. */
+static void faces_first(StrBuf *out, int axis)
+{
+    const char *L = "(blockIdx.x + blockIdx.y * gridDim.x)";
+    if (axis == 0) {
+        sb_printf(out, "(gridDim.x <= 2u ? blockIdx.x : %s < 2u * gridDim.y ? ((%s & 1u) != 0u ? gridDim.x - 1u : 0u) "
+                  ": 1u + (%s - 2u * gridDim.y) %% (gridDim.x - 2u))", L, L, L);
+        return;
+    }
+    sb_printf(out, "(((gridDim.x <= 2u ? blockIdx.y : %s < 2u * gridDim.y ? %s >> 1 : (%s - 2u * gridDim.y) / (gridDim.x - 2u))"
+              " + gridDim.y - 1u) %% gridDim.y)", L, L, L);
+}
+
 static void unary(StrBuf *out, const KExpr *e)
 {
     sb_puts(out, ops[e->op].text);
@@ -123,7 +138,9 @@ void kir_cuda_expr(StrBuf *out, const KExpr *e)
     case KE_VAR: sb_puts(out, e->name); return;
     case KE_THREAD: sb_printf(out, "threadIdx.%c", xyz[e->axis]); return;
     case KE_BLOCK:
-        if (e->ival)
+        if (e->ival == 2)
+            faces_first(out, e->axis);
+        else if (e->ival)
             sb_printf(out, "(blockIdx.%c == 0u ? 0u : blockIdx.%c == 1u ? gridDim.%c - 1u : blockIdx.%c - 1u)",
                 xyz[e->axis], xyz[e->axis], xyz[e->axis], xyz[e->axis]);
         else

@@ -18,6 +18,8 @@ static KExpr *copy_expr(const Offset *o, const KExpr *e)
         return NULL;
     if (e->kind == KE_BLOCK && (o->axes >> e->axis & 1))
         return k_add(o->b, k_block(o->b, e->axis), k_var(o->b, o->param[e->axis]));
+    if (e->kind == KE_BLOCK && e->ival == 2) /* faces first: a permutation of the whole grid only */
+        return k_block(o->b, e->axis);
     KExpr *c = arena_alloc(o->b->arena, sizeof *c);
     *c = *e;
     c->a = copy_expr(o, e->a);

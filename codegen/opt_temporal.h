@@ -58,6 +58,11 @@ typedef struct {
     int B[3];        /* the thread block (1 along sd) */
     int C;           /* columns per thread, adjacent along ca (3D: y, bm=1xCx1; 2D: x, bm=Cx1) */
     int ca;          /* the axis of the thread's columns: 1 in 3D, 0 in 2D */
+    int map;         /* clamp or mirror (TB_MAP): a halo column is read at its source's place
+                        (rc_*), which may be any column of the tile */
+    int fixups;      /* 2D with C > 1 under clamp or mirror: the fast loop reads as under a fixed
+                        edge, the threads at the x faces compute their halo columns again
+                        (halo_fixups in opt_temporal_stream.c), the face blocks numbered first */
     int col;         /* the thread's column 0..C-1 a builder's copy of the geometry is for */
     int E[3];        /* in-plane extended tile (the block, times C along ca), 1 along sd */
     int H[3];        /* the program's halo */
@@ -70,8 +75,8 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g);
  * field: the loaded older level's too). */
 long long cg_temporal_stream_smem(const IrProgram *p, const TbsGeom *g);
 /* Whether c's bm is one a streaming temporal thread can take on p: several columns (TbsGeom.C)
- * adjacent along y in 3D (bm=1xCx1), along x in 2D (bm=Cx1: not retimed, no clamp or mirror
- * edge). 1, or 0 with a reason. */
+ * adjacent along y in 3D (bm=1xCx1), along x in 2D (bm=Cx1: not retimed). 1, or 0 with a
+ * reason. */
 int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int whylen);
 /* Whether the retimed streaming temporal kernel can compute stage 0 of p: one state field, a
  * weighted sum of its reads. Returns 1, or 0 with a reason. */

@@ -25,6 +25,9 @@ long long tbs_inplane_offset(const TbsGeom *g, const int off[3]);
 /* Where column g->col of thread 0 lies in a plane, beyond tx: g->col * tbx in 2D (the transposed
  * tile), 0 in 3D (whose column's row, ty_c, places it). */
 long long tbs_column_slot(const TbsGeom *g);
+/* The slot of a plane that holds point x (>= 0) of the tile: x itself but in 2D with several
+ * columns a thread, where the ring is transposed (slot_2d). */
+KExpr *tbs_place_slot(Kb *b, const TbsGeom *g, KExpr *x);
 
 /* ---- shared pieces (opt_temporal_common.c) ---- */
 
@@ -82,7 +85,8 @@ KExpr *tbs_queue(CgCtx *ctx, const TbsGeom *g, int f, int s, int pos);
 KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, int s, int pos);
 /* Whether another thread reads column g->col's ring slots: in 2D with several columns a
  * thread, only the R columns at each end of the thread's are (the others' neighbours are the
- * thread's own registers), so the others are not stored to the rings. */
+ * thread's own registers), so the others are not stored to the rings; under clamp or mirror a
+ * halo column's source may be any column, so every column is stored. */
 int tbs_ring_read(const TbsGeom *g);
 /* The column's coordinate along in-plane axis d (i, j; i_c<col> or j_c<col> along the column
  * axis ca with several columns) and its place in the tile along d (tx, ty; tx_c<col> ...). */

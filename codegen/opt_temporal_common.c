@@ -169,7 +169,7 @@ KExpr *tbs_own_register(CgCtx *ctx, const TbsGeom *g, const int off[3], int f, i
 
 int tbs_ring_read(const TbsGeom *g)
 {
-    return g->dims != 2 || g->C == 1 || g->col < g->H[0] || g->col >= g->C - g->H[0];
+    return g->dims != 2 || g->C == 1 || g->map || g->col < g->H[0] || g->col >= g->C - g->H[0];
 }
 
 KExpr *tbs_coord(CgCtx *ctx, const TbsGeom *g, int d)
@@ -196,7 +196,8 @@ TbsGeom *tbs_columns(CgCtx *ctx, const TbsGeom *g)
  * less the redundant halo, plus t (the column's place in the tile). */
 static KExpr *column_origin(Kb *b, const TbsGeom *g, int d, KExpr *t)
 {
-    KExpr *origin = k_cast(b, "int", k_mul(b, k_block(b, d), k_uint(b, g->O[d])));
+    KExpr *block = g->fixups ? k_block_faces_first(b, d) : k_block(b, d);
+    KExpr *origin = k_cast(b, "int", k_mul(b, block, k_uint(b, g->O[d])));
     return k_sub(b, k_add(b, origin, t), k_int(b, g->K * g->H[d]));
 }
 
@@ -217,7 +218,7 @@ static void column_coordinates(CgCtx *ctx, KBlock *out, const TbsGeom *g)
      * last one's blocks made the kernel's tail (star2d1r tblock=12, 8192^2, H100: fixed 1397 ->
      * 1442 GStencil/s with them first, clamp 1269 -> 1357, mirror 1229 -> 1306). 3D blocks all
      * run the checked loop. */
-    KExpr *chunk = g->dims == 2 ? k_block_ends_first(b, g->sd) : k_block(b, g->sd);
+    KExpr *chunk = g->fixups ? k_block_faces_first(b, g->sd) : g->dims == 2 ? k_block_ends_first(b, g->sd) : k_block(b, g->sd);
     KExpr *zfirst = k_let(b, out, "int", "zfirst", k_cast(b, "int", k_mul(b, chunk, k_uint(b, g->SB))));
     KExpr *last = k_call(b, "min", 2, k_add(b, zfirst, k_int(b, g->SB)), sd_extent(b, g));
     KExpr *zstop = k_let(b, out, "int", "zstop", last);

@@ -131,6 +131,8 @@ void cg_temporal_stream_geom(const IrProgram *p, const Config *c, TbsGeom *g)
     g->SB = c->v[P_SB];
     g->ca = p->dims == 3 ? 1 : 0;
     g->C = c->v[P_BMX + g->ca];
+    g->map = cg_temporal_edge(p, NULL) == TB_MAP;
+    g->fixups = g->map && g->dims == 2 && g->C > 1;
     g->plane = 1;
     for (int d = 0; d < 3; d++) {
         g->H[d] = d < p->dims ? p->halo[d] : 0;
@@ -162,6 +164,14 @@ static int floor_div(int a, int n) { return a >= 0 ? a / n : -((-a + n - 1) / n)
 static long long slot_2d(const TbsGeom *g, int c, int t) { return (long long)c * g->B[0] + t; }
 
 long long tbs_column_slot(const TbsGeom *g) { return g->dims == 2 ? slot_2d(g, g->col, 0) : 0; }
+
+KExpr *tbs_place_slot(Kb *b, const TbsGeom *g, KExpr *x)
+{
+    if (g->dims != 2 || g->C == 1)
+        return x;
+    return k_add(b, k_mul(b, k_bin(b, KO_MOD, x, k_int(b, g->C)), k_int(b, g->B[0])),
+                 k_bin(b, KO_DIV, x, k_int(b, g->C)));
+}
 
 /* An offset dx from column c of thread t reaches point x + dx: column (c + dx) mod C of thread
  * t + floor((c + dx) / C). */
@@ -211,11 +221,6 @@ int cg_temporal_columns_ok(const IrProgram *p, const Config *c, char *why, int w
     if (c->v[P_RETIME] == 2) {
         snprintf(why, (size_t)whylen, "bm=%dx1 with tblock=%d and retime=on: the retimed 2D kernel holds one "
                  "column a thread", x, c->v[P_TB]);
-        return 0;
-    }
-    if (cg_temporal_edge(p, NULL) == TB_MAP) {
-        snprintf(why, (size_t)whylen, "bm=%dx1 with tblock=%d: a clamp or mirror edge reads a halo column's "
-                 "source from the tile, kept with one column a thread in 2D", x, c->v[P_TB]);
         return 0;
     }
     return 1;

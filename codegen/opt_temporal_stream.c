@@ -4,8 +4,8 @@
  * A block covers an in-plane tile E (x in 2D, x-y in 3D: the thread block, one thread per
  * column; with bm=1xCx1 in 3D, bm=Cx1 in 2D, C columns per thread adjacent along y or x,
  * TbsGeom.C, each with its own registers and names, every step built once per column; in 2D the
- * shared tile is transposed and only the columns another thread reads are stored to it,
- * tbs_inplane_offset and tbs_ring_read) and streams along the streaming
+ * shared tile is transposed and only the columns another thread reads are stored to it, all of
+ * them under clamp and mirror, tbs_inplane_offset and tbs_ring_read) and streams along the streaming
  * axis sd (y in 2D, z in 3D) over its chunk: SB output planes plus K*R planes at each end (R =
  * the halo along sd), recomputed redundantly by the neighbouring chunks. Only the in-plane axes
  * carry a redundant halo: the output tile is E - 2*K*H in-plane.
@@ -53,6 +53,7 @@ typedef struct {
     CgCtx base;
     const TbsGeom *g;
     int u, from;
+    int plain; /* reads as under a fixed edge (TbsGeom.fixups, the fast loop) */
 } TbsCtx;
 
 static int is_state(const IrProgram *p, int f) { return p->fields[f].role == ROLE_STATE; }
@@ -103,7 +104,7 @@ static KExpr *queue_read(CgCtx *ctx, const IrNode *n)
     if (inplane == 0)
         return tbs_queue(ctx, g, n->field, queue, pos);
     KExpr *ring = queue < 0 ? k_varf(b, "tbso%d", n->field) : k_varf(b, "tbs%d_%d", n->field, queue);
-    if (cg_temporal_edge(ctx->prog, NULL) == TB_MAP) { /* its source's column: perhaps another thread's */
+    if (g->map && !tc->plain) { /* its source's column: perhaps another thread's */
         int off[3] = {n->off[0], g->dims == 3 ? n->off[1] : 0, 0};
         return k_index(b, ring, k_plus(b, k_var(b, ring_column(ctx, g, off)), pos * g->plane));
     }
@@ -171,14 +172,85 @@ static void ring_columns(CgCtx *ctx, KBlock *out, const TbsGeom *g, BoundaryKind
         KExpr *place = NULL;
         for (int d = g->dims == 3 ? 1 : 0; d >= 0; d--) {
             KExpr *v = tbs_coord(ctx, g, d), *t = tbs_place(ctx, g, d);
-            KExpr *src = tb_source(ctx, out, bc, k_plus(b, v, off[d]), k_varf(b, "n%d", d),
+            KExpr *from = g->fixups ? tbs_var(ctx, g, "src_i") : v; /* halo_fixups: around the source */
+            KExpr *src = tb_source(ctx, out, bc, k_plus(b, from, off[d]), k_varf(b, "n%d", d),
                                    0, arena_printf(ctx->arena, "%s_%c", name, "xy"[d]));
             t = k_add(b, t, k_sub(b, src, v));
             t = k_call(b, "min", 2, k_call(b, "max", 2, t, k_int(b, 0)), k_int(b, g->E[d] - 1));
             place = place ? k_add(b, k_mul(b, place, k_int(b, g->E[d])), t) : t;
         }
+        if (g->dims == 2 && g->C > 1) /* a place of the tile, then its slot in the transposed ring */
+            place = tbs_place_slot(b, g, k_let(b, out, "int", arena_printf(ctx->arena, "%s_t", name), place));
         k_let(b, out, "int", name, place);
     }
+}
+
+/* Step s of copy u of column g->col computed again as its source's, from the sources' slots
+ * (rc_*), and kept in the queue and ring where the column is a halo one (halo_fixups). */
+static void halo_fixup(TbsCtx *tc, KBlock *out, int u, int s)
+{
+    CgCtx *ctx = &tc->base;
+    const TbsGeom *g = tc->g;
+    Kb *b = &ctx->kb;
+    KStmt *scope = k_scope(b);
+    KBlock *body = &scope->body;
+    k_let(b, body, "int", "ps", k_sub(b, k_var(b, "p0"), k_int(b, s * g->Lag)));
+    k_let(b, body, "long long", "idx", tbs_plane_index(ctx, g, s));
+    tb_may_go_unused(ctx, body, "idx");
+    tc->u = u;
+    tc->from = s - 1;
+    for (int f = 0; f < ctx->prog->nfields; f++)
+        if (tb_loads(ctx, f))
+            k_push(b, body, k_array(b, 0, ctx->T, arena_printf(ctx->arena, "w%d", f), 1));
+    ctx->kstore = keep_value;
+    cg_point(ctx, body);
+    ctx->kstore = NULL;
+    KExpr *halo = k_un(b, KO_NOT, tbs_var(ctx, g, "col_interior"));
+    for (int f = 0; f < ctx->prog->nfields; f++) {
+        if (!tb_loads(ctx, f))
+            continue;
+        KExpr *q = tbs_queue(ctx, g, f, s, u), *w = k_index(b, k_varf(b, "w%d", f), k_int(b, 0));
+        k_push(b, body, k_assign(b, q, k_select(b, halo, w, q)));
+        k_push(b, body, k_assign(b, tbs_ring_at(ctx, g, f, s, (long long)u * g->plane), q));
+    }
+    k_push(b, out, scope);
+}
+
+/* TbsGeom.fixups (2D, C columns a thread, clamp or mirror): the fast plane loop reads as under a
+ * fixed edge (own registers, ring slots beside its own), so every column must hold its point's
+ * value, a halo column its source's. At the end of copy u, a thread that holds a halo column
+ * within H of the grid (those a column inside reads) computes step s's point of its halo columns
+ * again as their sources', from the sources' neighbourhoods (rc_*), steps 1 .. K-1 in turn, and
+ * keeps them in the columns' queues and rings in place of the step's values: in-plane reads are of
+ * planes a copy old or older, so no column reads them before. The checked loop reads the sources'
+ * slots throughout. The blocks at the x faces, the only ones whose threads do this, are numbered
+ * first (k_block_faces_first). H200, 2026-11-28, star2d1r's clamp, two columns, against its fixed
+ * edge (docs/performance.md, "Two columns under clamp and mirror"): a select per read between a
+ * register and the source's slot (a branch around each shared load) 0.55; the face blocks in a
+ * copy of the loop that reads the sources' slots, 0.70; these fix-ups 0.66, and 0.80 with the
+ * face blocks first. */
+static void halo_fixups(TbsCtx *tc, KBlock *copy, int u)
+{
+    CgCtx *ctx = &tc->base;
+    const TbsGeom *g = tc->g;
+    Kb *b = &ctx->kb;
+    TbsGeom *cols = tbs_columns(ctx, g);
+    /* the halo columns another column reads: within H of the grid */
+    KExpr *first = tbs_coord(ctx, &cols[0], 0), *last = k_plus(b, first, g->C - 1), *n = k_var(b, "n0");
+    KExpr *low = k_and(b, k_bin(b, KO_LT, first, k_int(b, 0)), k_bin(b, KO_GE, last, k_int(b, -g->H[0])));
+    KExpr *high = k_and(b, k_bin(b, KO_GE, last, n), k_bin(b, KO_LT, first, k_plus(b, n, g->H[0])));
+    KStmt *fix = k_if(b, k_or(b, low, high));
+    k_push(b, copy, k_comment(b, "a halo column: its steps again as its source's (halo_fixups)"));
+    k_push(b, copy, fix);
+    tc->plain = 0;
+    for (int s = 1; s < g->K; s++) {
+        for (int c = 0; c < g->C; c++) {
+            tc->g = &cols[c];
+            halo_fixup(tc, &fix->body, u, s);
+        }
+    }
+    tc->g = g;
+    tc->plain = 1;
 }
 
 /* Step s < K of copy u: the point where it is interior and its in-plane neighbours are in the
@@ -291,6 +363,8 @@ static void plane_loop(TbsCtx *tc, KBlock *out, int all_in)
         }
         if (edges)
             tbs_edge_low_late(ctx, copy, g, u, bc);
+        if (tc->plain)
+            halo_fixups(tc, copy, u);
         if (!g->step_barriers) /* the copy's only barrier */
             k_push(&ctx->kb, copy, k_barrier(&ctx->kb));
     }
@@ -327,7 +401,7 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
         }
     }
     tbs_load(ctx, out, g, k_var(b, "zload"));
-    TbsCtx tc = {*ctx, g, 0, 0};
+    TbsCtx tc = {*ctx, g, 0, 0, 0};
     tc.base.stage = stage;
     tc.base.kread = queue_read;
     tc.base.kcoord = queue_coord;
@@ -346,7 +420,9 @@ KKernel *tbs_build_stream(CgCtx *ctx, int stage, const char *name, const CgArgs 
         KExpr *above = k_bin(b, KO_LE, k_add(b, k_var(b, "zstop"), k_int(b, L1)), k_var(b, "n1"));
         k_push(b, out, k_comment(b, "all_in: no plane check"));
         KStmt *split = k_if(b, k_let(b, out, "bool", "all_in", k_and(b, below, above)));
+        tc.plain = g->fixups;
         plane_loop(&tc, &split->body, 1);
+        tc.plain = 0;
         plane_loop(&tc, &split->els, 0);
         k_push(b, out, split);
     } else {

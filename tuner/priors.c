@@ -77,6 +77,10 @@ static const Prior priors_2d[] = {
      * 1.20x them (docs/priors.md) */
     {"tb=128x1,stream=y,sb=256,tblock=16,bm=2x1,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1-cols2", 1, 0, 0},
+    /* the same at 128 registers: star2d1r's best, and clamp's and mirror's, which spill or
+     * take 168 registers without the cap; j2d5pt loses with it, so both are measured */
+    {"tb=128x1,stream=y,sb=256,tblock=16,bm=2x1,select=on,maxreg=128",
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1-cols2-maxreg128", 1, 0, 0},
     {"tb=128x1,stream=y,sb=256,tblock=8,bm=2x1,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock8-r2-cols2", 2, 0, 2},
     {"tb=128x1,stream=y,sb=256,tblock=6,bm=2x1,select=on",

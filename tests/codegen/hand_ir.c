@@ -311,6 +311,14 @@ IrProgram *hb_example(Arena *a, int which)
     return p;
 }
 
+IrProgram *hb_with_boundary(IrProgram *p, BoundaryKind bc)
+{
+    for (int f = 0; f < p->nfields; f++)
+        if (p->fields[f].role == ROLE_STATE)
+            ir_bc_set(&p->fields[f], bc, 0);
+    return p;
+}
+
 Plan *hb_plan(Arena *a, const IrProgram *p, const char *cfg)
 {
     Config c;

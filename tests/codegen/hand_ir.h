@@ -20,6 +20,8 @@ void hb_finish(IrProgram *p);
 /* The hand-built test programs: star2d, box3d, wave (3 levels + coef), twofield, twostage, heat1d. */
 enum { HB_NPROGRAMS = 6 };
 IrProgram *hb_example(Arena *a, int which);
+/* p with every state field's boundary set to bc on every face; returns p. */
+IrProgram *hb_with_boundary(IrProgram *p, BoundaryKind bc);
 
 /* Test helpers shared by the codegen tests: the plan of p under the --config text cfg (which
  * must be valid; the test aborts with the reason otherwise), and assertions on emitted text. */

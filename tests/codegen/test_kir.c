@@ -167,6 +167,18 @@ static void test_offset_blocks(Arena *a)
     sb_free(&after);
     sb_free(&copy);
     sb_free(&both);
+    /* faces first (2D columns under clamp): a permutation of the whole grid, so a copy numbers
+     * every axis plainly, the one not offset too */
+    Plan *clamp = hb_plan(a, hb_with_boundary(hb_example(a, 0), BC_CLAMP), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1");
+    const KKernel *kc = k_module_kernel(&clamp->module, "star2d1r_step");
+    StrBuf ff = {0}, ffcopy = {0};
+    kir_cuda_kernel(&ff, kc);
+    kir_cuda_kernel(&ffcopy, kir_offset_blocks(&kb, kc, "star2d1r_step_off_", 1u << 1, "boff"));
+    assert(strstr(ff.data, "(blockIdx.x + blockIdx.y * gridDim.x) < 2u * gridDim.y"));
+    assert(!strstr(ffcopy.data, "gridDim") && strstr(ffcopy.data, "(int)((blockIdx.y + boffy_) * 16u)"));
+    assert(strstr(ffcopy.data, "(int)(blockIdx.x * 60u)"));
+    sb_free(&ff);
+    sb_free(&ffcopy);
 }
 
 int main(void)

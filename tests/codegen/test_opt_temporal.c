@@ -406,14 +406,6 @@ static void test_tile_3d(Arena *a, IrProgram *h3, IrProgram *box3)
 }
 
 /* Every state field of p under bc (hb_example builds a fresh program each call). */
-static IrProgram *with_boundary(IrProgram *p, BoundaryKind bc)
-{
-    for (int f = 0; f < p->nfields; f++)
-        if (p->fields[f].role == ROLE_STATE)
-            ir_bc_set(&p->fields[f], bc, 0);
-    return p;
-}
-
 static int space_accepts(const IrProgram *p, const long n[3], int distributed, const char *cfg, char *why, int whylen)
 {
     Space s;
@@ -434,7 +426,7 @@ static void test_edges(Arena *a)
     Plan *ring = must_build(a, hb_example(a, 5), "tb=256,tblock=2"); /* 1D periodic */
     has(ring->source, "sidx");
     assert(!strstr(ring->source, "in_buffer") && ring->fused_min_n[0] == 0);
-    Plan *tile = must_build(a, with_boundary(hb_example(a, 0), BC_MIRROR), "tb=32x8,tblock=4");
+    Plan *tile = must_build(a, hb_with_boundary(hb_example(a, 0), BC_MIRROR), "tb=32x8,tblock=4");
     has(tile->source, "vlidx");
     assert(tile->fused_min_n[0] == 4 * (1 + 1) + 2 && tile->fused_min_n[1] == 10);
     StrBuf cu = {0}, h = {0};
@@ -442,20 +434,20 @@ static void test_edges(Arena *a)
     has(cu.data, "left >= 4 && n[0] >= 10 && n[1] >= 10");
     sb_free(&cu);
     sb_free(&h);
-    Plan *clamp = must_build(a, with_boundary(hb_example(a, 0), BC_CLAMP), "tb=64x1,stream=y,sb=16,tblock=4");
+    Plan *clamp = must_build(a, hb_with_boundary(hb_example(a, 0), BC_CLAMP), "tb=64x1,stream=y,sb=16,tblock=4");
     has(clamp->source, "rc_m1_0");
     assert(clamp->fused_min_n[0] == 0 && clamp->fused_min_n[1] == 10); /* planes along y only */
-    refused(a, with_boundary(hb_example(a, 0), BC_MIRROR), "tb=64x1,stream=y,sb=16,tblock=4,retime=on", "retime=off");
+    refused(a, hb_with_boundary(hb_example(a, 0), BC_MIRROR), "tb=64x1,stream=y,sb=16,tblock=4,retime=on", "retime=off");
     IrProgram *mixed = heat3d(a);
     ir_bc_set(&mixed->fields[0], BC_PERIODIC, 0);
     ir_bc_set(&mixed->fields[1], BC_CLAMP, 0);
     refused(a, mixed, "tb=16x8x8,tblock=2", "mix boundary kinds");
     const long small[3] = {9, 64, 1}, big[3] = {512, 512, 1};
-    IrProgram *mirror = with_boundary(hb_example(a, 0), BC_MIRROR);
+    IrProgram *mirror = hb_with_boundary(hb_example(a, 0), BC_MIRROR);
     assert(!space_accepts(mirror, small, 0, "tb=16x4,tblock=4", why, sizeof why) && strstr(why, "need at least 10"));
     assert(space_accepts(mirror, big, 0, "tb=32x8,tblock=4", why, sizeof why));
     assert(!space_accepts(mirror, big, 1, "tb=32x8,tblock=4", why, sizeof why) && strstr(why, "distributed"));
-    assert(space_accepts(with_boundary(hb_example(a, 0), BC_CONSTANT), big, 1, "tb=32x8,tblock=4", why, sizeof why));
+    assert(space_accepts(hb_with_boundary(hb_example(a, 0), BC_CONSTANT), big, 1, "tb=32x8,tblock=4", why, sizeof why));
 }
 
 /* The space: values, and the constraints named with their reasons. */
@@ -514,7 +506,7 @@ static void test_stream_columns(Arena *a, IrProgram *star, IrProgram *h3, IrProg
     assert(hb_count(p->source, "tbs0_0[lcol_c3 + 16]") == hb_count(p->source, "tbs0_0[lcol_c0 - 16]"));
     Plan *two = must_build(a, h3, "tb=16x4x1,stream=z,sb=16,tblock=2,bm=1x2x1");
     assert(stage_launch(two, "heat3_step")->tile[1] == 4 && strcmp(two->source, p->source) != 0);
-    IrProgram *fixed = with_boundary(hb_example(a, 1), BC_FIXED);
+    IrProgram *fixed = hb_with_boundary(hb_example(a, 1), BC_FIXED);
     has(must_build(a, fixed, "tb=16x4x1,stream=z,sb=16,tblock=3,bm=1x8x1")->source, "8 columns per thread");
     /* retimed: each column's partial sums; of a 3x3x3 box's 8 in-plane neighbours, the edge
      * columns read 7 from the ring, the others 6 (2 steps x 4 copies) */
@@ -532,7 +524,7 @@ static void test_stream_columns(Arena *a, IrProgram *star, IrProgram *h3, IrProg
     /* periodic: each column's source; clamp and mirror: a read in-plane takes its source's
      * column, perhaps another thread's, from the ring (never a column's register) */
     has(must_build(a, box3, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1")->source, "const int src_j_c1 = ");
-    IrProgram *clamp = with_boundary(hb_example(a, 1), BC_CLAMP);
+    IrProgram *clamp = hb_with_boundary(hb_example(a, 1), BC_CLAMP);
     Plan *pc = must_build(a, clamp, "tb=16x8x1,stream=z,sb=16,tblock=2,bm=1x2x1");
     has(pc->source, "const int rc_0_m1_c1 = ");
     has(pc->source, "tbs0_0[rc_0_m1_c1 + "); /* column 1's u[*,-1,*]: not column 0's register */
@@ -571,8 +563,27 @@ static void test_stream_columns_2d(Arena *a, IrProgram *star)
     has(s2->source, "float *const tbs0_0 = (float *)tb_smem + 1;");
     hb_lacks(s2->source, "if (interior && col_inner_c");
     refused(a, star, "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1,retime=on", "retime=on");
-    refused(a, with_boundary(hb_example(a, 0), BC_CLAMP), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1", "clamp or mirror");
-    must_build(a, with_boundary(hb_example(a, 0), BC_PERIODIC), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1");
+    /* clamp and mirror: every column stored (a halo column's source may be an inner one); the
+     * fast loop reads as under a fixed edge and a thread with a halo column computes its steps
+     * again at the end of each copy, from its source's neighbourhood (rc_*); the checked loop
+     * reads at the sources' slots */
+    Plan *cl = must_build(a, hb_with_boundary(hb_example(a, 0), BC_CLAMP), "tb=32x1,stream=y,sb=16,tblock=3,bm=4x1");
+    has(cl->source, "tbs0_0[lcol_c1 + 0] = nx0_c1;");
+    has(cl->source, "tbs0_0[lcol_c2 + 0] = nx0_c2;");
+    has(cl->source, "const int rc_m1_0_c1_x = min(max(src_i_c1 - 1, 0), n0 - 1);"); /* around the source */
+    has(cl->source, "const int rc_m1_0_c1 = rc_m1_0_c1_t % 4 * 32 + rc_m1_0_c1_t / 4;");
+    const char *fast = strstr(cl->source, "if (all_in) {"), *checked = strstr(fast, "    } else {");
+    const char *fix = strstr(fast, "if (i_c0 < 0 && i_c0 + 3 >= -1 || i_c0 + 3 >= n0 && i_c0 < n0 + 1) {");
+    assert(checked && fix && fix < checked);
+    assert(strstr(fast, "* tbs0_0[lcol_c0 + ") && strstr(fast, "* tbs0_0[lcol_c0 + ") < fix); /* a read beside its own */
+    assert(strstr(fix, "tbs0_0[rc_m1_0_c1 + ") < checked);
+    has(fix, "q0_2_0_c3 = !col_interior_c3 ? w0[0] : q0_2_0_c3;"); /* steps 1 and 2 of copy 0 */
+    has(fix, "tbs0_2[lcol_c3 + 0] = q0_2_0_c3;");
+    assert(hb_count(cl->source, "? w0[0] : q0_") == 3 * 2 * 4); /* copies x steps below K x columns */
+    has(checked, "tbs0_0[rc_m1_0_c1 + ");
+    has(must_build(a, hb_with_boundary(hb_example(a, 0), BC_MIRROR), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1")->source,
+        "if (i_c0 < 0 && i_c0 + 1 >= -1 || i_c0 + 1 >= n0 && i_c0 < n0 + 1) {");
+    must_build(a, hb_with_boundary(hb_example(a, 0), BC_PERIODIC), "tb=32x1,stream=y,sb=16,tblock=2,bm=2x1");
 }
 
 /* The transposed ring of 2D columns, exhaustively over C, the block and the radius: every read
@@ -602,6 +613,9 @@ static void test_transposed_ring(void)
                             assert(at == (long long)(x % C) * B + x / C);
                             g.col = x % C;
                             assert(x / C == t || tbs_ring_read(&g));
+                            g.map = 1; /* clamp, mirror: any column may be a halo column's source */
+                            assert(tbs_ring_read(&g));
+                            g.map = 0;
                         }
             }
 }
@@ -621,7 +635,7 @@ static void test_select(Arena *a, IrProgram *star, IrProgram *h3)
     assert(stage_launch(on, "star2d1r_step")->smem_bytes == (4 * 3 * 64 + 2 * 1) * 4);
     assert(stage_launch(off, "star2d1r_step")->smem_bytes == 4 * 3 * 64 * 4);
     /* 3D, four columns a thread: the pad is a row and a point (16 + 1) */
-    IrProgram *fixed = with_boundary(hb_example(a, 1), BC_FIXED);
+    IrProgram *fixed = hb_with_boundary(hb_example(a, 1), BC_FIXED);
     Plan *b3 = must_build(a, fixed, "tb=16x4x1,stream=z,sb=16,tblock=3,bm=1x4x1,select=on");
     has(b3->source, "(double *)tb_smem + 17;");
     has(b3->source, "r0 = interior && col_inner_c3 ? w0[0] : r0;");

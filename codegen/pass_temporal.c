@@ -335,8 +335,8 @@ static const SpaceConstraint constraints[] = {
                               "(stream, sb, retime)"},
     {"tblock-stream", c_stream, "with streaming: along z in 3D, one thread per column, sb >= 8 and "
                                 "within the axis, (2R+1)*tblock <= 64 step bodies and <= 96 queue registers"},
-    {"tblock-columns", c_columns, "with streaming, bm=1xCx1 gives a thread C columns adjacent along y, in "
-                                  "3D"},
+    {"tblock-columns", c_columns, "with streaming, C columns a thread: bm=1xCx1 in 3D (adjacent along y), "
+                                  "bm=Cx1 in 2D (adjacent along x; not retimed)"},
     {"tblock-retime", c_retime, "retime with tblock: one stage, a weighted sum of reads of its one state "
                                 "field"},
     {"tblock-stages", c_stages, "temporal blocking fuses steps of a single-stage step"},

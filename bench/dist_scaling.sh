@@ -4,7 +4,7 @@
 # measurement (BENCH ... for stencilc, 'ranks ...' for the peer); bench/RESULTS.md keeps the
 # figures with the date and the GPU.
 #   bench/dist_scaling.sh [BUILD_DIR] [PEERS_DIR] [STEPS]
-# SECTIONS="weak split strong deep depth" (the default: all) picks the parts to run.
+# SECTIONS="weak split strong deep depth periodic" (the default: all) picks the parts to run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpi() { timeout 300 mpirun --allow-run-as-root -np "$1" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP "${@:2}" 2>&1 | grep -E "^BENCH|^ranks|dist_|rror"; }
 export STC_DIST_OVERLAP=1
-sections=${SECTIONS:-weak split strong deep depth}
+sections=${SECTIONS:-weak split strong deep depth periodic}
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # build ID FILE STENCIL CONFIG: the harness over the emitted code of one configuration
@@ -35,6 +35,12 @@ build b3t examples/bench/box3d1r.st box3d1r "tb=32x16x1,stream=z,sb=128,retime=o
 build s2 examples/bench/star2d1r.st star2d1r "tb=512x1x1,smem=on,stream=y,sb=8,uf=1x8x1,maxreg=32" &
 build s2t examples/bench/star2d1r.st star2d1r "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &
 build s3t examples/bench/star3d1r.st star3d1r "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on" &
+build s2tc2 examples/bench/star2d1r.st star2d1r "tb=128x1x1,stream=y,sb=256,bm=2x1x1,tblock=16,select=on,maxreg=128" &
+rd=examples/reaction_diffusion.st
+build gs $rd gray_scott "tb=256x1x1,smem=on,stream=y,sb=8,uf=1x8x1,regq=2" &
+build gst $rd gray_scott "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &
+build p3 tests/dist/periodic3d.st periodic3d "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128" &
+build p3t tests/dist/periodic3d.st periodic3d "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on" &
 nvcc -O3 -arch=sm_90 -o "$work/peer" "$peers/mgpu_jacobi.cu" -I"$mpi_inc" -L"$mpi_lib" -lmpi -lnccl &
 wait
 
@@ -83,6 +89,9 @@ if [ "$ngpu" -ge 2 ] && want deep; then
   STC_DIST_OVERLAP=0 mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 12
   STC_DIST_OVERLAP=0 mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 24
   mpi $np "$work/s2t/run" bench 16384 $((16384 * np)) 1 1 $np 1 1200 12
+  mpi 1 "$work/s2tc2/run" bench 16384 16384 1 1 1 1 1600 16 # two columns a thread
+  STC_DIST_OVERLAP=0 mpi $np "$work/s2tc2/run" bench 16384 $((16384 * np)) 1 1 $np 1 1600 16
+  STC_DIST_OVERLAP=0 mpi $np "$work/s2tc2/run" bench 16384 $((16384 * np)) 1 1 $np 1 1600 32
   mpi 1 "$work/s3t/run" bench 512 512 512 1 1 1 300 3
   for depth in 3 6 9; do # 9: what codegen/dist_model.c chose on an H100
     STC_DIST_OVERLAP=0 mpi $np "$work/s3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
@@ -112,4 +121,23 @@ if [ "$ngpu" -ge 2 ] && want depth; then
   done
   mpi $np "$work/s3/run" bench 1024 1024 1024 1 1 $np "$steps" 1
   mpi $np "$work/peer" 1024 1024 $((1024 / np)) "$steps" overlap
+fi
+if [ "$ngpu" -ge 2 ] && want periodic; then
+  np=$((ngpu >= 4 ? 4 : 2))
+  echo "== periodic faces (gray_scott, two fields, 8192^2 a GPU, $np GPUs): one step, then fused (tblock=12)"
+  mpi 1 "$work/gs/run" bench 8192 8192 1 1 1 1 1200 1
+  mpi $np "$work/gs/run" bench 8192 $((8192 * np)) 1 1 $np 1 1200 1
+  mpi 1 "$work/gst/run" bench 8192 8192 1 1 1 1 1200 12
+  for depth in 12 24; do
+    STC_DIST_OVERLAP=0 mpi $np "$work/gst/run" bench 8192 $((8192 * np)) 1 1 $np 1 1200 $depth
+  done
+  mpi $np "$work/gst/run" bench 8192 $((8192 * np)) 1 1 $np 1 1200 12
+  STC_DIST_OVERLAP=0 mpi $np "$work/gst/run" bench 16384 $((4096 * np)) 1 2 $((np / 2)) 1 1200 12
+  echo "== periodic faces in 3D (tests/dist/periodic3d.st, 512^3 a GPU, $np GPUs): one step, then fused (tblock=3)"
+  mpi 1 "$work/p3/run" bench 512 512 512 1 1 1 300 1
+  mpi $np "$work/p3/run" bench 512 512 $((512 * np)) 1 1 $np 300 1
+  mpi 1 "$work/p3t/run" bench 512 512 512 1 1 1 300 3
+  for depth in 3 6; do
+    STC_DIST_OVERLAP=0 mpi $np "$work/p3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
+  done
 fi

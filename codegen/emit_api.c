@@ -660,8 +660,8 @@ static int emit_files(const Plan *plan, const char *base, const char *h_include,
 {
     if (!plan || !plan->prog || !cu || !h)
         return -1;
-    if (distributed && plan->step_count > 1 && cg_temporal_edge(plan->prog, NULL) != TB_HOLD)
-        return -1; /* pass_temporal.c's tblock-edges: refused before a distributed plan is built */
+    if (distributed && plan->step_count > 1 && cg_temporal_edge(plan->prog, NULL) != TB_HOLD && !plan->held)
+        return -1; /* pass_temporal.c's tblock-edges refuses the rest; periodic: plan_build_dist */
     for (int f = 0; distributed && f < plan->prog->nfields; f++)
         if (plan_buffers(plan, f) > plan->prog->fields[f].levels)
             return -1; /* pass_temporal.c's tblock-fields: three levels fused on one GPU only */
@@ -698,8 +698,16 @@ static int emit_files(const Plan *plan, const char *base, const char *h_include,
     sb_puts(cu, plan->source);
     emit_host(&api, cu);
     api_emit_reduce_source(&api, cu);
-    if (distributed)
+    if (distributed) {
+        Plan part = *plan; /* a rank's part: its fused steps hold the periodic faces (Plan.held) */
+        if (plan->held) {
+            part.step = plan->held;
+            part.nstep = plan->nheld;
+            memset(part.fused_min_n, 0, sizeof part.fused_min_n);
+        }
+        api.plan = &part;
         api_emit_dist_source(&api, cu);
+    }
     arena_free(arena);
     return 0;
 }

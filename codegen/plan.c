@@ -387,6 +387,34 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
     return 0;
 }
 
+/* A copy of p whose periodic state fields are fixed on every face: fused steps built over it
+ * hold the halo (Plan.held). */
+static const IrProgram *held_program(const IrProgram *p, Arena *a)
+{
+    IrProgram *q = arena_alloc(a, sizeof *q);
+    IrField *fields = arena_alloc(a, sizeof *fields * (size_t)p->nfields);
+    *q = *p;
+    memcpy(fields, p->fields, sizeof *fields * (size_t)p->nfields);
+    for (int f = 0; f < p->nfields; f++)
+        if (fields[f].role == ROLE_STATE && cg_temporal_edge_of(&fields[f]) == TB_WRAP)
+            ir_bc_set(&fields[f], BC_FIXED, 0.0);
+    q->fields = fields;
+    return q;
+}
+
+/* Plan.held: the step group again, over held_program, where the fused steps wrap. Its fills
+ * would be of periodic faces, which a distributed run exchanges instead: the group has none. */
+static int build_held(Builder *b, Plan *plan)
+{
+    if (plan->step_count <= 1 || cg_temporal_edge(plan->prog, NULL) != TB_WRAP)
+        return 0;
+    b->ctx.prog = held_program(plan->prog, b->ctx.arena);
+    int status = build_group(b, &plan->config, "_held", &plan->held, &plan->nheld);
+    b->ctx.prog = plan->prog;
+    b->ctx.cfg = &plan->config;
+    return status;
+}
+
 int plan_buffers(const Plan *plan, int f)
 {
     const IrField *fl = &plan->prog->fields[f];
@@ -408,7 +436,7 @@ int plan_rotations(const Plan *plan, const PlanLaunch *l, int f)
     return l->rotate_after == 2 && fl->levels == 3 ? 2 : 1;
 }
 
-Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen)
+static Plan *build(const IrProgram *prog, const Config *c, int held, Arena *arena, char *why, int whylen)
 {
     char scratch[256];
     if (!why || whylen <= 0) {
@@ -433,7 +461,7 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
     StrBuf src = {0};
     Builder b = {0};
     builder_init(&b, plan, arena, &src);
-    if (build_groups(&b, plan, why, whylen) != 0) {
+    if (build_groups(&b, plan, why, whylen) != 0 || (held && build_held(&b, plan) != 0)) {
         sb_free(&src);
         return NULL;
     }
@@ -443,4 +471,14 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
     plan->source = arena_strdup(arena, src.data ? src.data : "");
     sb_free(&src);
     return plan;
+}
+
+Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen)
+{
+    return build(prog, c, 0, arena, why, whylen);
+}
+
+Plan *plan_build_dist(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen)
+{
+    return build(prog, c, 1, arena, why, whylen);
 }

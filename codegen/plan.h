@@ -91,6 +91,13 @@ typedef struct {
     int nfused_reduces;
     unsigned char *reduce_fused; /* per reduction: folded by the fused step (NULL: none) */
     const char *fused_note;      /* for the header: what is fused, and why the rest is not */
+    /* A distributed run's step group where fused steps wrap periodic faces (TB_WRAP;
+     * plan_build_dist): the same launches with kernels built as if those faces were fixed
+     * (NAME_step_held), which hold their halo through the fused steps. A rank's periodic faces
+     * hold layers exchanged like the faces between ranks, so wrapping within its part would
+     * read the wrong side. NULL where the distributed run takes `step`. */
+    PlanLaunch *held;
+    int nheld;
 } Plan;
 
 /* The reductions' device scratch (ARG_SCRATCH): per reduction r, PLAN_REDUCE_PARTIALS partials
@@ -125,5 +132,7 @@ int plan_rotations(const Plan *plan, const PlanLaunch *l, int f);
 /* Builds the plan of prog under config c (codegen/plan.c). Returns NULL, with a reason a person
  * can read in why, when c is not valid for prog (the constraints of codegen/space.c). */
 Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
+/* plan_build, and Plan.held where the distributed API needs it (stencilc --distributed). */
+Plan *plan_build_dist(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
 
 #endif

@@ -37,7 +37,8 @@ int step_build_plan(Job *job)
 {
     char why[512];
     config_format(&job->config, job->config_text, sizeof job->config_text);
-    job->plan = plan_build(job->prog, &job->config, job->arena, why, sizeof why);
+    job->plan = job->opt->distributed ? plan_build_dist(job->prog, &job->config, job->arena, why, sizeof why)
+                                      : plan_build(job->prog, &job->config, job->arena, why, sizeof why);
     if (!job->plan) {
         diag_run_error(&job->diag, "cannot build '%s' with this configuration: %s", job->prog->name, why);
         return -1;

@@ -129,6 +129,14 @@ s3=examples/bench/star3d1r.st
   prog s2tc2 examples/bench/star2d1r.st star2d1r float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1,select=on" 67 130 1 12 &
   prog s22tc2 examples/bench/star2d2r.st star2d2r float "tb=32x1x1,stream=y,sb=16,tblock=2,bm=2x1x1" 67 130 1 8 &
   prog s3tto $s3 star3d1r double "tb=16x8x8,tblock=2" 37 33 70 8 &
+  # fused steps of periodic programs: a rank's part holds its periodic faces (Plan.held) where
+  # one GPU wraps them; streaming (one and two columns a thread), the tile, 3D streaming
+  rd=examples/reaction_diffusion.st
+  prog gst $rd gray_scott float "tb=32x1x1,stream=y,sb=16,tblock=4" 67 130 1 12 &
+  prog gstc2 $rd gray_scott float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1,select=on" 67 130 1 12 &
+  prog gstt $rd gray_scott double "tb=32x16x1,tblock=3" 67 61 1 9 &
+  prog p3t tests/dist/periodic3d.st periodic3d float "tb=32x16x1,stream=z,sb=16,tblock=3" 37 33 70 9 &
+  prog p3tc2 tests/dist/periodic3d.st periodic3d float "tb=32x16x1,stream=z,sb=16,tblock=3,bm=1x2x1,select=on" 37 33 70 9 &
   # an overlapped one-step kernel whose blocks stream 32 planes, the sent slabs whole chunks
   prog b3o examples/bench/box3d1r.st box3d1r float "tb=32x4x1,stream=z,sb=32,retime=on" 37 33 140 7 &
   wait
@@ -193,6 +201,13 @@ export STC_DIST_SAME_BITS=0
 run s22tc2 2 2 1 1 8 2; run_ov s22tc2 2 1 2 1 8 4; run s22tc2 4 2 2 1 8 2
 export STC_DIST_SAME_BITS=
 run_ov s3tto 2 1 1 2 8 2; run_ov s3tto 4 1 1 4 8 4
+# periodic fused steps: every axis exchanged (with the rank itself where it is alone), deep halos
+# of 1 and 2 groups, overlapped, uneven parts
+run gst 2 1 2 1 12 4; run gst 2 2 1 1 12 8; run_ov gst 2 1 2 1 12 4; run gst 4 2 2 1 12 4; run gst 4 4 1 1 12 8
+run gst 1 1 1 1 12 4; run gstc2 2 2 1 1 12 4; run_ov gstc2 2 1 2 1 12 8; run gstc2 4 2 2 1 12 4
+run gstt 2 1 2 1 9 3; run gstt 2 2 1 1 9 6; run gstt 4 2 2 1 9 3
+run p3t 2 1 1 2 9 3; run_ov p3t 2 1 1 2 9 3; run p3t 2 2 1 1 9 6; run p3t 4 1 2 2 9 3; run p3t 4 2 1 2 9 3
+run p3tc2 2 1 1 2 9 3; run p3tc2 4 1 2 2 9 6; run_ov p3tc2 4 1 1 4 9 3
 run_ov b3o 2 1 1 2 7 1; run_ov b3o 4 1 1 4 7 1
 run_part s3tom 2 1 1 2 9 3; run_part s3tom 2 1 1 2 9 6
 # the blocks way (any split): a middle axis, periodic axes exchanged with the rank itself beside

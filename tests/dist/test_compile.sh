@@ -82,6 +82,26 @@ case $(key db0) in *"; distributed 1x1x2 depth chosen") ;; *) echo "FAIL: key wi
 case $(key db2 --depth 2) in *"; distributed 1x1x2 depth 2") ;; *) echo "FAIL: key with --depth 2"; exit 1 ;; esac
 echo "--procs: the tuning key names the depth"
 
+# fused steps of a periodic program: a rank's part runs the kernel of the same program with fixed
+# faces (its periodic faces hold exchanged layers, Plan.held), NAME_run the wrapping one; fused
+# clamp or mirror faces are refused with the reason
+gst="tb=32x1x1,stream=y,sb=16,tblock=4"
+"$stencilc" "$root/examples/reaction_diffusion.st" --stencil gray_scott --distributed --config "$gst" -o "$dir/gst.cu"
+sed 's/boundary periodic/boundary fixed/' "$root/examples/reaction_diffusion.st" >"$dir/gsf.st"
+"$stencilc" "$dir/gsf.st" --stencil gray_scott --config "$gst" -o "$dir/gsf.cu"
+kernel() { awk -v k="$2(" 'index($0, k) == 1 {p = 1} p {print} p && /^}/ {exit}' "$1"; }
+[ -n "$(kernel "$dir/gsf.cu" gray_scott_step)" ] \
+  && [ "$(kernel "$dir/gst.cu" gray_scott_step_held | sed 's/_step_held(/_step(/')" = "$(kernel "$dir/gsf.cu" gray_scott_step)" ] \
+  || { echo "FAIL: the part's fused kernel is not the fixed program's"; exit 1; }
+grep -q "^    gray_scott_step<<<" "$dir/gst.cu" && grep -q "^    gray_scott_step_held<<<" "$dir/gst.cu" \
+  && [ "$(grep -c "^    gray_scott_step_held<<<" "$dir/gst.cu")" = 1 ] \
+  && grep -q "gray_scott_step_held_off_<<<" "$dir/gst.cu" || { echo "FAIL: the launches of the held kernel"; exit 1; }
+if "$stencilc" "$root/examples/image.st" --stencil gaussian3x3 --distributed --config "tb=64x1,stream=y,sb=64,tblock=4" \
+     -o "$dir/clamp.cu" 2>"$dir/clamp.err"; then echo "FAIL: fused clamp faces accepted in a distributed run"; exit 1; fi
+grep -q "boundary clamp: in a distributed run .* fixed, constant and periodic only" "$dir/clamp.err" \
+  || { echo "FAIL: no reason for fused clamp faces: $(cat "$dir/clamp.err")"; exit 1; }
+echo "--distributed: fused periodic steps hold their faces, clamp refused"
+
 [ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
 n=0
 emit() { # FILE STENCIL CONFIG
@@ -119,6 +139,7 @@ emit examples/wave3d_energy.st wave3d_energy "tb=32x4x1,stream=z,sb=64"
 emit examples/jacobi_residual.st jacobi ""
 emit tests/dist/dred.st dred ""
 grep -q "p$((n - 1))_dist_run_reduce" "$dir/p$((n - 1)).h" || { echo "FAIL: no dist_run_reduce in dred.st"; exit 1; }
+emit examples/reaction_diffusion.st gray_scott "$gst"
 # the fused kernels overlap by ranges of their blocks along the outermost axis (a copy of the
 # kernel with offset block numbers); the one-step ones by planes, two-stage steps not at all
 grep -q "p1_dedges_(b, p, n, stream, dd, a, lo, hi, end)" "$dir/p1.cu" && grep -q "(blockIdx.z + stc_boffz_)" "$dir/p1.cu" \

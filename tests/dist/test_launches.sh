@@ -30,11 +30,12 @@ build() {
 build fused examples/bench/star3d1r.st star3d1r "tb=32x16x1,stream=z,sb=16,tblock=3" &
 build plain examples/bench/star3d1r.st star3d1r "" &
 build gs examples/reaction_diffusion.st gray_scott "" &
+build gst examples/reaction_diffusion.st gray_scott "tb=32x1x1,stream=y,sb=16,tblock=4" &
 build heat examples/heat.st heat "tb=32x32x1,stream=z,sb=128,tblock=3" &
 build w3 examples/wave3d_energy.st wave3d_energy "" &
 build flux examples/flux_divergence.st flux_divergence "" &
 wait
-for id in fused plain gs heat w3 flux; do
+for id in fused plain gs gst heat w3 flux; do
   [ -x "$dir/$id/model" ] || { echo "FAIL: the model of $id did not build"; exit 1; }
 done
 
@@ -64,6 +65,11 @@ run plain "0 of 4 ranks overlapped" 37 33 29 1 2 2 2 7 1
 run gs "2 of 2 ranks overlapped" 67 61 1 1 2 1 1 9 1
 run gs "4 of 4 ranks overlapped" 67 61 1 2 2 1 1 9 1
 run gs "ranks overlapped" 67 61 1 4 1 1 1 9 1
+# fused steps of a periodic program (its part's kernel holds the periodic faces): slabs
+# overlapped, blocks, an axis a rank exchanges with itself, depth 2T
+run gst "2 of 2 ranks overlapped" 67 130 1 1 2 1 4 12 1
+run gst "ranks overlapped" 67 130 1 2 2 1 8 12 1
+run gst "0 of 4 ranks overlapped" 67 130 1 4 1 1 4 12 0
 # fused steps of another program (fixed faces), uneven slabs
 run heat "3 of 3 ranks overlapped" 37 33 400 1 1 3 3 7 1
 # periodic in three axes with reductions and an older level; two stages, a coef (no overlap)

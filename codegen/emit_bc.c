@@ -1,7 +1,7 @@
 /* Device source of the boundary and bookkeeping kernels: halo fills by boundary condition,
  * whole-buffer copies, and fixed halos' copies and temps' zeroing face by face. */
 #include "emit.h"
-#include "opt_temporal_build.h" /* tb_source */
+#include "opt_temporal_build.h" /* tb_halo_source */
 
 #include <stdio.h>
 
@@ -50,7 +50,7 @@ static void fill_face(CgCtx *ctx, KBlock *out, int field, int axis, int side, in
     /* the source at any distance (n may be smaller than the halo), by the one formula of
      * periodic, clamp and mirror that fused steps use too */
     KExpr *x = k_let(b, out, "int", c, at);
-    KExpr *src = tb_source(ctx, out, bc.kind, x, n, 1, arena_printf(ctx->arena, "src_%s", c));
+    KExpr *src = tb_halo_source(ctx, out, bc.kind, x, n, arena_printf(ctx->arena, "src_%s", c));
     KExpr *from = k_mul(b, k_cast(b, "long long", k_plus(b, src, h)), stride(ctx, axis));
     KExpr *value = k_index(b, cg_buf(ctx, field, 0), k_add(b, k_var(b, "base"), from));
     fill_store(ctx, out, guard, k_plus(b, x, h), axis, value, field);

@@ -19,9 +19,10 @@ void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g);
 
 /* How fused steps treat the points outside the grid, by the state fields' boundary condition:
  * TB_HOLD (fixed, constant, in any mix of faces) keeps the loaded halo through every step, as
- * the halo fills between steps would; TB_WRAP (periodic) loads wrapped copies and computes them
- * like interior points; TB_MAP (clamp, mirror) computes a halo point as the interior point its
- * condition names. TB_MIXED: state fields of two of these classes, clamp beside mirror, or a
+ * the halo fills between steps would; TB_WRAP (periodic; clamp of radius 1 and mirror where the
+ * step is symmetric along every axis) loads the grid's wrapped (reflected) copies and computes
+ * them like interior points; TB_MAP (clamp, mirror) computes a halo point as the interior point
+ * its condition names. TB_MIXED: state fields of two of these classes, clamp beside mirror, or a
  * field whose faces differ and are not all fixed or constant (no kernel). *kind is the condition
  * of TB_WRAP and TB_MAP, the same on every face. */
 typedef enum { TB_HOLD, TB_WRAP, TB_MAP, TB_MIXED } TbEdge;

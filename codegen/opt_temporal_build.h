@@ -61,6 +61,9 @@ void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name);
  * grid (a load's, once a launch); else (a step's) right within n - 1 points of it, which the
  * plan's step_min_extent asks of the grid. */
 KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, int exact, const char *name);
+/* The same, exact, as the halo fills between steps take it: clamp as clamp where fused steps
+ * reflect it (tb_source takes a radius-1 clamp as a reflection about the edge's middle there). */
+KExpr *tb_halo_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, const char *name);
 
 /* The streaming kernels' shared memory (K rings of `slots` planes per state field, tbs<f>_<s>,
  * and a three-level field's loaded older level, tbso<f>), the coordinates and predicates of each
@@ -103,15 +106,18 @@ KExpr *tbs_ring_at(CgCtx *ctx, const TbsGeom *g, int f, int s, long long offset)
  * own scope: ptxas allocates registers differently, and each form measured faster in its own
  * kernel (H100, 2026-11-27, box3d1r `tb=32x16x1,stream=z,sb=128,tblock=2,retime=on,bm=1x2x1`
  * 316 -> 365 GStencil/s with it, 54 -> 40 registers; star3d1r
- * `tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1` 583 -> 541 with it; docs/performance.md). */
-void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane);
+ * `tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1` 583 -> 541 with it; docs/performance.md).
+ * inside: the plane lies inside the grid along the axis, so it is loaded as it is (no source,
+ * no check). */
+void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane, int inside);
 /* The plane loop `for (int it = 0; it < count; it += Q)`, pushed onto out. */
 KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g);
 /* Copy u of the plane loop, pushed onto loop: past the last plane it breaks; it puts the loaded
  * plane p0 at the newest position of step 0's queue and ring (and of the older level's), and
- * loads the next. Returns the copy's body, where the steps go. */
-KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u);
-/* Whether the state fields are periodic (TB_WRAP): the streaming kernels then load every
+ * loads the next (inside: a plane of the grid, tbs_load). Returns the copy's body, where the
+ * steps go. */
+KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u, int inside);
+/* Whether the state fields wrap or reflect (TB_WRAP): the streaming kernels then load every
  * column and plane from its source (cidx is the column's) and compute every point. */
 int tbs_wraps(const CgCtx *ctx);
 /* Plane x's source along the streaming axis where halo planes are not held (fast form: the
@@ -121,8 +127,9 @@ KExpr *tbs_plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x);
  * thread's columns, for each step s (ps = p0 - s*Lag, wrapped under TB_WRAP). */
 void tbs_plane_offsets(CgCtx *ctx, KBlock *copy, const TbsGeom *g);
 /* The index of step s's plane ps at column g->col in a global buffer: cidx + (long long)(ps + R)
- * * ssd (ps wrapped under TB_WRAP); in the retimed kernel cidx + po<s>. */
-KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g, int s);
+ * * ssd (ps wrapped or reflected under TB_WRAP unless inside: the plane lies inside the grid,
+ * as in the fast plane loop); in the retimed kernel cidx + po<s>. */
+KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g, int s, int inside);
 /* ps inside the grid along the axis, one unsigned comparison: (unsigned)ps < (unsigned)n. */
 KExpr *tbs_plane_inside(CgCtx *ctx, const TbsGeom *g);
 /* col_out && ps >= zfirst && ps < zstop (column g->col's): the last step's plane is an output

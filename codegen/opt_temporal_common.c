@@ -84,9 +84,17 @@ void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name)
 
 /* ---- boundary conditions inside fused steps ---- */
 
+/* Whether clamp's halo is taken as a reflection about the edge's middle (point -1-k is k): a
+ * symmetric step of radius 1 under TB_WRAP (cg_temporal_edge). */
+static int half_reflects(const CgCtx *ctx, BoundaryKind bc)
+{
+    return bc == BC_CLAMP && cg_temporal_edge(ctx->prog, NULL) == TB_WRAP;
+}
+
 /* x's source under bc within one grid length of the grid (a mirror's kept inside it beyond,
- * where nothing needed lies): selects, no division. */
-static KExpr *source_near(Kb *b, BoundaryKind bc, KExpr *x, KExpr *n)
+ * where nothing needed lies; half: clamp as a reflection about the edge's middle): selects, no
+ * division. */
+static KExpr *source_near(Kb *b, BoundaryKind bc, int half, KExpr *x, KExpr *n)
 {
     KExpr *below = k_bin(b, KO_LT, x, k_int(b, 0)), *beyond = k_bin(b, KO_GE, x, n);
     if (bc == BC_PERIODIC)
@@ -94,32 +102,41 @@ static KExpr *source_near(Kb *b, BoundaryKind bc, KExpr *x, KExpr *n)
     KExpr *once = x;
     if (bc == BC_MIRROR)
         once = k_select(b, below, k_un(b, KO_NEG, x), k_select(b, beyond, k_sub(b, k_plus(b, k_add(b, n, n), -2), x), x));
+    else if (half)
+        once = k_select(b, below, k_sub(b, k_int(b, -1), x), k_select(b, beyond, k_sub(b, k_plus(b, k_add(b, n, n), -1), x), x));
     if (bc == BC_MIRROR || bc == BC_CLAMP)
         return k_call(b, "min", 2, k_call(b, "max", 2, once, k_int(b, 0)), k_plus(b, n, -1));
     return x;
 }
 
-/* x's source at any distance: periodic and mirror (reflection about 0 and n-1 without
- * repeating the edge, period 2(n-1) in 64 bits, as emit_bc.c's fill) by remainders. */
-static KExpr *source_exact(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, const char *name)
+/* x's source at any distance: periodic, mirror (reflection about 0 and n-1 without repeating
+ * the edge, period 2(n-1) in 64 bits, as emit_bc.c's fill) and half clamp (reflection about
+ * -1/2 and n-1/2, period 2n) by remainders. */
+static KExpr *source_exact(CgCtx *ctx, KBlock *out, BoundaryKind bc, int half, KExpr *x, KExpr *n, const char *name)
 {
     Kb *b = &ctx->kb;
     if (bc == BC_PERIODIC)
         return k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, n), n), n);
-    if (bc != BC_MIRROR)
-        return source_near(b, bc, x, n);
+    if (bc != BC_MIRROR && !half)
+        return source_near(b, bc, 0, x, n);
     KExpr *m = k_let(b, out, "long long", arena_printf(ctx->arena, "%s_m", name),
-                     k_plus(b, k_mul(b, k_cast(b, "long long", k_int(b, 2)), n), -2));
+                     k_plus(b, k_mul(b, k_cast(b, "long long", k_int(b, 2)), n), half ? 0 : -2));
     KExpr *wrapped = k_bin(b, KO_MOD, k_add(b, k_bin(b, KO_MOD, x, m), m), m);
     KExpr *r = k_let(b, out, "long long", arena_printf(ctx->arena, "%s_r", name),
                      k_select(b, k_bin(b, KO_GT, m, k_int(b, 0)), wrapped, k_int(b, 0)));
-    return k_cast(b, "int", k_select(b, k_bin(b, KO_GE, r, n), k_sub(b, m, r), r));
+    return k_cast(b, "int", k_select(b, k_bin(b, KO_GE, r, n), k_sub(b, k_plus(b, m, half ? -1 : 0), r), r));
 }
 
 KExpr *tb_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, int exact, const char *name)
 {
-    KExpr *src = exact ? source_exact(ctx, out, bc, x, n, name) : source_near(&ctx->kb, bc, x, n);
+    int half = half_reflects(ctx, bc);
+    KExpr *src = exact ? source_exact(ctx, out, bc, half, x, n, name) : source_near(&ctx->kb, bc, half, x, n);
     return k_let(&ctx->kb, out, "int", name, src);
+}
+
+KExpr *tb_halo_source(CgCtx *ctx, KBlock *out, BoundaryKind bc, KExpr *x, KExpr *n, const char *name)
+{
+    return k_let(&ctx->kb, out, "int", name, source_exact(ctx, out, bc, 0, x, n, name));
 }
 
 /* ---- the streaming kernels ---- */
@@ -346,7 +363,7 @@ KExpr *tbs_plane_source(CgCtx *ctx, const TbsGeom *g, KExpr *x)
     BoundaryKind bc = BC_FIXED;
     if (cg_temporal_edge(ctx->prog, &bc) == TB_HOLD)
         return x;
-    return source_near(&ctx->kb, bc, x, sd_extent(&ctx->kb, g));
+    return source_near(&ctx->kb, bc, half_reflects(ctx, bc), x, sd_extent(&ctx->kb, g));
 }
 
 void tbs_plane_offsets(CgCtx *ctx, KBlock *copy, const TbsGeom *g)
@@ -362,12 +379,12 @@ void tbs_plane_offsets(CgCtx *ctx, KBlock *copy, const TbsGeom *g)
     }
 }
 
-KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g, int s)
+KExpr *tbs_plane_index(CgCtx *ctx, const TbsGeom *g, int s, int inside)
 {
     Kb *b = &ctx->kb;
     if (g->retime)
         return k_add(b, tbs_var(ctx, g, "cidx"), k_varf(b, "po%d", s));
-    KExpr *ps = tbs_plane_source(ctx, g, k_var(b, "ps"));
+    KExpr *ps = inside ? k_var(b, "ps") : tbs_plane_source(ctx, g, k_var(b, "ps"));
     KExpr *plane = k_cast(b, "long long", k_add(b, ps, k_int(b, g->R)));
     return k_add(b, tbs_var(ctx, g, "cidx"), k_mul(b, plane, k_var(b, "ssd")));
 }
@@ -401,32 +418,33 @@ static void load_fields(CgCtx *ctx, KBlock *body, const TbsGeom *col, KExpr *ld,
     }
 }
 
-/* The loaded plane pn (where halo planes are not held, its source pw), in scope. */
-static KExpr *load_plane(CgCtx *ctx, KBlock *scope, const TbsGeom *g, KExpr *plane)
+/* The loaded plane pn (where halo planes are not held and it may lie outside the grid, its
+ * source pw), in scope. */
+static KExpr *load_plane(CgCtx *ctx, KBlock *scope, const TbsGeom *g, KExpr *plane, int inside)
 {
     KExpr *pn = k_let(&ctx->kb, scope, "int", "pn", plane);
-    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD && !inside)
         pn = k_let(&ctx->kb, scope, "int", "pw", tbs_plane_source(ctx, g, pn));
     return pn;
 }
 
 /* Where halo planes are held: acc && pn inside the buffer along the axis; else NULL (every
- * plane has a source). */
-static KExpr *plane_in_buffer(CgCtx *ctx, const TbsGeom *g, KExpr *acc, KExpr *pn)
+ * plane has a source, or it lies inside the grid). */
+static KExpr *plane_in_buffer(CgCtx *ctx, const TbsGeom *g, KExpr *acc, KExpr *pn, int inside)
 {
     Kb *b = &ctx->kb;
-    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD)
+    if (cg_temporal_edge(ctx->prog, NULL) != TB_HOLD || inside)
         return NULL;
     return within(b, acc, pn, k_int(b, -g->R), k_add(b, sd_extent(b, g), k_int(b, g->R)));
 }
 
 /* tbs_load for column g->col (the plane's offset computed in the column's scope). */
-static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane, int inside)
 {
     Kb *b = &ctx->kb;
     KStmt *scope = k_scope(b);
-    KExpr *pn = load_plane(ctx, &scope->body, g, plane);
-    KExpr *ld = plane_in_buffer(ctx, g, tbs_var(ctx, g, "col_buffer"), pn);
+    KExpr *pn = load_plane(ctx, &scope->body, g, plane, inside);
+    KExpr *ld = plane_in_buffer(ctx, g, tbs_var(ctx, g, "col_buffer"), pn, inside);
     if (ld)
         ld = k_let(b, &scope->body, "bool", "ld", ld);
     KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
@@ -436,11 +454,11 @@ static void load_column(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
 
 /* tbs_load with the plane's offset in a buffer (po) and, where halo planes are held, whether the
  * plane lies in the buffer (pl), once for all the thread's columns. */
-static void load_shared(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+static void load_shared(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane, int inside)
 {
     Kb *b = &ctx->kb;
     KStmt *scope = k_scope(b);
-    KExpr *pn = load_plane(ctx, &scope->body, g, plane), *pl = plane_in_buffer(ctx, g, NULL, pn);
+    KExpr *pn = load_plane(ctx, &scope->body, g, plane, inside), *pl = plane_in_buffer(ctx, g, NULL, pn, inside);
     if (pl)
         pl = k_let(b, &scope->body, "bool", "pl", pl);
     KExpr *row = k_cast(b, "long long", k_add(b, pn, k_int(b, g->R)));
@@ -451,15 +469,15 @@ static void load_shared(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
     k_push(b, out, scope);
 }
 
-void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane)
+void tbs_load(CgCtx *ctx, KBlock *out, const TbsGeom *g, KExpr *plane, int inside)
 {
     if (g->retime) {
-        load_shared(ctx, out, g, plane);
+        load_shared(ctx, out, g, plane, inside);
         return;
     }
     TbsGeom *cols = tbs_columns(ctx, g);
     for (int c = 0; c < g->C; c++)
-        load_column(ctx, out, &cols[c], plane);
+        load_column(ctx, out, &cols[c], plane, inside);
 }
 
 KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g)
@@ -470,7 +488,7 @@ KStmt *tbs_plane_loop(CgCtx *ctx, KBlock *out, const TbsGeom *g)
     return loop;
 }
 
-KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u)
+KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u, int inside)
 {
     const IrProgram *p = ctx->prog;
     Kb *b = &ctx->kb;
@@ -503,6 +521,6 @@ KBlock *tbs_copy(CgCtx *ctx, KStmt *loop, const TbsGeom *g, int u)
                 k_push(b, out, k_assign(b, tbs_ring_at(ctx, &cols[c], f, -1, (long long)slot * g->plane), older));
         }
     }
-    tbs_load(ctx, out, g, k_add(b, p0, k_int(b, 1)));
+    tbs_load(ctx, out, g, k_add(b, p0, k_int(b, 1)), inside);
     return out;
 }

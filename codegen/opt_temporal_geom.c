@@ -40,6 +40,22 @@ TbEdge cg_temporal_edge_of(const IrField *f)
 
 static int holds(const IrField *f) { return cg_temporal_edge_of(f) == TB_HOLD; }
 
+/* Whether fused steps under clamp or mirror take the halo as a reflection of the grid (TB_WRAP
+ * with that kind): a step symmetric along every axis keeps a reflected extension reflected, so
+ * its points are computed like interior ones. Mirror reflects about the edge point (point -k is
+ * k, as its halo), clamp of radius 1 about the edge's middle (point -1-k is k; its one halo
+ * point is the edge point's copy, as clamp's). A reflected point's terms are added in another
+ * order, so not with --same-bits. */
+static int reflects(const IrProgram *p, BoundaryKind bc)
+{
+    if (p->same_bits || (bc != BC_MIRROR && bc != BC_CLAMP))
+        return 0;
+    for (int d = 0; d < p->dims; d++)
+        if ((bc == BC_CLAMP && p->halo[d] > 1) || !(p->an.symmetric >> d & 1))
+            return 0;
+    return 1;
+}
+
 TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind)
 {
     TbEdge edge = TB_HOLD;
@@ -51,7 +67,7 @@ TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind)
         if ((seen != BC_FIXED && seen != bc) || !ir_bc_uniform(&p->fields[f]))
             return TB_MIXED;
         seen = bc;
-        edge = bc == BC_PERIODIC ? TB_WRAP : TB_MAP;
+        edge = bc == BC_PERIODIC || reflects(p, bc) ? TB_WRAP : TB_MAP;
     }
     for (int f = 0; f < p->nfields && edge != TB_HOLD; f++)
         if (is_state(p, f) && holds(&p->fields[f]))
@@ -68,7 +84,7 @@ int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d)
     if (c->v[P_TB] <= 1 || d >= p->dims || edge == TB_HOLD)
         return 0;
     int stream_axis = c->v[P_STREAM] == 2 && d == (p->dims == 3 ? 2 : 1);
-    if (bc == BC_MIRROR || stream_axis)
+    if (bc == BC_MIRROR || (bc == BC_CLAMP && edge == TB_WRAP) || stream_axis)
         return c->v[P_TB] * (p->halo[d] + 1) + 2;
     return 0;
 }

@@ -140,7 +140,7 @@ static void complete_plane(Retime *rt, KBlock *out)
     KExpr *done = partial(rt, s, 0);
     if (s == g->K) {
         KStmt *store = k_if(b, tbs_output_plane(ctx, g));
-        k_push(b, &store->body, k_assign(b, k_index(b, cg_buf(ctx, rt->f, 1), tbs_plane_index(ctx, g, s)), done));
+        k_push(b, &store->body, k_assign(b, k_index(b, cg_buf(ctx, rt->f, 1), tbs_plane_index(ctx, g, s, 0)), done));
         k_push(b, out, store);
     } else {
         KExpr *interior = tbs_var(ctx, g, "col_inner");
@@ -214,10 +214,10 @@ KKernel *tbs_build_retime(CgCtx *ctx, int stage, const char *name, const CgArgs 
     TbsGeom *cols = tbs_columns(ctx, g);
     for (int c = 0; c < g->C; c++)
         registers(ctx, out, &cols[c], rt.f);
-    tbs_load(ctx, out, g, k_var(&ctx->kb, "zload"));
+    tbs_load(ctx, out, g, k_var(&ctx->kb, "zload"), 0);
     KStmt *loop = tbs_plane_loop(ctx, out, g);
     for (rt.u = 0; rt.u < g->Q; rt.u++) {
-        KBlock *copy = tbs_copy(ctx, loop, g, rt.u);
+        KBlock *copy = tbs_copy(ctx, loop, g, rt.u, 0);
         tbs_plane_offsets(ctx, copy, g);
         for (rt.s = 1; rt.s <= g->K; rt.s++)
             for (int c = 0; c < g->C; c++) { /* each column's step in a scope of its own */

@@ -199,7 +199,7 @@ static int c_select(const Space *s, const Config *c, char *why, int whylen)
 
 /* The boundary conditions fused steps take (opt_temporal.h's TbEdge): one class for all state
  * fields and all their faces (a field whose faces differ: fixed and constant only); clamp and
- * mirror in the overlapped tile only; in a distributed run's local part
+ * mirror (unless they reflect: opt_temporal_geom.c) not retimed; in a distributed run's local part
  * (where the faces between ranks hold received layers) fixed, constant and periodic (whose faces
  * are exchanged too: Plan.held); mirror on a grid deeper than the tblock*halo points it reflects. */
 static int c_edges(const Space *s, const Config *c, char *why, int whylen)
@@ -224,8 +224,9 @@ static int c_edges(const Space *s, const Config *c, char *why, int whylen)
                "constant together)";
     else if (edge == TB_MAP && streaming(c) && c->v[P_RETIME] == 2)
         what = "the retimed temporal kernel keeps partial sums, not the planes a clamp or mirror halo "
-               "copies; retime=off takes it";
-    else if (edge == TB_MAP && s->distributed)
+               "copies (a step symmetric along every axis reflects instead, docs/config.md); retime=off "
+               "takes it";
+    else if ((edge == TB_MAP || (edge == TB_WRAP && bc != BC_PERIODIC)) && s->distributed)
         what = "in a distributed run fused steps keep the layers received from other ranks, which the "
                "global faces of this boundary would overwrite between steps; fixed, constant and "
                "periodic only";

@@ -171,6 +171,13 @@ void ir_dump(FILE *out, const IrProgram *p)
     fprintf(out, "analysis:\n");
     fprintf(out, "  radius %d, shape %s, points %d\n", an->radius, ir_shape_name(an->shape),
             an->points);
+    if (an->symmetric) {
+        fprintf(out, "  symmetric along");
+        for (int d = 0; d < p->dims; d++)
+            if (an->symmetric >> d & 1)
+                fprintf(out, " %c", "xyz"[d]);
+        fprintf(out, " (a reflected read gives the same step)\n");
+    }
     fprintf(out, "  flops per point: %d as written, %d after folding and CSE\n",
             an->flops_written, an->flops);
     fprintf(out, "  bytes per point: %d (%d field%s read, %d written, %d-byte elements)\n",

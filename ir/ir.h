@@ -168,6 +168,7 @@ typedef struct {
                               u and u@-1 are two buffers) + one write of every field written
                               to memory, times the element size (no reuse counted twice) */
     int fields_read, fields_written;
+    int symmetric;         /* bit d: the step is symmetric along axis d (ir_step_symmetric) */
     IrDep deps[IR_MAX_DEPS]; /* the dependences between the step's writes (ir/deps.c) */
     int ndeps;               /* may stop at IR_MAX_DEPS */
 } IrAnalysis;
@@ -210,6 +211,11 @@ void ir_analyse(IrProgram *prog);
 /* Finds the dependences between the writes of the step (fills prog->an.deps; ir_analyse calls
  * it). */
 void ir_find_deps(IrProgram *prog);
+
+/* Whether every stage of the step gives the same values with every read's offset along axis
+ * negated (ir/symmetry.c): the commutative operations' operands compared in any order, sums and
+ * products as flat lists. 0 also where that cannot be shown. */
+int ir_step_symmetric(const IrProgram *prog, int axis);
 
 /* Prints the IR and its analyses readably (--dump-ir). */
 void ir_dump(FILE *out, const IrProgram *prog);

@@ -14,7 +14,7 @@ int hb_par(Arena *a, IrProgram *p, int s, int param);
 int hb_read(Arena *a, IrProgram *p, int s, int field, int level, int dx, int dy, int dz);
 int hb_op(Arena *a, IrProgram *p, int s, IrOp op, int x, int y, int z);
 void hb_write(Arena *a, IrProgram *p, int s, int field, int node);
-/* Halo, footprints, uses, field flags, materialized temps. */
+/* Halo, footprints, uses, field flags, materialized temps, the symmetry (IrAnalysis.symmetric). */
 void hb_finish(IrProgram *p);
 
 /* The hand-built test programs: star2d, box3d, wave (3 levels + coef), twofield, twostage, heat1d. */

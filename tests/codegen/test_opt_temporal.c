@@ -450,6 +450,48 @@ static void test_edges(Arena *a)
     assert(space_accepts(hb_with_boundary(hb_example(a, 0), BC_CONSTANT), big, 1, "tb=32x8,tblock=4", why, sizeof why));
 }
 
+/* u = 0.2 u + 0.1 (u[-r,0] + u[r,0]) + 0.3 (u[0,1] + u[0,-1]) under bc: symmetric along x and y. */
+static IrProgram *symmetric2d(Arena *a, BoundaryKind bc, int r)
+{
+    IrProgram *p = hb_program(a, "sym2d", 2, ELEM_FLOAT);
+    int u = hb_field(a, p, "u", ROLE_STATE, 2, bc, 0);
+    int s = hb_stage(a, p);
+    int x = hb_op(a, p, s, N_ADD, hb_read(a, p, s, u, 0, -r, 0, 0), hb_read(a, p, s, u, 0, r, 0, 0), -1);
+    int y = hb_op(a, p, s, N_ADD, hb_read(a, p, s, u, 0, 0, 1, 0), hb_read(a, p, s, u, 0, 0, -1, 0), -1);
+    int v = hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.2), hb_read(a, p, s, u, 0, 0, 0, 0), -1);
+    v = hb_op(a, p, s, N_ADD, v, hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.1), x, -1), -1);
+    v = hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_MUL, y, hb_const(a, p, s, 0.3), -1), v, -1);
+    hb_write(a, p, s, u, v);
+    hb_finish(p);
+    return p;
+}
+
+/* A step symmetric along every axis under mirror, or clamp of radius 1: the fused kernels load
+ * the grid's reflected copies (mirror about the edge point, clamp about the edge's middle) and
+ * compute them like interior points, as under periodic (no rc_*, no halo planes overwritten,
+ * retimed too); the mapped form stays for --same-bits, clamp of radius 2 and asymmetric steps;
+ * a distributed run refuses both. */
+static void test_reflect(Arena *a)
+{
+    char why[512];
+    const long big[3] = {512, 512, 1};
+    const char *cfg = "tb=64x1,stream=y,sb=16,tblock=4";
+    IrProgram *mirror = symmetric2d(a, BC_MIRROR, 2), *clamp = symmetric2d(a, BC_CLAMP, 1);
+    assert(mirror->an.symmetric == 3 && clamp->an.symmetric == 3);
+    const char *pm = must_build(a, mirror, cfg)->source, *pc = must_build(a, clamp, cfg)->source;
+    assert(!strstr(pm, "int rc_") && !strstr(pc, "int rc_") && !strstr(pm, "hv0") && !strstr(pc, "hv0"));
+    has(pm, "pn < 0 ? -pn : pn >= n1 ? n1 + n1 - 2 - pn : pn");
+    has(pc, "pn < 0 ? -1 - pn : pn >= n1 ? n1 + n1 - 1 - pn : pn");
+    has(pc, "- 1 - src_i_r");                                          /* the column's source */
+    has(must_build(a, clamp, "tb=64x1,stream=y,sb=16,tblock=4,retime=on")->source, "-1 - pn");
+    has(must_build(a, clamp, "tb=32x8,tblock=4")->source, "sidx");      /* the overlapped tile */
+    assert(!space_accepts(mirror, big, 1, "tb=32x8,tblock=4", why, sizeof why) && strstr(why, "distributed"));
+    has(must_build(a, symmetric2d(a, BC_CLAMP, 2), cfg)->source, "rc_m2_0"); /* clamp of radius 2 */
+    IrProgram *bits = symmetric2d(a, BC_MIRROR, 1);
+    bits->same_bits = 1;
+    has(must_build(a, bits, cfg)->source, "rc_m1_0");
+}
+
 /* The space: values, and the constraints named with their reasons. */
 static void test_space(IrProgram *star)
 {
@@ -663,6 +705,7 @@ int main(void)
     refused(a, stages, "tb=32x8,tblock=2", "stages");
     (void)heat1;
     test_edges(a);
+    test_reflect(a);
     test_stream_2d(a, star);
     test_stream_box_3d(a, h3);
     test_fast_arith(a);

@@ -455,8 +455,47 @@ static void test_boundaries(void)
     expect_error(HEAD " param p;\n state u boundary clamp, constant(p) | fixed;\n u = u;\n}\n", 107, 4);
 }
 
+/* ir_step_symmetric and the analysis's mask: sums and products in any order, per axis, and
+ * what it must refuse (an odd difference, unequal weights, a stage that differs). */
+static void test_symmetry(void)
+{
+    static const struct {
+        const char *body;
+        int mask; /* bit d: symmetric along d */
+    } cases[] = {
+        {"u = u + 0.1*(u[-1,0] + u[1,0]) + 0.2*(u[0,1] + u[0,-1]);", 3},
+        {"u = 0.2*u[0,1] + u[1,0]*0.1 + 0.1*u[-1,0] + (u[0,-1]*0.2 + u);", 3},
+        {"u = u + 0.1*u[-1,0] + 0.2*u[1,0] + 0.3*(u[0,1] + u[0,-1]);", 2},
+        {"u = u + 0.1*(u[1,0] - u[-1,0]);", 2},
+        {"u = u + 0.1*(u[-1,0] - 2*u + u[1,0]) - (0.2*u[0,1] - 0.3*u + 0.2*u[0,-1]);", 3},
+        {"u = u - u[-1,0] + u[1,0];", 2},
+        {"u = -(u[-1,0] - u[1,0]) + (u[1,0] - u[-1,0]);", 2},
+        {"u = u + p*(u[-1,1] + u[1,1] + u[-1,-1] + u[1,-1]);", 3},
+        {"u = u + p*(u[-1,1] + u[1,1]);", 1},
+        {"u = sqrt(0.1 + (u - u[-1,0])*(u - u[-1,0]) + (u - u[1,0])*(u - u[1,0]));", 3},
+        {"u = min(u[-2,0], u[2,0]) * max(u[0,1], u[0,-1]) + u@-1;", 3},
+        {"u = u + 0.1*x*(u[-1,0] + u[1,0]);", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, HEAD " param p = 1;\n state u levels 3 boundary mirror;\n %s\n}\n", cases[i].body);
+        Arena *a = arena_new();
+        IrProgram *p = ok_program(a, text);
+        if (p) {
+            int mask = ir_step_symmetric(p, 0) | ir_step_symmetric(p, 1) << 1;
+            if (mask != cases[i].mask || p->an.symmetric != mask)
+                fprintf(stderr, "symmetry of %s: %d (analysis %d), want %d\n", cases[i].body, mask, p->an.symmetric,
+                        cases[i].mask);
+            CHECK(mask == cases[i].mask && p->an.symmetric == mask);
+            CHECK(!ir_step_symmetric(p, 2) && !ir_step_symmetric(p, -1));
+        }
+        arena_free(a);
+    }
+}
+
 int main(void)
 {
+    test_symmetry();
     test_boundaries();
     test_dependences();
     test_errors();

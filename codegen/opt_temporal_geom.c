@@ -44,15 +44,20 @@ static int holds(const IrField *f) { return cg_temporal_edge_of(f) == TB_HOLD; }
  * with that kind): a step symmetric along every axis keeps a reflected extension reflected, so
  * its points are computed like interior ones. Mirror reflects about the edge point (point -k is
  * k, as its halo), clamp of radius 1 about the edge's middle (point -1-k is k; its one halo
- * point is the edge point's copy, as clamp's). A reflected point's terms are added in another
- * order, so not with --same-bits. */
+ * point is the edge point's copy, as clamp's). A coef field is read at the point's source plus
+ * the offset, which is the reflection's value at offset 0 only, so coef fields must be read
+ * there. A reflected point's terms are added in another order, so not with --same-bits. */
 static int reflects(const IrProgram *p, BoundaryKind bc)
 {
     if (p->same_bits || (bc != BC_MIRROR && bc != BC_CLAMP))
         return 0;
-    for (int d = 0; d < p->dims; d++)
+    for (int d = 0; d < p->dims; d++) {
         if ((bc == BC_CLAMP && p->halo[d] > 1) || !(p->an.symmetric >> d & 1))
             return 0;
+        for (int f = 0; f < p->nfields; f++)
+            if (!is_state(p, f) && p->fields[f].read && (p->fields[f].lo[d] || p->fields[f].hi[d]))
+                return 0;
+    }
     return 1;
 }
 

@@ -7,21 +7,25 @@
  * the two compared. The form writes a sum (additions, subtractions, negations) as a sorted list
  * of signed terms, a product as a sorted list of factors, and sorts the operands of the other
  * commutative operations, so c1*u[-1,0] + c1*u[1,0] - 2*c1*u + ... compares equal to its
- * reflection in whatever order it was written. It does not expand products or cancel terms:
- * a symmetric step written another way ((u[1,0] - u)^2 + (u - u[-1,0])^2) may be missed (the
- * fused steps then take the slower mapped form), never the reverse. */
+ * reflection in whatever order it was written. A leading '-' negates a form: a sum and its
+ * negation get one form with opposite signs, and a product's sign is its factors', so the
+ * squares of (u[1,0] - u) and (u - u[-1,0]), or of a central difference, compare equal too.
+ * It does not expand products or cancel terms: a symmetric step written another way may be
+ * missed (the fused steps then take the slower mapped form), never the reverse. */
 #include "ir.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Forms longer than this give up (a DAG's expansion can grow exponentially): not symmetric. */
-#define FORM_MAX (1 << 20)
+/* The forms of one stage may take this many bytes in all (a DAG's expansion can grow
+ * exponentially, a long chain of lets quadratically): beyond, not symmetric. */
+#define FORMS_MAX (8 << 20)
 
 typedef struct {
     const IrStage *st;
     int axis;
     char **memo[2]; /* the form of each node, as it is [0] and reflected [1] */
+    size_t bytes;   /* of the forms so far */
     int failed;
 } Forms;
 
@@ -38,6 +42,12 @@ typedef struct {
     int neg;
 } Term;
 
+/* A node's terms, on the heap: the recursion through nested nodes keeps small frames. */
+typedef struct {
+    Term *v;
+    int n, cap;
+} Terms;
+
 static int by_text(const void *a, const void *b)
 {
     const Term *x = a, *y = b;
@@ -47,34 +57,48 @@ static int by_text(const void *a, const void *b)
 
 static const char *form(Forms *fm, int i, int r);
 
-static void term(Forms *fm, int i, int r, int neg, Term *terms, int *n, int cap)
+/* Appends node i's form to t; a term of a sum or a factor of a product (chained) leaves its
+ * sign, a leading '-', in neg. */
+static void term(Forms *fm, int i, int r, int neg, int chained, Terms *t)
 {
-    if (*n >= cap) {
-        fm->failed = 1;
-        return;
+    const char *text = form(fm, i, r);
+    if (chained && text[0] == '-') {
+        text++;
+        neg ^= 1;
     }
-    terms[(*n)++] = (Term){form(fm, i, r), neg};
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 8;
+        Term *v = realloc(t->v, sizeof *v * (size_t)cap);
+        if (!v) {
+            fm->failed = 1;
+            return;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = (Term){text, neg};
 }
 
 /* The terms of node i, a term of a sum (neg: subtracted) or of a product (op N_MUL). */
-static void terms_of(Forms *fm, int i, int r, IrOp op, int neg, Term *terms, int *n, int cap)
+static void terms_of(Forms *fm, int i, int r, IrOp op, int neg, Terms *t)
 {
     if (i < 0 || i >= fm->st->nnodes || fm->failed)
         return;
     const IrNode *nd = &fm->st->nodes[i];
     if (op == N_MUL ? nd->op != N_MUL : !sums(nd->op)) {
-        term(fm, i, r, neg, terms, n, cap);
+        term(fm, i, r, neg, 1, t);
         return;
     }
-    terms_of(fm, nd->a, r, op, neg ^ (nd->op == N_NEG), terms, n, cap);
+    terms_of(fm, nd->a, r, op, neg ^ (nd->op == N_NEG), t);
     if (nd->op != N_NEG)
-        terms_of(fm, nd->b, r, op, neg ^ (nd->op == N_SUB), terms, n, cap);
+        terms_of(fm, nd->b, r, op, neg ^ (nd->op == N_SUB), t);
 }
 
 /* The form's text, owned by the memo (every form is at least a leaf's name: never empty). */
 static char *text(Forms *fm, StrBuf *sb)
 {
-    if (!sb->data || sb->len > FORM_MAX) {
+    fm->bytes += sb->len;
+    if (!sb->data || fm->bytes > FORMS_MAX) {
         fm->failed = 1;
         sb_free(sb);
         return NULL;
@@ -103,6 +127,43 @@ static void leaf(StrBuf *sb, const IrNode *nd, int axis, int r)
     }
 }
 
+/* head(terms): sorted where the operation commutes; a product's factors' signs give the
+ * product's, a leading '-'. */
+static void list_form(StrBuf *sb, const char *head, Terms *t, int sorted)
+{
+    int neg = 0;
+    for (int k = 0; k < t->n && sorted; k++) {
+        neg ^= t->v[k].neg;
+        t->v[k].neg = 0;
+    }
+    if (sorted)
+        qsort(t->v, (size_t)t->n, sizeof t->v[0], by_text);
+    sb_printf(sb, "%s%s(", neg ? "-" : "", head);
+    for (int k = 0; k < t->n; k++)
+        sb_printf(sb, "%s%s%s", k ? "," : "", t->v[k].neg ? "-" : "", t->v[k].text);
+    sb_puts(sb, ")");
+}
+
+/* A sum's form, sum(signed terms, sorted), or where the sum of the negated terms reads first,
+ * -sum(those): S and -S then have one form and opposite signs, so (a - b)^2 is the same as
+ * (b - a)^2. */
+static void sum_form(StrBuf *sb, Terms *t)
+{
+    StrBuf as_is = {0}, negated = {0};
+    qsort(t->v, (size_t)t->n, sizeof t->v[0], by_text);
+    list_form(&as_is, "sum", t, 0);
+    for (int k = 0; k < t->n; k++)
+        t->v[k].neg ^= 1;
+    qsort(t->v, (size_t)t->n, sizeof t->v[0], by_text);
+    list_form(&negated, "sum", t, 0);
+    int flip = as_is.data && negated.data && strcmp(negated.data, as_is.data) < 0;
+    if (flip)
+        sb_puts(sb, "-");
+    sb_puts(sb, flip ? negated.data : as_is.data ? as_is.data : "");
+    sb_free(&as_is);
+    sb_free(&negated);
+}
+
 static const char *form(Forms *fm, int i, int r)
 {
     if (i < 0 || i >= fm->st->nnodes || fm->failed)
@@ -115,24 +176,20 @@ static const char *form(Forms *fm, int i, int r)
     if (arity == 0) {
         leaf(&sb, nd, fm->axis, r);
     } else {
-        enum { CAP = 256 };
-        Term terms[CAP];
-        int n = 0;
-        const char *head = ir_op_name(nd->op);
-        if (sums(nd->op) || nd->op == N_MUL) {
-            terms_of(fm, i, r, nd->op == N_MUL ? N_MUL : N_ADD, 0, terms, &n, CAP);
-            head = nd->op == N_MUL ? "mul" : "sum";
-        } else {
-            const int ops[3] = {nd->a, nd->b, nd->c};
+        Terms t = {0};
+        const int ops[3] = {nd->a, nd->b, nd->c};
+        if (sums(nd->op))
+            terms_of(fm, i, r, N_ADD, 0, &t);
+        else if (nd->op == N_MUL)
+            terms_of(fm, i, r, N_MUL, 0, &t);
+        else
             for (int k = 0; k < arity; k++)
-                term(fm, ops[k], r, 0, terms, &n, CAP);
-        }
-        if (sums(nd->op) || nd->op == N_MUL || commutes(nd->op))
-            qsort(terms, (size_t)n, sizeof terms[0], by_text);
-        sb_printf(&sb, "%s(", head);
-        for (int k = 0; k < n; k++)
-            sb_printf(&sb, "%s%s%s", k ? "," : "", terms[k].neg ? "-" : "", terms[k].text);
-        sb_puts(&sb, ")");
+                term(fm, ops[k], r, 0, 0, &t);
+        if (sums(nd->op))
+            sum_form(&sb, &t);
+        else
+            list_form(&sb, nd->op == N_MUL ? "mul" : ir_op_name(nd->op), &t, nd->op == N_MUL || commutes(nd->op));
+        free(t.v);
     }
     fm->memo[r][i] = text(fm, &sb);
     return fm->memo[r][i] ? fm->memo[r][i] : "";
@@ -140,7 +197,9 @@ static const char *form(Forms *fm, int i, int r)
 
 static int stage_symmetric(const IrStage *st, int axis)
 {
-    Forms fm = {st, axis, {calloc((size_t)st->nnodes + 1, sizeof(char *)), calloc((size_t)st->nnodes + 1, sizeof(char *))}, 0};
+    Forms fm = {.st = st, .axis = axis};
+    for (int r = 0; r < 2; r++)
+        fm.memo[r] = calloc((size_t)st->nnodes + 1, sizeof(char *));
     int same = fm.memo[0] && fm.memo[1];
     for (int w = 0; w < st->nwrites && same && !fm.failed; w++)
         same = strcmp(form(&fm, st->writes[w].node, 0), form(&fm, st->writes[w].node, 1)) == 0;

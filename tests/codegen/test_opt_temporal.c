@@ -450,27 +450,34 @@ static void test_edges(Arena *a)
     assert(space_accepts(hb_with_boundary(hb_example(a, 0), BC_CONSTANT), big, 1, "tb=32x8,tblock=4", why, sizeof why));
 }
 
-/* u = 0.2 u + 0.1 (u[-r,0] + u[r,0]) + 0.3 (u[0,1] + u[0,-1]) under bc: symmetric along x and y. */
-static IrProgram *symmetric2d(Arena *a, BoundaryKind bc, int r)
+/* u = 0.2 u + 0.1 (u[-r,0] + u[r,0]) + 0.3 (u[0,1] + u[0,-1]) under bc: symmetric along x and y;
+ * with kx >= 0, plus k[-kx,0] + k[kx,0] of a coef field k. */
+static IrProgram *symmetric2d_coef(Arena *a, BoundaryKind bc, int r, int kx)
 {
     IrProgram *p = hb_program(a, "sym2d", 2, ELEM_FLOAT);
     int u = hb_field(a, p, "u", ROLE_STATE, 2, bc, 0);
+    int k = kx >= 0 ? hb_field(a, p, "k", ROLE_COEF, 1, bc, 0) : -1;
     int s = hb_stage(a, p);
+    int ks = k >= 0 ? hb_op(a, p, s, N_ADD, hb_read(a, p, s, k, 0, -kx, 0, 0), hb_read(a, p, s, k, 0, kx, 0, 0), -1) : -1;
     int x = hb_op(a, p, s, N_ADD, hb_read(a, p, s, u, 0, -r, 0, 0), hb_read(a, p, s, u, 0, r, 0, 0), -1);
     int y = hb_op(a, p, s, N_ADD, hb_read(a, p, s, u, 0, 0, 1, 0), hb_read(a, p, s, u, 0, 0, -1, 0), -1);
     int v = hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.2), hb_read(a, p, s, u, 0, 0, 0, 0), -1);
     v = hb_op(a, p, s, N_ADD, v, hb_op(a, p, s, N_MUL, hb_const(a, p, s, 0.1), x, -1), -1);
     v = hb_op(a, p, s, N_ADD, hb_op(a, p, s, N_MUL, y, hb_const(a, p, s, 0.3), -1), v, -1);
+    if (ks >= 0)
+        v = hb_op(a, p, s, N_ADD, v, ks, -1);
     hb_write(a, p, s, u, v);
     hb_finish(p);
     return p;
 }
 
+static IrProgram *symmetric2d(Arena *a, BoundaryKind bc, int r) { return symmetric2d_coef(a, bc, r, -1); }
+
 /* A step symmetric along every axis under mirror, or clamp of radius 1: the fused kernels load
  * the grid's reflected copies (mirror about the edge point, clamp about the edge's middle) and
  * compute them like interior points, as under periodic (no rc_*, no halo planes overwritten,
- * retimed too); the mapped form stays for --same-bits, clamp of radius 2 and asymmetric steps;
- * a distributed run refuses both. */
+ * retimed too); the mapped form stays for --same-bits, clamp of radius 2, a coef field read at
+ * an offset and asymmetric steps; a distributed run refuses both. */
 static void test_reflect(Arena *a)
 {
     char why[512];
@@ -487,6 +494,11 @@ static void test_reflect(Arena *a)
     has(must_build(a, clamp, "tb=32x8,tblock=4")->source, "sidx");      /* the overlapped tile */
     assert(!space_accepts(mirror, big, 1, "tb=32x8,tblock=4", why, sizeof why) && strstr(why, "distributed"));
     has(must_build(a, symmetric2d(a, BC_CLAMP, 2), cfg)->source, "rc_m2_0"); /* clamp of radius 2 */
+    /* a coef field is read at the point's source plus the offset: at offset 0 only */
+    IrProgram *k0 = symmetric2d_coef(a, BC_MIRROR, 1, 0), *k1 = symmetric2d_coef(a, BC_MIRROR, 1, 1);
+    assert(k0->an.symmetric == 3 && k1->an.symmetric == 3);
+    assert(!strstr(must_build(a, k0, cfg)->source, "int rc_"));
+    has(must_build(a, k1, cfg)->source, "rc_m1_0");
     IrProgram *bits = symmetric2d(a, BC_MIRROR, 1);
     bits->same_bits = 1;
     has(must_build(a, bits, cfg)->source, "rc_m1_0");

@@ -470,6 +470,14 @@ static void test_symmetry(void)
         {"u = u + 0.1*(u[-1,0] - 2*u + u[1,0]) - (0.2*u[0,1] - 0.3*u + 0.2*u[0,-1]);", 3},
         {"u = u - u[-1,0] + u[1,0];", 2},
         {"u = -(u[-1,0] - u[1,0]) + (u[1,0] - u[-1,0]);", 2},
+        {"u = u + (u[1,0] - u)*(u[1,0] - u) + (u - u[-1,0])*(u - u[-1,0]);", 3},
+        {"u = u + (u[1,0] - u[-1,0])*(u[1,0] - u[-1,0]) - (u[0,1] - u[0,-1])*(u[0,-1] - u[0,1]);", 3},
+        {"u = u + (u[1,0] - u[-1,0])*(u[1,0] - u[-1,0])*(u[1,0] - u[-1,0]);", 2},
+        {"u = u + (u[1,0] - u[-1,0])*(u[0,1] - u[0,-1]);", 0},
+        {"u = sqrt(0.5 + u[1,0] - u[-1,0]);", 2},
+        {"let gx = (u[1,-1] + 2*u[1,0] + u[1,1]) - (u[-1,-1] + 2*u[-1,0] + u[-1,1]);"
+         " let gy = (u[-1,1] + 2*u[0,1] + u[1,1]) - (u[-1,-1] + 2*u[0,-1] + u[1,-1]);"
+         " u = sqrt(gx*gx + gy*gy);", 3},
         {"u = u + p*(u[-1,1] + u[1,1] + u[-1,-1] + u[1,-1]);", 3},
         {"u = u + p*(u[-1,1] + u[1,1]);", 1},
         {"u = sqrt(0.1 + (u - u[-1,0])*(u - u[-1,0]) + (u - u[1,0])*(u - u[1,0]));", 3},
@@ -490,6 +498,20 @@ static void test_symmetry(void)
             CHECK(!ir_step_symmetric(p, 2) && !ir_step_symmetric(p, -1));
         }
         arena_free(a);
+    }
+    /* a chain of lets: each form holds the one before, so the forms grow quadratically; 100
+     * links are compared, 4000 give up within the forms' budget (not symmetric) */
+    for (int links = 100; links <= 4000; links += 3900) {
+        StrBuf sb = {0};
+        sb_printf(&sb, HEAD " state u boundary mirror;\n let a0 = u[1,0] + u[-1,0];\n");
+        for (int k = 1; k < links; k++)
+            sb_printf(&sb, " let a%d = sqrt(a%d) + u[0,1] + u[0,-1];\n", k, k - 1);
+        sb_printf(&sb, " u = 0.001 * a%d;\n}\n", links - 1);
+        Arena *a = arena_new();
+        IrProgram *p = ok_program(a, sb.data);
+        CHECK(p && p->an.symmetric == (links == 100 ? 3 : 0));
+        arena_free(a);
+        sb_free(&sb);
     }
 }
 

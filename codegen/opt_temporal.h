@@ -27,6 +27,9 @@ void cg_temporal_geom(const IrProgram *p, const Config *c, TbGeom *g);
  * of TB_WRAP and TB_MAP, the same on every face. */
 typedef enum { TB_HOLD, TB_WRAP, TB_MAP, TB_MIXED } TbEdge;
 TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind);
+/* Whether fused steps take clamp or mirror as a reflection of the grid (TB_WRAP with that kind:
+ * a symmetric step, opt_temporal_geom.c), which a distributed run's held part cannot take. */
+int cg_temporal_reflects(const IrProgram *p);
 /* The class of one field's faces (TB_MIXED: they differ and are not all fixed or constant). */
 TbEdge cg_temporal_edge_of(const IrField *f);
 /* The fewest points along axis d on which c's fused steps are exact, 0 for any: the fast

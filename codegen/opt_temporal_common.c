@@ -88,7 +88,7 @@ void tb_may_go_unused(CgCtx *ctx, KBlock *out, const char *name)
  * symmetric step of radius 1 under TB_WRAP (cg_temporal_edge). */
 static int half_reflects(const CgCtx *ctx, BoundaryKind bc)
 {
-    return bc == BC_CLAMP && cg_temporal_edge(ctx->prog, NULL) == TB_WRAP;
+    return bc == BC_CLAMP && cg_temporal_reflects(ctx->prog);
 }
 
 /* x's source under bc within one grid length of the grid (a mirror's kept inside it beyond,

@@ -47,7 +47,7 @@ static int holds(const IrField *f) { return cg_temporal_edge_of(f) == TB_HOLD; }
  * point is the edge point's copy, as clamp's). A coef field is read at the point's source plus
  * the offset, which is the reflection's value at offset 0 only, so coef fields must be read
  * there. A reflected point's terms are added in another order, so not with --same-bits. */
-static int reflects(const IrProgram *p, BoundaryKind bc)
+static int reflects_as(const IrProgram *p, BoundaryKind bc)
 {
     if (p->same_bits || (bc != BC_MIRROR && bc != BC_CLAMP))
         return 0;
@@ -72,7 +72,7 @@ TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind)
         if ((seen != BC_FIXED && seen != bc) || !ir_bc_uniform(&p->fields[f]))
             return TB_MIXED;
         seen = bc;
-        edge = bc == BC_PERIODIC || reflects(p, bc) ? TB_WRAP : TB_MAP;
+        edge = bc == BC_PERIODIC || reflects_as(p, bc) ? TB_WRAP : TB_MAP;
     }
     for (int f = 0; f < p->nfields && edge != TB_HOLD; f++)
         if (is_state(p, f) && holds(&p->fields[f]))
@@ -82,6 +82,12 @@ TbEdge cg_temporal_edge(const IrProgram *p, BoundaryKind *kind)
     return edge;
 }
 
+int cg_temporal_reflects(const IrProgram *p)
+{
+    BoundaryKind bc = BC_FIXED;
+    return cg_temporal_edge(p, &bc) == TB_WRAP && bc != BC_PERIODIC;
+}
+
 int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d)
 {
     BoundaryKind bc = BC_FIXED;
@@ -89,7 +95,7 @@ int cg_temporal_min_extent(const IrProgram *p, const Config *c, int d)
     if (c->v[P_TB] <= 1 || d >= p->dims || edge == TB_HOLD)
         return 0;
     int stream_axis = c->v[P_STREAM] == 2 && d == (p->dims == 3 ? 2 : 1);
-    if (bc == BC_MIRROR || (bc == BC_CLAMP && edge == TB_WRAP) || stream_axis)
+    if (bc == BC_MIRROR || cg_temporal_reflects(p) || stream_axis)
         return c->v[P_TB] * (p->halo[d] + 1) + 2;
     return 0;
 }

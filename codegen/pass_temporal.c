@@ -226,7 +226,7 @@ static int c_edges(const Space *s, const Config *c, char *why, int whylen)
         what = "the retimed temporal kernel keeps partial sums, not the planes a clamp or mirror halo "
                "copies (a step symmetric along every axis reflects instead, docs/config.md); retime=off "
                "takes it";
-    else if ((edge == TB_MAP || (edge == TB_WRAP && bc != BC_PERIODIC)) && s->distributed)
+    else if ((edge == TB_MAP || cg_temporal_reflects(p)) && s->distributed)
         what = "in a distributed run fused steps keep the layers received from other ranks, which the "
                "global faces of this boundary would overwrite between steps; fixed, constant and "
                "periodic only";

@@ -406,8 +406,7 @@ static const IrProgram *held_program(const IrProgram *p, Arena *a)
  * would be of periodic faces, which a distributed run exchanges instead: the group has none. */
 static int build_held(Builder *b, Plan *plan)
 {
-    BoundaryKind bc = BC_FIXED;
-    if (plan->step_count <= 1 || cg_temporal_edge(plan->prog, &bc) != TB_WRAP || bc != BC_PERIODIC)
+    if (plan->step_count <= 1 || cg_temporal_edge(plan->prog, NULL) != TB_WRAP || cg_temporal_reflects(plan->prog))
         return 0;
     b->ctx.prog = held_program(plan->prog, b->ctx.arena);
     int status = build_group(b, &plan->config, "_held", &plan->held, &plan->nheld);

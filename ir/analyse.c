@@ -125,9 +125,7 @@ void ir_analyse(IrProgram *p)
     an->flops = flops;
     free(keys);
 
-    an->symmetric = 0;
-    for (int d = 0; d < p->dims; d++)
-        an->symmetric |= ir_step_symmetric(p, d) << d;
+    an->symmetric = ir_step_symmetry(p);
     an->fields_read = an->fields_written = 0;
     for (int f = 0; f < p->nfields; f++) {
         const IrField *fd = &p->fields[f];

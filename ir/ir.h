@@ -216,6 +216,8 @@ void ir_find_deps(IrProgram *prog);
  * negated (ir/symmetry.c): the commutative operations' operands compared in any order, sums and
  * products as flat lists. 0 also where that cannot be shown. */
 int ir_step_symmetric(const IrProgram *prog, int axis);
+/* The axes the step is symmetric along, bit d for axis d (IrAnalysis.symmetric). */
+int ir_step_symmetry(const IrProgram *prog);
 
 /* Prints the IR and its analyses readably (--dump-ir). */
 void ir_dump(FILE *out, const IrProgram *prog);

@@ -212,6 +212,14 @@ static int stage_symmetric(const IrStage *st, int axis)
     return same;
 }
 
+int ir_step_symmetry(const IrProgram *p)
+{
+    int mask = 0;
+    for (int d = 0; d < p->dims; d++)
+        mask |= ir_step_symmetric(p, d) << d;
+    return mask;
+}
+
 int ir_step_symmetric(const IrProgram *p, int axis)
 {
     if (axis < 0 || axis >= p->dims)

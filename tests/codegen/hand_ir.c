@@ -146,9 +146,7 @@ void hb_finish(IrProgram *p)
         for (int w = 0; w < st->nwrites; w++)
             st->nodes[st->writes[w].node].uses++;
     }
-    p->an.symmetric = 0; /* as ir_analyse */
-    for (int d = 0; d < p->dims; d++)
-        p->an.symmetric |= ir_step_symmetric(p, d) << d;
+    p->an.symmetric = ir_step_symmetry(p); /* as ir_analyse */
 }
 
 /* Sum of reads of field f at the given offsets times weights. */

@@ -495,7 +495,7 @@ static void test_symmetry(void)
                 fprintf(stderr, "symmetry of %s: %d (analysis %d), want %d\n", cases[i].body, mask, p->an.symmetric,
                         cases[i].mask);
             CHECK(mask == cases[i].mask && p->an.symmetric == mask);
-            CHECK(!ir_step_symmetric(p, 2) && !ir_step_symmetric(p, -1));
+            CHECK(!ir_step_symmetric(p, 2) && !ir_step_symmetric(p, -1) && ir_step_symmetry(p) == mask);
         }
         arena_free(a);
     }

@@ -266,9 +266,10 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     case ARG_SCRATCH:
         sb_printf(o, "scratch + %d", a->index);
         return;
-    case ARG_SIDE: { /* the faces of a field's periodic axis are exchanged, never filled */
+    case ARG_SIDE: { /* the faces of a field's periodic axis are exchanged, reflecting ones
+                      * reflected by a copy (api_dist_reflects): never filled */
         int axis = a->index / 2;
-        if (ir_bc(&p->fields[a->field], axis, 0).kind == BC_PERIODIC)
+        if (ir_bc(&p->fields[a->field], axis, 0).kind == BC_PERIODIC || api_dist_reflects(api->plan))
             sb_puts(o, "0");
         else if (a->index % 2)
             sb_printf(o, "dd->coords[%d] == dd->procs[%d] - 1", axis, axis);
@@ -385,6 +386,9 @@ void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int 
     sb_puts(o, "    (void)p;\n    (void)stream;\n");
     if (dist)
         sb_puts(o, "    (void)dd;\n");
+    if (dist == 2 && n > 0)
+        sb_printf(o, "    err = %s_dreflect_(b, dd, stream);\n    if (err != cudaSuccess)\n        return err;\n",
+                  api->pfx);
     for (int i = 0; i < n; i++) {
         PlanLaunch l = ls[i];
         if (dist && l.fill) {

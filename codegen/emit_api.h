@@ -47,7 +47,9 @@ void api_emit_launch_part(const Api *api, const PlanLaunch *l, const char *kerne
 /* static cudaError_t NAME_<name>_(bufs, params, n, step0, stream[, dist][, scratch]): the launches
  * in order (scratch where one writes the reductions' partials). In the
  * distributed form (dist set) a halo fill becomes its sided kernel (emit_dist.c), which fills
- * only the faces of the global grid. */
+ * only the faces of the global grid; dist 2: a step group of a run whose fused steps reflect
+ * (api_dist_reflects), which reflects the faces first (NAME_dreflect_), as one GPU's launches
+ * read them. */
 void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int n, int dist, StrBuf *o);
 
 /* "" or " && n[0] >= A && ...": the grid sizes n (in scope) that the fused step group needs
@@ -95,6 +97,10 @@ void api_emit_dist_reduce_source(const Api *api, StrBuf *cu);
 void api_kernel_ctx(const Api *api, StrBuf *cu, CgCtx *ctx);
 /* The axes (bit a) on which field f is periodic (docs/language.md: on both faces or none). */
 int api_periodic_axes(const IrProgram *p, int f);
+/* Whether a distributed run's fused steps reflect the global faces (clamp or mirror, a step
+ * symmetric along every axis: Plan.held): their layers are then reflected by a copy at each
+ * exchange, not filled. The kind (BC_CLAMP or BC_MIRROR), or 0. */
+int api_dist_reflects(const Plan *plan);
 /* Name of the sided fill kernel of a fill launch. */
 const char *api_sided_fill_name(const Api *api, const PlanLaunch *l);
 

@@ -10,7 +10,9 @@
  * two-stage step needs no exchange between its stages. Faces of the global grid keep their
  * boundary condition through the sided fill kernels (the one-GPU fills, restricted to the
  * global faces); the global faces of a field's periodic axes are exchanged with the rank at the
- * other end (with itself when the axis is not split), axis by axis.
+ * other end (with itself when the axis is not split), axis by axis. Where fused steps reflect
+ * clamp or mirror faces (api_dist_reflects), the global faces have deep layers too, which a
+ * copy within the buffer fills with the reflection of the owned points at each exchange.
  *
  * The exchange goes axis by axis, x then y then z, each over the full padded extent of the
  * other axes, as the one-GPU fills do: edges and corners (box stencils) come from the diagonal
@@ -21,6 +23,7 @@
  * Most of the host code is the same for every program: it is printed from DIST_TEMPLATE with
  * '@' replaced by the prefix; what depends on the program is printed around it. */
 #include "emit_api.h"
+#include "opt_temporal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +56,12 @@ int api_periodic_axes(const IrProgram *p, int f)
     for (int a = 0; a < p->dims; a++)
         m |= ir_bc(&p->fields[f], a, 0).kind == BC_PERIODIC ? 1 << a : 0;
     return m;
+}
+
+int api_dist_reflects(const Plan *plan)
+{
+    BoundaryKind bc = BC_FIXED;
+    return plan->held && cg_temporal_reflects(plan->prog) && cg_temporal_edge(plan->prog, &bc) == TB_WRAP ? (int)bc : 0;
 }
 
 /* The axes on which some field is periodic: they are exchanged though not split. */
@@ -290,10 +299,11 @@ static const char *const DIST_TEMPLATE[] = {
     "    return c0 + procs[0] * (c1 + procs[1] * c2);\n"
     "}\n"
     "\n"
-    "/* Whether axis a exchanges: split, or periodic (a rank exchanges with itself when p = 1). */\n"
+    "/* Whether axis a exchanges: split, or periodic (a rank exchanges with itself when p = 1), or\n"
+    " * its global faces reflect (a copy within the buffer). */\n"
     "static int @_dist_exchanges_(const @_dist *d, int a)\n"
     "{\n"
-    "    return d->width[a] > 0 && (d->procs[a] > 1 || @_DIST_PERIODIC_(a));\n"
+    "    return d->width[a] > 0 && (d->procs[a] > 1 || @_DIST_PERIODIC_(a) || @_DIST_REFLECT_);\n"
     "}\n"
     "\n"
     "/* The layout of rank r's buffers: owned size, offset, extension per face (the layers it\n"
@@ -304,8 +314,8 @@ static const char *const DIST_TEMPLATE[] = {
     "    for (int a = 0; a < 3; a++) {\n"
     "        @_dist_piece_(d->global[a], d->procs[a], c[a], &n[a], &off[a]);\n"
     "        const int ext = @_dist_exchanges_(d, a) ? d->width[a] - @_DIST_HALO_[a] : 0;\n"
-    "        lo[a] = ext > 0 && (c[a] > 0 || @_DIST_PERIODIC_(a)) ? ext : 0;\n"
-    "        hi[a] = ext > 0 && (c[a] < d->procs[a] - 1 || @_DIST_PERIODIC_(a)) ? ext : 0;\n"
+    "        lo[a] = ext > 0 && (c[a] > 0 || @_DIST_PERIODIC_(a) || @_DIST_REFLECT_) ? ext : 0;\n"
+    "        hi[a] = ext > 0 && (c[a] < d->procs[a] - 1 || @_DIST_PERIODIC_(a) || @_DIST_REFLECT_) ? ext : 0;\n"
     "    }\n"
     "}\n"
     "\n",
@@ -377,11 +387,11 @@ static const char *const DIST_TEMPLATE[] = {
     "        return @_dist_fail_(d, \"a periodic program that reads x, y or z needs depth 1 and one stage\"),\n"
     "               ^_DIST_INVALID;\n"
     "    for (int a = 0; a < @_DIST_DIMS_; a++) {\n"
-    "        const int width = depth * @_DIST_REACH_[a];\n"
-    "        if (width > 0 && (procs[a] > 1 || @_DIST_PERIODIC_(a)) && global[a] / procs[a] < width) {\n"
+    "        const int width = depth * @_DIST_REACH_[a], need = width + (@_DIST_REFLECT_ == 1);\n"
+    "        if (width > 0 && (procs[a] > 1 || @_DIST_PERIODIC_(a) || @_DIST_REFLECT_) && global[a] / procs[a] < need) {\n"
     "            snprintf(d->message, sizeof d->message, \"a sub-domain of %d points along %c is thinner than \"\n"
-    "                     \"the %d layers it must send (depth %d x reach %d)\", global[a] / procs[a], \"xyz\"[a],\n"
-    "                     width, depth, @_DIST_REACH_[a]);\n"
+    "                     \"the %d layers it must send or reflect (depth %d x reach %d%s)\", global[a] / procs[a],\n"
+    "                     \"xyz\"[a], need, depth, @_DIST_REACH_[a], need > width ? \", and the mirror's edge point\" : \"\");\n"
     "            return ^_DIST_TOO_THIN;\n"
     "        }\n"
     "    }\n"
@@ -571,16 +581,24 @@ static const char *const DIST_TEMPLATE[] = {
     "    }\n"
     "}\n"
     "\n"
-    "static cudaError_t @_dist_wrap_axis_(const @_dist *d, @_real *buf, int a, const int send_first[2],\n"
-    "    const int recv_first[2], cudaStream_t stream)\n"
+    "/* The slab of axis a in a local buffer: its extents e (layers [0, width) along a, the full\n"
+    " * padded extent of the others), the buffer's padded extents P and strides st. */\n"
+    "static void @_dist_slab_shape_(const @_dist *d, int a, long long P[3], long long e[3], long long st[3])\n"
     "{\n"
-    "    long long P[3], e[3], st[3] = {1, 1, 1};\n"
     "    for (int o = 0; o < 3; o++) {\n"
     "        P[o] = (long long)d->local[o] + 2 * @_DIST_HALO_[o];\n"
     "        e[o] = o == a ? d->width[a] : P[o];\n"
     "    }\n"
+    "    st[0] = 1;\n"
     "    st[1] = P[0];\n"
     "    st[2] = P[0] * P[1];\n"
+    "}\n"
+    "\n"
+    "static cudaError_t @_dist_wrap_axis_(const @_dist *d, @_real *buf, int a, const int send_first[2],\n"
+    "    const int recv_first[2], cudaStream_t stream)\n"
+    "{\n"
+    "    long long P[3], e[3], st[3];\n"
+    "    @_dist_slab_shape_(d, a, P, e, st);\n"
     "    const unsigned plane = (unsigned)(e[0] * e[1]);\n"
     "    const dim3 grid((plane + 255) / 256, (unsigned)(e[2] < 65535 ? e[2] : 65535), 2);\n"
     "    @_dist_wrap_<<<grid, 256, 0, stream>>>(buf, (unsigned)e[0], (unsigned)e[1], e[2], P[0], P[0] * P[1],\n"
@@ -626,6 +644,51 @@ static const char *const DIST_TEMPLATE[] = {
     "    int periodic; /* the axes (bit a) on which its global faces are exchanged */\n"
     "} @_xfield_;\n"
     "\n",
+    "/* A reflecting global face (@_DIST_REFLECT_): the layers beyond it, [first, first + width)\n"
+    " * along axis a over the full padded extent of the others, take the points at padded index\n"
+    " * m2 - l along a (l their own): mirror images about m2 / 2. Slab element (i, j, k) as in\n"
+    " * @_dist_wrap_; sa: the stride of axis a. */\n"
+    "__global__ void @_dist_reflect_(@_real *buf, unsigned e0, unsigned e1, long long e2, long long P0,\n"
+    "    long long P01, int a, long long first, long long m2, long long sa)\n"
+    "{\n"
+    "    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (t >= e0 * e1)\n"
+    "        return;\n"
+    "    for (long long k = blockIdx.y; k < e2; k += gridDim.y) {\n"
+    "        const long long c[3] = {t % e0, t / e0, k}, l = first + c[a];\n"
+    "        const long long at = c[0] + c[1] * P0 + k * P01 + first * sa;\n"
+    "        buf[at] = buf[at + (m2 - 2 * l) * sa];\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* Face `side` of axis a of buf, a global face of a reflecting boundary: mirror reflects about\n"
+    " * the edge point (point -k is k), clamp of radius 1 about the edge's middle (point -1-k is k),\n"
+    " * as one GPU's fused steps do (opt_temporal_geom.c). */\n"
+    "static cudaError_t @_dist_reflect_axis_(const @_dist *d, @_real *buf, int a, int side, const @_faces_ *f,\n"
+    "    cudaStream_t stream)\n"
+    "{\n"
+    "    long long P[3], e[3], st[3];\n"
+    "    @_dist_slab_shape_(d, a, P, e, st);\n"
+    "    const long long own = f->send_first[0], last = f->send_first[1] + d->width[a] - 1, half = @_DIST_REFLECT_ == 2;\n"
+    "    const long long m2 = side ? 2 * last + half : 2 * own - half;\n"
+    "    const unsigned plane = (unsigned)(e[0] * e[1]);\n"
+    "    const dim3 grid((plane + 255) / 256, (unsigned)(e[2] < 65535 ? e[2] : 65535), 1);\n"
+    "    @_dist_reflect_<<<grid, 256, 0, stream>>>(buf, (unsigned)e[0], (unsigned)e[1], e[2], P[0], P[0] * P[1], a,\n"
+    "        f->recv_first[side], m2, st[a]);\n"
+    "    return cudaGetLastError();\n"
+    "}\n"
+    "\n"
+    "/* The reflecting global faces of axis a, after its exchange: every buffer of x[0..nx). */\n"
+    "static cudaError_t @_dist_reflect_faces_(const @_dist *d, const @_xfield_ *x, int nx, int a, const @_faces_ *f,\n"
+    "    cudaStream_t stream)\n"
+    "{\n"
+    "    cudaError_t ce = cudaSuccess;\n"
+    "    for (int s = 0; s < 2 && @_DIST_REFLECT_; s++)\n"
+    "        for (int i = 0; i < nx && f->at_global[s] && ce == cudaSuccess; i++)\n"
+    "            ce = @_dist_reflect_axis_(d, x[i].buf, a, s, f, stream);\n"
+    "    return ce;\n"
+    "}\n"
+    "\n",
     "/* Exchanges the slabs of axis a of the buffers x[0..nx): the owned layers next to each face\n"
     " * go to the neighbour, whose layers fill the halo beyond it. Messages to one peer are posted\n"
     " * in one order on both sides (down, then up), so two messages to the same rank (a periodic\n"
@@ -656,7 +719,7 @@ static const char *const DIST_TEMPLATE[] = {
     "                count[s] += slab;\n"
     "            }\n"
     "    ncclResult_t ne = ncclSuccess;\n"
-    "    if (ce == cudaSuccess) {\n"
+    "    if (ce == cudaSuccess && (count[0] || count[1])) {\n"
     "        ne = ncclGroupStart();\n"
     "        for (int s = 0; s < 2 && ne == ncclSuccess; s++)\n"
     "            if (count[s])\n"
@@ -676,6 +739,8 @@ static const char *const DIST_TEMPLATE[] = {
     "                at += slab;\n"
     "            }\n"
     "    }\n"
+    "    if (ce == cudaSuccess && ne == ncclSuccess)\n"
+    "        ce = @_dist_reflect_faces_(d, x, nx, a, &fc, stream);\n"
     "    return @_dist_status_(d, ce, ne);\n"
     "}\n"
     "\n",
@@ -693,8 +758,8 @@ static const char *const DIST_TEMPLATE[] = {
     "    const size_t count = layer * (size_t)w;\n"
     "    cudaError_t ce = cudaSuccess;\n"
     "    ncclResult_t ne = ncclSuccess;\n"
-    "    const int self = peer[0] == d->rank && peer[1] == d->rank;\n"
-    "    if (!self)\n"
+    "    const int self = peer[0] == d->rank && peer[1] == d->rank, group = !self && (peer[0] >= 0 || peer[1] >= 0);\n"
+    "    if (group)\n"
     "        ne = ncclGroupStart();\n"
     "    for (int s = 0; s < 2 && ne == ncclSuccess && ce == cudaSuccess; s++)\n"
     "        for (int i = 0; i < nx && peer[s] >= 0 && ne == ncclSuccess && ce == cudaSuccess; i++)\n"
@@ -706,16 +771,18 @@ static const char *const DIST_TEMPLATE[] = {
     "                else\n"
     "                    ne = ncclSend(from, count, @_DIST_NCCL_REAL_, peer[s], d->comm, stream);\n"
     "            }\n"
-    "    for (int s = 1; s >= 0 && !self && ne == ncclSuccess; s--)\n"
+    "    for (int s = 1; s >= 0 && group && ne == ncclSuccess; s--)\n"
     "        for (int i = 0; i < nx && peer[s] >= 0 && ne == ncclSuccess; i++)\n"
     "            if (!at_global[s] || (x[i].periodic >> a & 1))\n"
     "                ne = ncclRecv(x[i].buf + layer * (size_t)recv_first[s], count, @_DIST_NCCL_REAL_, peer[s],\n"
     "                              d->comm, stream);\n"
-    "    if (!self) {\n"
+    "    if (group) {\n"
     "        const ncclResult_t end = ncclGroupEnd();\n"
     "        if (ne == ncclSuccess)\n"
     "            ne = end;\n"
     "    }\n"
+    "    if (ce == cudaSuccess && ne == ncclSuccess)\n"
+    "        ce = @_dist_reflect_faces_(d, x, nx, a, &fc, stream);\n"
     "    return @_dist_status_(d, ce, ne);\n"
     "}\n"
     "\n",
@@ -881,6 +948,10 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "/* layers one step reads beyond a point (the sum of its stages' radii) */\n");
     sb_printf(o, "static const int %s_DIST_REACH_[3] = {%d, %d, %d};\n", x, step_reach(p, 0), step_reach(p, 1),
               step_reach(p, 2));
+    sb_printf(o, "/* the global faces' layers reflected by a copy at each exchange (api_dist_reflects): 0 none,\n"
+              " * 1 mirror (about the edge point), 2 clamp (about the edge's middle) */\n"
+              "#define %s_DIST_REFLECT_ %d\n", x, api_dist_reflects(api->plan) == BC_MIRROR ? 1
+                                                 : api_dist_reflects(api->plan) == BC_CLAMP ? 2 : 0);
     sb_printf(o, "/* the axes (bit a) where a field is periodic, and where periodic and filled ones mix */\n"
               "#define %s_DIST_PERIODIC_AXES_ %d\n", x, any_periodic(p));
     sb_printf(o, "#define %s_DIST_PERIODIC_(a) (%s_DIST_PERIODIC_AXES_ >> (a) & 1)\n", x, x);
@@ -924,6 +995,26 @@ static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
             sb_printf(o, "    x[n++] = (%s_xfield_){b->%s[2], %d};\n", api->pfx, m, per);
     }
     sb_puts(o, "    return n;\n}\n\n");
+}
+
+/* NAME_dreflect_ (a run whose fused steps reflect): the reflecting global faces of the buffers
+ * a step group reads, axis by axis, before each launch of it. The exchange before a group
+ * leaves them so; a launch after another in the group would otherwise read the layers that
+ * launch computed beyond the face, the reflection's values but summed in the mirrored order,
+ * where one GPU's launch reads the owned points' own bits (docs/distributed.md). */
+static void emit_reflect_now(const Api *api, StrBuf *o)
+{
+    const char *x = api->pfx;
+    sb_printf(o, "static cudaError_t %s_dreflect_(%s_bufs_ *b, const %s_dist *dd, cudaStream_t stream)\n{\n"
+              "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n"
+              "    const int nx = %s_xset_group_(b, xs, dd->depth);\n"
+              "    cudaError_t ce = cudaSuccess;\n"
+              "    for (int a = 0; a < %s_DIST_DIMS_ && ce == cudaSuccess; a++) {\n"
+              "        %s_faces_ fc;\n"
+              "        %s_dist_faces_(dd, a, &fc);\n"
+              "        ce = %s_dist_reflect_faces_(dd, xs, nx, a, &fc, stream);\n"
+              "    }\n"
+              "    return ce;\n}\n\n", x, x, x, x, x, x, x, x, x, x);
 }
 
 static void emit_null_checks(const Api *api, StrBuf *o)
@@ -1014,9 +1105,12 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
     emit_xset(api, "group", 0, cu);
     emit_null_checks(api, cu);
     api_emit_group(api, "dprologue", plan->prologue, plan->nprologue, 1, cu);
-    api_emit_group(api, "dstep", plan->step, plan->nstep, 1, cu);
+    const int reflects = api_dist_reflects(plan) ? 2 : 1;
+    if (reflects == 2)
+        emit_reflect_now(api, cu);
+    api_emit_group(api, "dstep", plan->step, plan->nstep, reflects, cu);
     if (plan->single != plan->step && plan->nsingle > 0)
-        api_emit_group(api, "dsingle", plan->single, plan->nsingle, 1, cu);
+        api_emit_group(api, "dsingle", plan->single, plan->nsingle, reflects, cu);
     api_emit_dist_overlap(api, cu);
     emit_local_run(api, cu);
     put_template(api, DIST_RUN, cu);

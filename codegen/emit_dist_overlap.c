@@ -265,6 +265,9 @@ static void emit_overlap_step(const Api *api, StrBuf *o)
             sb_printf(o, "    xs[nx++] = (%s_xfield_){b->%s[%d], %d};\n", x, api->member[f], fl->levels - 1,
                       api_periodic_axes(p, f));
     }
+    if (api_dist_reflects(api->plan))
+        sb_printf(o, "    const cudaError_t rf_ = %s_dreflect_(b, dd, stream);\n    if (rf_ != cudaSuccess)\n"
+                  "        return rf_;\n", x);
     sb_printf(o, "    cudaError_t err = cudaEventRecord(dd->xevent_[0], stream);\n"
               "    if (err == cudaSuccess)\n        err = cudaStreamWaitEvent(xs_, dd->xevent_[0], 0);\n"
               "    if (err == cudaSuccess)\n        err = %s_dsent_(b, p, n, xs_, dd);\n"

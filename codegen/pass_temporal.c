@@ -200,8 +200,9 @@ static int c_select(const Space *s, const Config *c, char *why, int whylen)
 /* The boundary conditions fused steps take (opt_temporal.h's TbEdge): one class for all state
  * fields and all their faces (a field whose faces differ: fixed and constant only); clamp and
  * mirror (unless they reflect: opt_temporal_geom.c) not retimed; in a distributed run's local part
- * (where the faces between ranks hold received layers) fixed, constant and periodic (whose faces
- * are exchanged too: Plan.held); mirror on a grid deeper than the tblock*halo points it reflects. */
+ * (where the faces between ranks hold received layers) fixed, constant, periodic (whose faces are
+ * exchanged too) and reflecting clamp and mirror (whose global faces are reflected by a copy at
+ * each exchange: Plan.held); mirror on a grid deeper than the tblock*halo points it reflects. */
 static int c_edges(const Space *s, const Config *c, char *why, int whylen)
 {
     const IrProgram *p = s->prog;
@@ -226,10 +227,10 @@ static int c_edges(const Space *s, const Config *c, char *why, int whylen)
         what = "the retimed temporal kernel keeps partial sums, not the planes a clamp or mirror halo "
                "copies (a step symmetric along every axis reflects instead, docs/config.md); retime=off "
                "takes it";
-    else if ((edge == TB_MAP || cg_temporal_reflects(p)) && s->distributed)
+    else if (edge == TB_MAP && s->distributed)
         what = "in a distributed run fused steps keep the layers received from other ranks, which the "
-               "global faces of this boundary would overwrite between steps; fixed, constant and "
-               "periodic only";
+               "global faces of this boundary would overwrite between steps; fixed, constant, periodic, "
+               "and clamp and mirror where the step is symmetric along every axis (--dump-ir)";
     if (what) {
         snprintf(why, (size_t)whylen, "tblock=%d with boundary %s: %s", c->v[P_TB], ir_bc_name(bc), what);
         return 0;

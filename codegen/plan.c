@@ -387,26 +387,28 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
     return 0;
 }
 
-/* A copy of p whose periodic state fields are fixed on every face: fused steps built over it
- * hold the halo (Plan.held). */
+/* A copy of p whose periodic or reflecting state fields are fixed on every face: fused steps
+ * built over it hold the halo (Plan.held). */
 static const IrProgram *held_program(const IrProgram *p, Arena *a)
 {
     IrProgram *q = arena_alloc(a, sizeof *q);
     IrField *fields = arena_alloc(a, sizeof *fields * (size_t)p->nfields);
     *q = *p;
     memcpy(fields, p->fields, sizeof *fields * (size_t)p->nfields);
+    const int reflects = cg_temporal_reflects(p);
     for (int f = 0; f < p->nfields; f++)
-        if (fields[f].role == ROLE_STATE && cg_temporal_edge_of(&fields[f]) == TB_WRAP)
+        if (fields[f].role == ROLE_STATE && (reflects || cg_temporal_edge_of(&fields[f]) == TB_WRAP))
             ir_bc_set(&fields[f], BC_FIXED, 0.0);
     q->fields = fields;
     return q;
 }
 
-/* Plan.held: the step group again, over held_program, where the fused steps wrap. Its fills
- * would be of periodic faces, which a distributed run exchanges instead: the group has none. */
+/* Plan.held: the step group again, over held_program, where the fused steps wrap or reflect.
+ * Its fills would be of periodic or reflecting faces, which a distributed run exchanges or
+ * reflects by a copy instead: the group has none. */
 static int build_held(Builder *b, Plan *plan)
 {
-    if (plan->step_count <= 1 || cg_temporal_edge(plan->prog, NULL) != TB_WRAP || cg_temporal_reflects(plan->prog))
+    if (plan->step_count <= 1 || cg_temporal_edge(plan->prog, NULL) != TB_WRAP)
         return 0;
     b->ctx.prog = held_program(plan->prog, b->ctx.arena);
     int status = build_group(b, &plan->config, "_held", &plan->held, &plan->nheld);

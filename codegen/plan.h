@@ -91,11 +91,12 @@ typedef struct {
     int nfused_reduces;
     unsigned char *reduce_fused; /* per reduction: folded by the fused step (NULL: none) */
     const char *fused_note;      /* for the header: what is fused, and why the rest is not */
-    /* A distributed run's step group where fused steps wrap periodic faces (TB_WRAP;
-     * plan_build_dist): the same launches with kernels built as if those faces were fixed
-     * (NAME_step_held), which hold their halo through the fused steps. A rank's periodic faces
-     * hold layers exchanged like the faces between ranks, so wrapping within its part would
-     * read the wrong side. NULL where the distributed run takes `step`. */
+    /* A distributed run's step group where fused steps wrap periodic faces or reflect clamp
+     * and mirror ones (TB_WRAP; plan_build_dist): the same launches with kernels built as if
+     * those faces were fixed (NAME_step_held), which hold their halo through the fused steps. A
+     * rank's periodic faces hold layers exchanged like the faces between ranks, and its global
+     * reflecting faces layers reflected by a copy (emit_dist.c), so wrapping or reflecting
+     * within its part would read the wrong points. NULL where the distributed run takes `step`. */
     PlanLaunch *held;
     int nheld;
 } Plan;

@@ -477,7 +477,8 @@ static IrProgram *symmetric2d(Arena *a, BoundaryKind bc, int r) { return symmetr
  * the grid's reflected copies (mirror about the edge point, clamp about the edge's middle) and
  * compute them like interior points, as under periodic (no rc_*, no halo planes overwritten,
  * retimed too); the mapped form stays for --same-bits, clamp of radius 2, a coef field read at
- * an offset and asymmetric steps; a distributed run refuses both. */
+ * an offset and asymmetric steps. A distributed run takes the reflection (its part holds the
+ * faces: Plan.held, the fixed program's fused kernel) and refuses the mapped form. */
 static void test_reflect(Arena *a)
 {
     char why[512];
@@ -492,8 +493,15 @@ static void test_reflect(Arena *a)
     has(pc, "- 1 - src_i_r");                                          /* the column's source */
     has(must_build(a, clamp, "tb=64x1,stream=y,sb=16,tblock=4,retime=on")->source, "-1 - pn");
     has(must_build(a, clamp, "tb=32x8,tblock=4")->source, "sidx");      /* the overlapped tile */
-    assert(!space_accepts(mirror, big, 1, "tb=32x8,tblock=4", why, sizeof why) && strstr(why, "distributed"));
-    has(must_build(a, symmetric2d(a, BC_CLAMP, 2), cfg)->source, "rc_m2_0"); /* clamp of radius 2 */
+    assert(space_accepts(mirror, big, 1, "tb=32x8,tblock=4", why, sizeof why));
+    Config c;
+    assert(config_parse(cfg, 2, &c, why, sizeof why) == 0);
+    const Plan *dist = plan_build_dist(clamp, &c, a, why, sizeof why), *one = must_build(a, clamp, cfg);
+    assert(dist && dist->held && dist->nheld == 1 && !one->held); /* the fused kernel, no fills */
+    assert(strstr(dist->source, "_step_held") && !strstr(one->source, "_step_held"));
+    IrProgram *clamp2 = symmetric2d(a, BC_CLAMP, 2);
+    has(must_build(a, clamp2, cfg)->source, "rc_m2_0"); /* clamp of radius 2 */
+    assert(!space_accepts(clamp2, big, 1, "tb=32x8,tblock=4", why, sizeof why) && strstr(why, "distributed"));
     /* a coef field is read at the point's source plus the offset: at offset 0 only */
     IrProgram *k0 = symmetric2d_coef(a, BC_MIRROR, 1, 0), *k1 = symmetric2d_coef(a, BC_MIRROR, 1, 1);
     assert(k0->an.symmetric == 3 && k1->an.symmetric == 3);

@@ -96,11 +96,24 @@ kernel() { awk -v k="$2(" 'index($0, k) == 1 {p = 1} p {print} p && /^}/ {exit}'
 grep -q "^    gray_scott_step<<<" "$dir/gst.cu" && grep -q "^    gray_scott_step_held<<<" "$dir/gst.cu" \
   && [ "$(grep -c "^    gray_scott_step_held<<<" "$dir/gst.cu")" = 1 ] \
   && grep -q "gray_scott_step_held_off_<<<" "$dir/gst.cu" || { echo "FAIL: the launches of the held kernel"; exit 1; }
-if "$stencilc" "$root/examples/image.st" --stencil gaussian3x3 --distributed --config "tb=64x1,stream=y,sb=64,tblock=4" \
-     -o "$dir/clamp.cu" 2>"$dir/clamp.err"; then echo "FAIL: fused clamp faces accepted in a distributed run"; exit 1; fi
-grep -q "boundary clamp: in a distributed run .* fixed, constant and periodic only" "$dir/clamp.err" \
+# clamp and mirror: where the step is symmetric along every axis (gaussian3x3) the part's fused
+# kernel is the fixed program's too, and the global faces are reflected by a copy (clamp: about
+# the edge's middle); star2d1r's asymmetric weights under clamp are refused, with the reason
+gau="tb=64x1,stream=y,sb=64,tblock=4"
+"$stencilc" "$root/examples/image.st" --stencil gaussian3x3 --distributed --config "$gau" -o "$dir/gau.cu"
+sed 's/boundary clamp/boundary fixed/' "$root/examples/image.st" >"$dir/gauf.st"
+"$stencilc" "$dir/gauf.st" --stencil gaussian3x3 --config "$gau" -o "$dir/gauf.cu"
+[ -n "$(kernel "$dir/gauf.cu" gaussian3x3_step)" ] \
+  && [ "$(kernel "$dir/gau.cu" gaussian3x3_step_held | sed 's/_step_held(/_step(/')" = "$(kernel "$dir/gauf.cu" gaussian3x3_step)" ] \
+  && grep -q "^#define gaussian3x3_DIST_REFLECT_ 2$" "$dir/gau.cu" \
+  && grep -q "ce = gaussian3x3_dist_reflect_faces_(d, x, nx, a, &fc, stream);" "$dir/gau.cu" \
+  || { echo "FAIL: the reflecting part's fused kernel, or its reflection"; exit 1; }
+sed 's/boundary fixed/boundary clamp/' "$root/examples/bench/star2d1r.st" >"$dir/s2c.st"
+if "$stencilc" "$dir/s2c.st" --distributed --config "tb=64x1,stream=y,sb=64,tblock=4" \
+     -o "$dir/clamp.cu" 2>"$dir/clamp.err"; then echo "FAIL: fused asymmetric clamp faces accepted in a distributed run"; exit 1; fi
+grep -q "boundary clamp: in a distributed run .* clamp and mirror where the step is symmetric" "$dir/clamp.err" \
   || { echo "FAIL: no reason for fused clamp faces: $(cat "$dir/clamp.err")"; exit 1; }
-echo "--distributed: fused periodic steps hold their faces, clamp refused"
+echo "--distributed: fused periodic steps hold their faces, symmetric clamp reflects, the rest refused"
 
 [ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
 n=0
@@ -140,6 +153,9 @@ emit examples/jacobi_residual.st jacobi ""
 emit tests/dist/dred.st dred ""
 grep -q "p$((n - 1))_dist_run_reduce" "$dir/p$((n - 1)).h" || { echo "FAIL: no dist_run_reduce in dred.st"; exit 1; }
 emit examples/reaction_diffusion.st gray_scott "$gst"
+# fused steps that reflect clamp and mirror faces (with a coef; the retimed kernel)
+emit tests/programs/reflect.st mirrorsym2d "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1"
+emit examples/image.st gaussian3x3 "tb=32x1x1,stream=y,sb=16,retime=on,tblock=3"
 # the fused kernels overlap by ranges of their blocks along the outermost axis (a copy of the
 # kernel with offset block numbers); the one-step ones by planes, two-stage steps not at all
 grep -q "p1_dedges_(b, p, n, stream, dd, a, lo, hi, end)" "$dir/p1.cu" && grep -q "(blockIdx.z + stc_boffz_)" "$dir/p1.cu" \

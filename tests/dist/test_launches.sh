@@ -34,8 +34,10 @@ build gst examples/reaction_diffusion.st gray_scott "tb=32x1x1,stream=y,sb=16,tb
 build heat examples/heat.st heat "tb=32x32x1,stream=z,sb=128,tblock=3" &
 build w3 examples/wave3d_energy.st wave3d_energy "" &
 build flux examples/flux_divergence.st flux_divergence "" &
+build rc2t tests/programs/reflect.st clampsym2d "tb=32x1x1,stream=y,sb=16,tblock=4" &
+build rm3t tests/programs/reflect.st mirrorsym3d "tb=32x16x1,stream=z,sb=16,tblock=2" &
 wait
-for id in fused plain gs gst heat w3 flux; do
+for id in fused plain gs gst heat w3 flux rc2t rm3t; do
   [ -x "$dir/$id/model" ] || { echo "FAIL: the model of $id did not build"; exit 1; }
 done
 
@@ -70,6 +72,13 @@ run gs "ranks overlapped" 67 61 1 4 1 1 1 9 1
 run gst "2 of 2 ranks overlapped" 67 130 1 1 2 1 4 12 1
 run gst "ranks overlapped" 67 130 1 2 2 1 8 12 1
 run gst "0 of 4 ranks overlapped" 67 130 1 4 1 1 4 12 0
+# fused steps that reflect clamp and mirror faces (every axis's global faces copied within the
+# buffer, like an axis a rank exchanges with itself): one rank, slabs, blocks, overlap off
+run rc2t "1 of 1 ranks overlapped" 67 130 1 1 1 1 4 12 1
+run rc2t "2 of 2 ranks overlapped" 67 130 1 1 2 1 4 12 1
+run rc2t "ranks overlapped" 67 130 1 2 2 1 8 12 1
+run rm3t "2 of 2 ranks overlapped" 37 33 70 1 1 2 2 8 1
+run rm3t "0 of 4 ranks overlapped" 37 70 70 1 2 2 2 8 0
 # fused steps of another program (fixed faces), uneven slabs
 run heat "3 of 3 ranks overlapped" 37 33 400 1 1 3 3 7 1
 # periodic in three axes with reductions and an older level; two stages, a coef (no overlap)

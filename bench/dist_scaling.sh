@@ -4,7 +4,8 @@
 # measurement (BENCH ... for stencilc, 'ranks ...' for the peer); bench/RESULTS.md keeps the
 # figures with the date and the GPU.
 #   bench/dist_scaling.sh [BUILD_DIR] [PEERS_DIR] [STEPS]
-# SECTIONS="weak split strong deep depth periodic" (the default: all) picks the parts to run.
+# SECTIONS="weak split strong deep depth periodic reflect" (the default: all) picks the parts to
+# run; reflect runs on one GPU too (one rank, the distributed API against NAME_run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -19,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpi() { timeout 300 mpirun --allow-run-as-root -np "$1" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP "${@:2}" 2>&1 | grep -E "^BENCH|^ranks|dist_|rror"; }
 export STC_DIST_OVERLAP=1
-sections=${SECTIONS:-weak split strong deep depth periodic}
+sections=${SECTIONS:-weak split strong deep depth periodic reflect}
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # build ID FILE STENCIL CONFIG: the harness over the emitted code of one configuration
@@ -41,6 +42,21 @@ build gs $rd gray_scott "tb=256x1x1,smem=on,stream=y,sb=8,uf=1x8x1,regq=2" &
 build gst $rd gray_scott "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &
 build p3 tests/dist/periodic3d.st periodic3d "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128" &
 build p3t tests/dist/periodic3d.st periodic3d "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on" &
+# a symmetric 5-point star under a fixed, clamp and mirror boundary: the fused steps of clamp and
+# mirror reflect the grid (one GPU) and its global faces (a rank's part)
+for bc in fixed clamp mirror; do
+  want reflect || break
+  cat >"$work/sym_$bc.st" <<EOF
+stencil sym_$bc {
+  grid 2d;
+  type float;
+  state u boundary $bc;
+  u = 0.25 * u + 0.1875 * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]);
+}
+EOF
+  build "sym_$bc" "$work/sym_$bc.st" "sym_$bc" "tb=128x1x1,stream=y,sb=256,bm=2x1x1,tblock=16,select=on,maxreg=128" &
+done
+want reflect && build gau examples/image.st gaussian3x3 "tb=128x1x1,stream=y,sb=256,retime=on,tblock=6" &
 nvcc -O3 -arch=sm_90 -o "$work/peer" "$peers/mgpu_jacobi.cu" -I"$mpi_inc" -L"$mpi_lib" -lmpi -lnccl &
 wait
 
@@ -139,5 +155,15 @@ if [ "$ngpu" -ge 2 ] && want periodic; then
   mpi 1 "$work/p3t/run" bench 512 512 512 1 1 1 300 3
   for depth in 3 6; do
     STC_DIST_OVERLAP=0 mpi $np "$work/p3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
+  done
+fi
+if want reflect; then
+  np=$((ngpu >= 4 ? 4 : ngpu >= 2 ? 2 : 1))
+  echo "== reflected faces (a symmetric 5-point star, 8192^2 a GPU, tblock=16, two columns; gaussian3x3"
+  echo "   in double, clamp, the retimed fused kernel, tblock=6): one rank, then $np"
+  for id in sym_fixed sym_clamp sym_mirror gau; do
+    k=16; [ $id = gau ] && k=6
+    mpi 1 "$work/$id/run" bench 8192 8192 1 1 1 1 1008 $k
+    [ "$np" -gt 1 ] && mpi $np "$work/$id/run" bench 8192 $((8192 * np)) 1 1 $np 1 1008 $k
   done
 fi

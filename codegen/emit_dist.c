@@ -12,7 +12,7 @@
  * global faces); the global faces of a field's periodic axes are exchanged with the rank at the
  * other end (with itself when the axis is not split), axis by axis. Where fused steps reflect
  * clamp or mirror faces (api_dist_reflects), the global faces have deep layers too, which a
- * copy within the buffer fills with the reflection of the owned points at each exchange.
+ * copy within the buffer fills with the reflection of the owned points before each launch.
  *
  * The exchange goes axis by axis, x then y then z, each over the full padded extent of the
  * other axes, as the one-GPU fills do: edges and corners (box stencils) come from the diagonal
@@ -644,51 +644,6 @@ static const char *const DIST_TEMPLATE[] = {
     "    int periodic; /* the axes (bit a) on which its global faces are exchanged */\n"
     "} @_xfield_;\n"
     "\n",
-    "/* A reflecting global face (@_DIST_REFLECT_): the layers beyond it, [first, first + width)\n"
-    " * along axis a over the full padded extent of the others, take the points at padded index\n"
-    " * m2 - l along a (l their own): mirror images about m2 / 2. Slab element (i, j, k) as in\n"
-    " * @_dist_wrap_; sa: the stride of axis a. */\n"
-    "__global__ void @_dist_reflect_(@_real *buf, unsigned e0, unsigned e1, long long e2, long long P0,\n"
-    "    long long P01, int a, long long first, long long m2, long long sa)\n"
-    "{\n"
-    "    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (t >= e0 * e1)\n"
-    "        return;\n"
-    "    for (long long k = blockIdx.y; k < e2; k += gridDim.y) {\n"
-    "        const long long c[3] = {t % e0, t / e0, k}, l = first + c[a];\n"
-    "        const long long at = c[0] + c[1] * P0 + k * P01 + first * sa;\n"
-    "        buf[at] = buf[at + (m2 - 2 * l) * sa];\n"
-    "    }\n"
-    "}\n"
-    "\n"
-    "/* Face `side` of axis a of buf, a global face of a reflecting boundary: mirror reflects about\n"
-    " * the edge point (point -k is k), clamp of radius 1 about the edge's middle (point -1-k is k),\n"
-    " * as one GPU's fused steps do (opt_temporal_geom.c). */\n"
-    "static cudaError_t @_dist_reflect_axis_(const @_dist *d, @_real *buf, int a, int side, const @_faces_ *f,\n"
-    "    cudaStream_t stream)\n"
-    "{\n"
-    "    long long P[3], e[3], st[3];\n"
-    "    @_dist_slab_shape_(d, a, P, e, st);\n"
-    "    const long long own = f->send_first[0], last = f->send_first[1] + d->width[a] - 1, half = @_DIST_REFLECT_ == 2;\n"
-    "    const long long m2 = side ? 2 * last + half : 2 * own - half;\n"
-    "    const unsigned plane = (unsigned)(e[0] * e[1]);\n"
-    "    const dim3 grid((plane + 255) / 256, (unsigned)(e[2] < 65535 ? e[2] : 65535), 1);\n"
-    "    @_dist_reflect_<<<grid, 256, 0, stream>>>(buf, (unsigned)e[0], (unsigned)e[1], e[2], P[0], P[0] * P[1], a,\n"
-    "        f->recv_first[side], m2, st[a]);\n"
-    "    return cudaGetLastError();\n"
-    "}\n"
-    "\n"
-    "/* The reflecting global faces of axis a, after its exchange: every buffer of x[0..nx). */\n"
-    "static cudaError_t @_dist_reflect_faces_(const @_dist *d, const @_xfield_ *x, int nx, int a, const @_faces_ *f,\n"
-    "    cudaStream_t stream)\n"
-    "{\n"
-    "    cudaError_t ce = cudaSuccess;\n"
-    "    for (int s = 0; s < 2 && @_DIST_REFLECT_; s++)\n"
-    "        for (int i = 0; i < nx && f->at_global[s] && ce == cudaSuccess; i++)\n"
-    "            ce = @_dist_reflect_axis_(d, x[i].buf, a, s, f, stream);\n"
-    "    return ce;\n"
-    "}\n"
-    "\n",
     "/* Exchanges the slabs of axis a of the buffers x[0..nx): the owned layers next to each face\n"
     " * go to the neighbour, whose layers fill the halo beyond it. Messages to one peer are posted\n"
     " * in one order on both sides (down, then up), so two messages to the same rank (a periodic\n"
@@ -739,8 +694,6 @@ static const char *const DIST_TEMPLATE[] = {
     "                at += slab;\n"
     "            }\n"
     "    }\n"
-    "    if (ce == cudaSuccess && ne == ncclSuccess)\n"
-    "        ce = @_dist_reflect_faces_(d, x, nx, a, &fc, stream);\n"
     "    return @_dist_status_(d, ce, ne);\n"
     "}\n"
     "\n",
@@ -781,8 +734,6 @@ static const char *const DIST_TEMPLATE[] = {
     "        if (ne == ncclSuccess)\n"
     "            ne = end;\n"
     "    }\n"
-    "    if (ce == cudaSuccess && ne == ncclSuccess)\n"
-    "        ce = @_dist_reflect_faces_(d, x, nx, a, &fc, stream);\n"
     "    return @_dist_status_(d, ce, ne);\n"
     "}\n"
     "\n",
@@ -920,6 +871,57 @@ static const char *const DIST_TEMPLATE[] = {
     "\n",
     NULL};
 
+/* The reflection's copies (a run whose fused steps reflect: api_dist_reflects), printed after
+ * DIST_TEMPLATE. */
+static const char *const DIST_REFLECT[] = {
+    "/* The reflecting global faces of axis a (@_DIST_REFLECT_), face side0 and, with gridDim.z = 2,\n"
+    " * the high one too: the layers beyond face s, [first_s, first_s + width) along axis a over the\n"
+    " * full padded extent of the others, take the points at padded index m2_s - l along a (l their\n"
+    " * own): mirror images about m2_s / 2. Slab element (i, j, k) as in @_dist_wrap_; sa: the\n"
+    " * stride of axis a. */\n"
+    "__global__ void @_dist_reflect_(@_real *buf, unsigned e0, unsigned e1, long long e2, long long P0,\n"
+    "    long long P01, int a, int side0, long long first0, long long m20, long long first1, long long m21,\n"
+    "    long long sa)\n"
+    "{\n"
+    "    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (t >= e0 * e1)\n"
+    "        return;\n"
+    "    const int side = blockIdx.z ? 1 : side0;\n"
+    "    const long long first = side ? first1 : first0, m2 = side ? m21 : m20;\n"
+    "    for (long long k = blockIdx.y; k < e2; k += gridDim.y) {\n"
+    "        const long long c[3] = {t % e0, t / e0, k}, l = first + c[a];\n"
+    "        const long long at = c[0] + c[1] * P0 + k * P01 + first * sa;\n"
+    "        buf[at] = buf[at + (m2 - 2 * l) * sa];\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* The global faces of the buffers x[0..nx), a reflecting boundary's, axis by axis as the\n"
+    " * exchange goes: mirror reflects about the edge point (point -k is k), clamp of radius 1 about\n"
+    " * the edge's middle (point -1-k is k), as one GPU's fused steps do (opt_temporal_geom.c). */\n"
+    "static cudaError_t @_dist_reflect_all_(const @_dist *d, const @_xfield_ *x, int nx, cudaStream_t stream)\n"
+    "{\n"
+    "    cudaError_t ce = cudaSuccess;\n"
+    "    for (int a = 0; a < @_DIST_DIMS_ && @_DIST_REFLECT_ && ce == cudaSuccess; a++) {\n"
+    "        @_faces_ f;\n"
+    "        @_dist_faces_(d, a, &f);\n"
+    "        const int faces = f.at_global[0] + f.at_global[1];\n"
+    "        long long P[3], e[3], st[3];\n"
+    "        @_dist_slab_shape_(d, a, P, e, st);\n"
+    "        const long long own = f.send_first[0], last = f.send_first[1] + d->width[a] - 1;\n"
+    "        const long long half = @_DIST_REFLECT_ == 2, m2[2] = {2 * own - half, 2 * last + half};\n"
+    "        const unsigned plane = (unsigned)(e[0] * e[1]);\n"
+    "        const dim3 grid((plane + 255) / 256, (unsigned)(e[2] < 65535 ? e[2] : 65535), (unsigned)faces);\n"
+    "        for (int i = 0; i < nx && faces > 0 && ce == cudaSuccess; i++) {\n"
+    "            @_dist_reflect_<<<grid, 256, 0, stream>>>(x[i].buf, (unsigned)e[0], (unsigned)e[1], e[2], P[0],\n"
+    "                P[0] * P[1], a, f.at_global[0] ? 0 : 1, f.recv_first[0], m2[0], f.recv_first[1], m2[1], st[a]);\n"
+    "            ce = cudaGetLastError();\n"
+    "        }\n"
+    "    }\n"
+    "    return ce;\n"
+    "}\n"
+    "\n",
+    NULL};
+
 /* A short digest of the program and its configuration, so that ranks running different code
  * are told so. */
 static unsigned digest(const Api *api)
@@ -998,23 +1000,19 @@ static void emit_xset(const Api *api, const char *name, int all, StrBuf *o)
 }
 
 /* NAME_dreflect_ (a run whose fused steps reflect): the reflecting global faces of the buffers
- * a step group reads, axis by axis, before each launch of it. The exchange before a group
- * leaves them so; a launch after another in the group would otherwise read the layers that
- * launch computed beyond the face, the reflection's values but summed in the mirrored order,
- * where one GPU's launch reads the owned points' own bits (docs/distributed.md). */
+ * a step group reads, axis by axis, before each launch of it (the exchange does not reflect:
+ * this pass, after it, also rewrites the layers beyond a reflecting face of the slabs received
+ * along a later axis). Without it a launch would read the layers the launch before computed
+ * beyond the face, the reflection's values but summed in the mirrored order, where one GPU's
+ * launch reads the owned points' own bits (docs/distributed.md). */
 static void emit_reflect_now(const Api *api, StrBuf *o)
 {
     const char *x = api->pfx;
+    put_template(api, DIST_REFLECT, o);
     sb_printf(o, "static cudaError_t %s_dreflect_(%s_bufs_ *b, const %s_dist *dd, cudaStream_t stream)\n{\n"
               "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n"
-              "    const int nx = %s_xset_group_(b, xs, dd->depth);\n"
-              "    cudaError_t ce = cudaSuccess;\n"
-              "    for (int a = 0; a < %s_DIST_DIMS_ && ce == cudaSuccess; a++) {\n"
-              "        %s_faces_ fc;\n"
-              "        %s_dist_faces_(dd, a, &fc);\n"
-              "        ce = %s_dist_reflect_faces_(dd, xs, nx, a, &fc, stream);\n"
-              "    }\n"
-              "    return ce;\n}\n\n", x, x, x, x, x, x, x, x, x, x);
+              "    return %s_dist_reflect_all_(dd, xs, %s_xset_group_(b, xs, dd->depth), stream);\n}\n\n",
+              x, x, x, x, x, x, x);
 }
 
 static void emit_null_checks(const Api *api, StrBuf *o)
@@ -1048,7 +1046,10 @@ static void emit_local_run(const Api *api, StrBuf *o)
     api_emit_bind(api, o);
     sb_printf(o, "    %s_xfield_ xs[%s_DIST_MAXF_ + 1];\n", x, x);
     sb_printf(o, "    err = %s_dprologue_(&b, p, n, 0, stream, dd);\n", x);
-    sb_printf(o, "    *xst = %s_dist_exchange_(dd, xs, %s_xset_all_(&b, xs, dd->depth), stream);\n", x, x);
+    sb_printf(o, "    const int nall = %s_xset_all_(&b, xs, dd->depth);\n"
+              "    *xst = %s_dist_exchange_(dd, xs, nall, stream);\n", x, x);
+    if (api_dist_reflects(plan)) /* the coefs and every buffer, once; the steps' before each launch */
+        sb_printf(o, "    if (*xst == 0 && err == cudaSuccess)\n        err = %s_dist_reflect_all_(dd, xs, nall, stream);\n", x);
     /* sent: the halos the next group reads are on their way (the first exchange, or the one of
      * the overlapped launch before) */
     sb_printf(o, "    for (int left = steps, sent = 1; left > 0 && *xst == 0;) {\n"

@@ -6,7 +6,8 @@
  * back on the same stream before it returns, so the order of the stream's work is kept (slow, and
  * no overlap: correctness only). Point-to-point calls inside ncclGroupStart/End are posted
  * together at ncclGroupEnd, as NCCL matches them; MPI keeps the order of messages between two
- * ranks, as NCCL does. The communicator is a duplicate of MPI_COMM_WORLD (rank = world rank). */
+ * ranks, as NCCL does. Collectives run when called, in a group too (every rank calls them in
+ * the same order). The communicator is a duplicate of MPI_COMM_WORLD (rank = world rank). */
 #include <mpi.h>
 #include <nccl.h>
 
@@ -175,8 +176,8 @@ ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t stream)
 {
-    if (!comm || mpi_type(t) == MPI_DATATYPE_NULL || mpi_op(op) == MPI_OP_NULL || depth_ > 0)
-        return depth_ > 0 ? ncclInvalidUsage : ncclInvalidArgument;
+    if (!comm || mpi_type(t) == MPI_DATATYPE_NULL || mpi_op(op) == MPI_OP_NULL)
+        return ncclInvalidArgument;
     std::vector<char> host(count * size_of(t) + 1);
     if (!stage(host.data(), const_cast<void *>(send), count * size_of(t), true, stream))
         return ncclUnhandledCudaError;
@@ -188,8 +189,8 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataT
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataType_t t, ncclComm_t comm,
                            cudaStream_t stream)
 {
-    if (!comm || depth_ > 0)
-        return ncclInvalidUsage;
+    if (!comm)
+        return ncclInvalidArgument;
     const size_t bytes = count * size_of(t);
     std::vector<char> mine(bytes + 1), all(bytes * (size_t)comm->nranks + 1);
     if (!stage(mine.data(), const_cast<void *>(send), bytes, true, stream))

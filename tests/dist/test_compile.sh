@@ -106,7 +106,8 @@ sed 's/boundary clamp/boundary fixed/' "$root/examples/image.st" >"$dir/gauf.st"
 [ -n "$(kernel "$dir/gauf.cu" gaussian3x3_step)" ] \
   && [ "$(kernel "$dir/gau.cu" gaussian3x3_step_held | sed 's/_step_held(/_step(/')" = "$(kernel "$dir/gauf.cu" gaussian3x3_step)" ] \
   && grep -q "^#define gaussian3x3_DIST_REFLECT_ 2$" "$dir/gau.cu" \
-  && grep -q "ce = gaussian3x3_dist_reflect_faces_(d, x, nx, a, &fc, stream);" "$dir/gau.cu" \
+  && grep -q "err = gaussian3x3_dist_reflect_all_(dd, xs, nall, stream);" "$dir/gau.cu" \
+  && grep -q "^    err = gaussian3x3_dreflect_(b, dd, stream);" "$dir/gau.cu" \
   || { echo "FAIL: the reflecting part's fused kernel, or its reflection"; exit 1; }
 sed 's/boundary fixed/boundary clamp/' "$root/examples/bench/star2d1r.st" >"$dir/s2c.st"
 if "$stencilc" "$dir/s2c.st" --distributed --config "tb=64x1,stream=y,sb=64,tblock=4" \

@@ -73,11 +73,11 @@ run gst "2 of 2 ranks overlapped" 67 130 1 1 2 1 4 12 1
 run gst "ranks overlapped" 67 130 1 2 2 1 8 12 1
 run gst "0 of 4 ranks overlapped" 67 130 1 4 1 1 4 12 0
 # fused steps that reflect clamp and mirror faces (every axis's global faces copied within the
-# buffer, like an axis a rank exchanges with itself): one rank, slabs, blocks, overlap off
-run rc2t "1 of 1 ranks overlapped" 67 130 1 1 1 1 4 12 1
-run rc2t "2 of 2 ranks overlapped" 67 130 1 1 2 1 4 12 1
-run rc2t "ranks overlapped" 67 130 1 2 2 1 8 12 1
-run rm3t "2 of 2 ranks overlapped" 37 33 70 1 1 2 2 8 1
+# buffer, like an axis a rank exchanges with itself; never overlapped): one rank, slabs, blocks
+run rc2t "0 of 1 ranks overlapped" 67 130 1 1 1 1 4 12 1
+run rc2t "0 of 2 ranks overlapped" 67 130 1 1 2 1 4 12 1
+run rc2t "0 of 4 ranks overlapped" 67 130 1 2 2 1 8 12 1
+run rm3t "0 of 2 ranks overlapped" 37 33 70 1 1 2 2 8 1
 run rm3t "0 of 4 ranks overlapped" 37 70 70 1 2 2 2 8 0
 # fused steps of another program (fixed faces), uneven slabs
 run heat "3 of 3 ranks overlapped" 37 33 400 1 1 3 3 7 1

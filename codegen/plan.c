@@ -391,6 +391,8 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
  * built over it hold the halo (Plan.held). */
 static const IrProgram *held_program(const IrProgram *p, Arena *a)
 {
+    if (cg_temporal_edge(p, NULL) != TB_WRAP)
+        return p;
     IrProgram *q = arena_alloc(a, sizeof *q);
     IrField *fields = arena_alloc(a, sizeof *fields * (size_t)p->nfields);
     *q = *p;
@@ -483,4 +485,9 @@ Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why
 Plan *plan_build_dist(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen)
 {
     return build(prog, c, 1, arena, why, whylen);
+}
+
+const IrProgram *plan_part_program(const IrProgram *prog, Arena *arena)
+{
+    return held_program(prog, arena);
 }

@@ -135,5 +135,9 @@ int plan_rotations(const Plan *plan, const PlanLaunch *l, int f);
 Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
 /* plan_build, and Plan.held where the distributed API needs it (stencilc --distributed). */
 Plan *plan_build_dist(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
+/* The program whose kernels a rank's part of a distributed run runs, to time and verify them on
+ * one GPU: where fused steps wrap or reflect, prog with those faces fixed (the kernels of
+ * Plan.held, whose faces the exchange or the reflection's copy fills); else prog itself. */
+const IrProgram *plan_part_program(const IrProgram *prog, Arena *arena);
 
 #endif

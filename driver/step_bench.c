@@ -29,7 +29,8 @@ int step_bench(Job *job)
     snprintf(doing, sizeof doing, "stencilc bench '%.100s' of %.400s", p->name, job->opt->input);
     if (tune_gpu_lock(&gpu_lock, rt_device_info(rc)->bus_id, rt_device_info(rc)->name, doing, d, why, sizeof why) != 0)
         diag_run_warning(d, "timing without the GPU's lock: %s", why);
-    RtModule *m = rt_compile_plan(rc, job->plan, why, sizeof why);
+    const Plan *timed = step_timed_plan(job, why, sizeof why); /* a distributed job: its part's */
+    RtModule *m = timed ? rt_compile_plan(rc, timed, why, sizeof why) : NULL;
     if (!m) {
         diag_run_error(d, "the kernel did not compile:\n%s", why);
         goto out;
@@ -49,7 +50,7 @@ int step_bench(Job *job)
     RtVerifyResult full = {0};
     int compared = 0;
     if (memcmp(&plain, &job->config, sizeof plain) != 0) {
-        Plan *pp = plan_build(p, &plain, job->arena, why, sizeof why);
+        Plan *pp = plan_build(timed->prog, &plain, job->arena, why, sizeof why);
         RtModule *pm = pp ? rt_compile_plan(rc, pp, why, sizeof why) : NULL;
         int decided = 0;
         int rcmp = pm ? rt_compare_reference(rc, pm, m, n, 0, &full, &decided, why, sizeof why) : -1;

@@ -45,3 +45,9 @@ int step_build_plan(Job *job)
     }
     return 0;
 }
+
+const Plan *step_timed_plan(Job *job, char *why, int whylen)
+{
+    const IrProgram *part = job->opt->distributed ? plan_part_program(job->prog, job->arena) : job->prog;
+    return part == job->prog ? job->plan : plan_build(part, &job->config, job->arena, why, whylen);
+}

@@ -22,7 +22,8 @@ static int measure(Job *job, CgDistChoice *c, char *why, int whylen)
     if (tune_gpu_lock(&lock, dev->bus_id, dev->name, doing, &job->diag, lwhy, sizeof lwhy) != 0)
         diag_run_warning(&job->diag, "timing without the GPU's lock: %s", lwhy);
     int rcode = -1;
-    RtModule *m = rt_compile_plan(rc, job->plan, why, whylen);
+    const Plan *timed = step_timed_plan(job, why, whylen); /* the part's kernels (Plan.held) */
+    RtModule *m = timed ? rt_compile_plan(rc, timed, why, whylen) : NULL;
     for (int i = 0; m && i < c->ncand; i++) {
         CgDistCand *k = &c->cand[i];
         if (k->overlap) { /* the same part as depth 1 */

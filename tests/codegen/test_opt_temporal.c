@@ -499,6 +499,12 @@ static void test_reflect(Arena *a)
     const Plan *dist = plan_build_dist(clamp, &c, a, why, sizeof why), *one = must_build(a, clamp, cfg);
     assert(dist && dist->held && dist->nheld == 1 && !one->held); /* the fused kernel, no fills */
     assert(strstr(dist->source, "_step_held") && !strstr(one->source, "_step_held"));
+    /* what a distributed tuning and bench time: the part's program, its faces fixed */
+    const IrProgram *part = plan_part_program(clamp, a);
+    assert(part != clamp && ir_bc(&part->fields[0], 0, 0).kind == BC_FIXED);
+    assert(ir_bc(&clamp->fields[0], 0, 0).kind == BC_CLAMP);
+    const IrProgram *fixed = hb_example(a, 0), *mapped = hb_with_boundary(hb_example(a, 0), BC_MIRROR);
+    assert(plan_part_program(fixed, a) == fixed && plan_part_program(mapped, a) == mapped);
     IrProgram *clamp2 = symmetric2d(a, BC_CLAMP, 2);
     has(must_build(a, clamp2, cfg)->source, "rc_m2_0"); /* clamp of radius 2 */
     assert(!space_accepts(clamp2, big, 1, "tb=32x8,tblock=4", why, sizeof why) && strstr(why, "distributed"));

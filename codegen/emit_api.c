@@ -666,9 +666,6 @@ static int emit_files(const Plan *plan, const char *base, const char *h_include,
         return -1;
     if (distributed && plan->step_count > 1 && cg_temporal_edge(plan->prog, NULL) != TB_HOLD && !plan->held)
         return -1; /* pass_temporal.c's tblock-edges refuses the rest; periodic: plan_build_dist */
-    for (int f = 0; distributed && f < plan->prog->nfields; f++)
-        if (plan_buffers(plan, f) > plan->prog->fields[f].levels)
-            return -1; /* pass_temporal.c's tblock-fields: three levels fused on one GPU only */
     Arena *arena = arena_new();
     const IrProgram *p = plan->prog;
     Api api = {0};

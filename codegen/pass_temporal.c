@@ -156,11 +156,9 @@ static int c_fields(const Space *s, const Config *c, char *why, int whylen)
         }
         if (fl->role != ROLE_STATE)
             continue;
-        if (fl->levels == 3 && ((streaming(c) && c->v[P_RETIME] == 2) || s->distributed)) {
-            snprintf(why, (size_t)whylen, "tblock=%d: state %s has 3 time levels; %s", c->v[P_TB], fl->name,
-                     s->distributed ? "fused steps keep both input levels on one GPU only (a distributed "
-                                      "run's exchange sends one level per step)"
-                                    : "the retimed kernel keeps partial sums of one level: retime=off takes it");
+        if (fl->levels == 3 && streaming(c) && c->v[P_RETIME] == 2) {
+            snprintf(why, (size_t)whylen, "tblock=%d: state %s has 3 time levels; the retimed kernel keeps "
+                     "partial sums of one level: retime=off takes it", c->v[P_TB], fl->name);
             return 0;
         }
         if (cg_writing_stage(p, f) < 0) {

@@ -2,8 +2,8 @@
  * keeps steps t-1, t and t+1 in three shared buffers and stores the last two steps to levels +1
  * and +2 of a ring of four buffers, which the fused launch rotates twice, and after which the
  * older level's halo is filled too; the host code takes the fourth buffer from the workspace and
- * hands the caller's three back; two-level fields keep their kernels and rotations; what the
- * kernels cannot do (streaming, a distributed run) is refused with its reason. */
+ * hands the caller's three back (a distributed run too); two-level fields keep their kernels and
+ * rotations; what the kernels cannot do (the retimed kernel) is refused with its reason. */
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,6 +169,9 @@ static void test_refused(Arena *a)
     const IrProgram *wave = hb_example(a, 2);
     refused(a, weighted3(a), "tb=64x1,stream=y,sb=16,tblock=2,retime=on", 0, "retime=off");
     must_build(a, weighted3(a), "tb=64x1,stream=y,sb=16,tblock=2");
+    char why[512]; /* a distributed run: both levels exchanged; its clamp faces map (asymmetric) */
+    Plan *dist = build(a, hb_with_boundary(hb_example(a, 2), BC_FIXED), "tb=32x8,tblock=2", 1, why, sizeof why);
+    assert(dist && dist->ring3 == 4 && plan_buffers(dist, 0) == 4);
     refused(a, wave, "tb=32x8,tblock=2", 1, "distributed run");
     Plan *plain = must_build(a, wave, "tb=32x8");
     assert(plain->ring3 == 3 && plan_buffers(plain, 0) == 3 && plain->step[0].rotate_after == 1);

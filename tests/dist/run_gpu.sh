@@ -154,6 +154,16 @@ s3=examples/bench/star3d1r.st
   prog rm3tc2 $rf mirrorsym3d double "tb=32x16x1,stream=z,sb=16,tblock=2,bm=1x2x1" 37 33 70 8 &
   prog gau examples/image.st gaussian3x3 double "tb=32x1x1,stream=y,sb=16,retime=on,tblock=3" 67 130 1 9 &
   prog box5 examples/image.st box5x5 float "tb=32x1x1,stream=y,sb=16,tblock=2" 67 130 1 8 &
+  # fused steps of three time levels (both input levels kept on chip, a fourth buffer in the
+  # workspace): reflected mirror faces (wave2d, streaming and the tile; a coef), periodic faces
+  # (held, exchanged), fixed faces
+  sed 's/boundary mirror/boundary fixed/' examples/wave2d.st >"$work/wave_fixed.st"
+  sed 's/boundary mirror/boundary periodic/' examples/wave2d.st >"$work/wave_periodic.st"
+  prog wvt examples/wave2d.st wave2d float "tb=32x1x1,stream=y,sb=16,tblock=4" 67 130 1 12 &
+  prog wvtt examples/wave2d.st wave2d double "tb=32x16x1,tblock=3" 67 61 1 9 &
+  prog mwvt $rf mirrorwave2d float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1" 67 130 1 12 &
+  prog wvpt "$work/wave_periodic.st" wave2d float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1" 67 130 1 12 &
+  prog wvft "$work/wave_fixed.st" wave2d float "tb=32x1x1,stream=y,sb=16,tblock=4" 67 130 1 12 &
   # an overlapped one-step kernel whose blocks stream 32 planes, the sent slabs whole chunks
   prog b3o examples/bench/box3d1r.st box3d1r float "tb=32x4x1,stream=z,sb=32,retime=on" 37 33 140 7 &
   wait
@@ -240,6 +250,12 @@ run rm2tt 1 1 1 1 9 3; run rm2tt 2 1 2 1 9 3; run rm2tt 4 2 2 1 9 6
 run rc3t 1 1 1 1 9 3; run rc3t 2 1 1 2 9 3; run rc3t 4 1 2 2 9 3; run rc3t 4 2 1 2 9 6
 run rm3tc2 1 1 1 1 8 2; run rm3tc2 2 2 1 1 8 2; run rm3tc2 4 1 2 2 8 4; run rm3tc2 4 1 1 4 8 2
 run gau 1 1 1 1 9 3; run gau 2 1 2 1 9 3; run gau 4 2 2 1 9 6; run box5 2 1 2 1 8 2; run box5 4 2 2 1 8 4
+# three time levels fused: one rank, slabs, pencils, uneven parts, deep halos of one and two groups
+run wvt 1 1 1 1 12 4; run wvt 2 1 2 1 12 4; run wvt 2 2 1 1 12 8; run wvt 4 2 2 1 12 4
+run wvtt 1 1 1 1 9 3; run wvtt 2 1 2 1 9 3; run wvtt 4 2 2 1 9 6
+run mwvt 1 1 1 1 12 4; run mwvt 2 2 1 1 12 4; run mwvt 4 2 2 1 12 8
+run wvpt 1 1 1 1 12 4; run wvpt 2 1 2 1 12 4; run wvpt 2 2 1 1 12 8; run wvpt 4 2 2 1 12 4
+run wvft 2 1 2 1 12 4; run wvft 2 2 1 1 12 8; run wvft 4 2 2 1 12 4; run wvft 4 4 1 1 12 4
 run_part s3tom 2 1 1 2 9 3; run_part s3tom 2 1 1 2 9 6
 # the blocks way (any split): a middle axis, periodic axes exchanged with the rank itself beside
 # a split one (two and three axes), pencils, a fused kernel split along y

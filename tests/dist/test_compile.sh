@@ -157,6 +157,10 @@ emit examples/reaction_diffusion.st gray_scott "$gst"
 # fused steps that reflect clamp and mirror faces (with a coef; the retimed kernel)
 emit tests/programs/reflect.st mirrorsym2d "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1"
 emit examples/image.st gaussian3x3 "tb=32x1x1,stream=y,sb=16,retime=on,tblock=3"
+# fused steps of three time levels (a fourth buffer in the workspace, handed back at the end)
+emit examples/wave2d.st wave2d "tb=32x1x1,stream=y,sb=16,tblock=4"
+grep -q "p$((n - 1))_unring_(b.u, " "$dir/p$((n - 1)).cu" && grep -q "p$((n - 1))_step_held<<<" "$dir/p$((n - 1)).cu" \
+  || { echo "FAIL: three levels fused in a distributed run"; exit 1; }
 # the fused kernels overlap by ranges of their blocks along the outermost axis (a copy of the
 # kernel with offset block numbers); the one-step ones by planes, two-stage steps not at all
 grep -q "p1_dedges_(b, p, n, stream, dd, a, lo, hi, end)" "$dir/p1.cu" && grep -q "(blockIdx.z + stc_boffz_)" "$dir/p1.cu" \

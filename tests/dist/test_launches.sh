@@ -36,8 +36,9 @@ build w3 examples/wave3d_energy.st wave3d_energy "" &
 build flux examples/flux_divergence.st flux_divergence "" &
 build rc2t tests/programs/reflect.st clampsym2d "tb=32x1x1,stream=y,sb=16,tblock=4" &
 build rm3t tests/programs/reflect.st mirrorsym3d "tb=32x16x1,stream=z,sb=16,tblock=2" &
+build wvt examples/wave2d.st wave2d "tb=32x1x1,stream=y,sb=16,tblock=4" &
 wait
-for id in fused plain gs gst heat w3 flux rc2t rm3t; do
+for id in fused plain gs gst heat w3 flux rc2t rm3t wvt; do
   [ -x "$dir/$id/model" ] || { echo "FAIL: the model of $id did not build"; exit 1; }
 done
 
@@ -79,6 +80,9 @@ run rc2t "0 of 2 ranks overlapped" 67 130 1 1 2 1 4 12 1
 run rc2t "0 of 4 ranks overlapped" 67 130 1 2 2 1 8 12 1
 run rm3t "0 of 2 ranks overlapped" 37 33 70 1 1 2 2 8 1
 run rm3t "0 of 4 ranks overlapped" 37 70 70 1 2 2 2 8 0
+# fused steps of three time levels (two levels sent a group): a group of one launch and of two
+run wvt "0 of 4 ranks overlapped" 67 130 1 2 2 1 4 12 1
+run wvt "0 of 2 ranks overlapped" 67 130 1 1 2 1 8 12 1
 # fused steps of another program (fixed faces), uneven slabs
 run heat "3 of 3 ranks overlapped" 37 33 400 1 1 3 3 7 1
 # periodic in three axes with reductions and an older level; two stages, a coef (no overlap)

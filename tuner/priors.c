@@ -153,8 +153,8 @@ static const Prior priors_3d[] = {
     {"tb=256x1x1,stream=z,sb=64,bm=1x4x1,retime=on,prefetch=on", FOR_BOX, ONE_STEP, FLOAT_ONLY,
      "3d-box-retime-rows4", 1, 0, 0},
     /* the same with eight rows (a 256x8 tile: fewer halo rows, 126 registers, a quarter of the
-     * warps), faster where the bandwidth is higher */
-    {"tb=256x1x1,stream=z,sb=64,bm=1x8x1,retime=on,prefetch=on", FOR_BOX, ONE_STEP, FLOAT_ONLY,
+     * warps) over 128 planes, faster where the bandwidth is higher */
+    {"tb=256x1x1,stream=z,sb=128,bm=1x8x1,retime=on,prefetch=on", FOR_BOX, ONE_STEP, FLOAT_ONLY,
      "3d-box-retime-rows8", 1, 0, 0},
     {"tb=128x2x1,stream=z,sb=64,bm=1x4x1,retime=on", FOR_BOX, ONE_STEP, DOUBLE_ONLY,
      "3d-box-retime-rows4-double", 1, 0, 0},

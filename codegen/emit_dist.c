@@ -1118,8 +1118,8 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
     api_emit_dist_reduce_source(api, cu);
 }
 
-int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, long local[3],
-                       char *why, int whylen)
+int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, int reflects,
+                       long local[3], char *why, int whylen)
 {
     for (int a = 0; a < 3; a++) {
         local[a] = global[a];
@@ -1132,7 +1132,8 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
             continue;
         }
         const long width = (long)depth * step_reach(p, a);
-        const int exchanges = width > 0 && (procs[a] > 1 || (any_periodic(p) >> a & 1));
+        const int wraps = (any_periodic(p) >> a & 1) || reflects; /* both global faces have layers */
+        const int exchanges = width > 0 && (procs[a] > 1 || wraps);
         if (exchanges && global[a] / procs[a] < width) {
             snprintf(why, (size_t)whylen, "a part of %ld points along %c is thinner than the %ld layers it must "
                      "send (depth %d x reach %d)", global[a] / procs[a], "xyz"[a], width, depth, step_reach(p, a));
@@ -1140,7 +1141,7 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
         }
         /* the largest part, with the most faces that compute layers again (NAME_dist_layout_) */
         const long ext = exchanges ? width - p->halo[a] : 0;
-        const long faces = any_periodic(p) >> a & 1 ? 2 : procs[a] - 1 < 2 ? procs[a] - 1 : 2;
+        const long faces = wraps ? 2 : procs[a] - 1 < 2 ? procs[a] - 1 : 2;
         local[a] = (global[a] + procs[a] - 1) / procs[a] + faces * ext;
     }
     return 0;
@@ -1165,6 +1166,7 @@ void cg_dist_traits(const Plan *plan, CgDistTraits *t)
     for (int a = 0; a < 3; a++)
         t->reach[a] = step_reach(p, a);
     t->periodic = any_periodic(p);
+    t->reflects = api_dist_reflects(plan) != 0;
     t->depth1_only = depth1_only(p);
     t->overlap_able = api_dist_overlap_kind(plan);
     for (int a = 0; a < 3; a++)

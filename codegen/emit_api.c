@@ -266,10 +266,9 @@ void api_emit_arg(const Api *api, const PlanArg *a, StrBuf *o)
     case ARG_SCRATCH:
         sb_printf(o, "scratch + %d", a->index);
         return;
-    case ARG_SIDE: { /* the faces of a field's periodic axis are exchanged, reflecting ones
-                      * reflected by a copy (api_dist_reflects): never filled */
+    case ARG_SIDE: { /* the faces of a field's periodic axis are exchanged, never filled */
         int axis = a->index / 2;
-        if (ir_bc(&p->fields[a->field], axis, 0).kind == BC_PERIODIC || api_dist_reflects(api->plan))
+        if (ir_bc(&p->fields[a->field], axis, 0).kind == BC_PERIODIC)
             sb_puts(o, "0");
         else if (a->index % 2)
             sb_printf(o, "dd->coords[%d] == dd->procs[%d] - 1", axis, axis);
@@ -380,7 +379,11 @@ void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int 
               "    cudaStream_t stream%s%s)\n{\n", api->pfx, name, api->pfx, api->pfx,
               dist ? arena_printf(api->arena, ", const %s_dist *dd", api->pfx) : "", scratch ? ", double *scratch" : "");
     group_coords(ls, n, dist, o);
-    if (n > 0 || !dist)
+    const int no_fills = dist && api_dist_reflects(api->plan); /* every global face reflected by a copy */
+    int launches = 0;
+    for (int i = 0; i < n; i++)
+        launches += !(no_fills && ls[i].fill);
+    if (launches > 0 || !dist)
         sb_puts(o, "    dim3 grid;\n");
     sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
     sb_puts(o, "    (void)p;\n    (void)stream;\n");
@@ -391,6 +394,8 @@ void api_emit_group(const Api *api, const char *name, const PlanLaunch *ls, int 
                   api->pfx);
     for (int i = 0; i < n; i++) {
         PlanLaunch l = ls[i];
+        if (no_fills && l.fill)
+            continue;
         if (dist && l.fill) {
             PlanArg *args = arena_alloc(api->arena, sizeof *args * (size_t)(l.nargs + 2));
             memcpy(args, l.args, sizeof *args * (size_t)l.nargs);

@@ -226,6 +226,8 @@ static void emit_sided_fills(const Api *api, StrBuf *cu)
 {
     const IrProgram *p = api->prog;
     const Plan *plan = api->plan;
+    if (api_dist_reflects(plan))
+        return; /* every global face is reflected by a copy: no fill runs (api_emit_group) */
     CgCtx ctx;
     api_kernel_ctx(api, cu, &ctx);
     const PlanLaunch *groups[3] = {plan->prologue, plan->step, plan->single};

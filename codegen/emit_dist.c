@@ -1067,6 +1067,8 @@ static void emit_local_run(const Api *api, StrBuf *o)
                   api_fused_fits(api), plan->step_count, x);
     sb_printf(o, "        for (; err == cudaSuccess && group > 0; group--)\n"
               "            err = %s_%s_(&b, p, n, steps - left - group, stream, dd);\n    }\n", x, separate ? "dsingle" : "dstep");
+    if (api_dist_reflects(plan)) /* the global faces' halo as one GPU's fills leave it (the gather's) */
+        sb_printf(o, "    if (err == cudaSuccess && *xst == 0 && steps > 0)\n        err = %s_dreflect_(&b, dd, stream);\n", x);
     api_emit_unbind(api, o);
     sb_puts(o, "    return err;\n}\n\n");
 }

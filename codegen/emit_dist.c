@@ -952,7 +952,7 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "/* layers one step reads beyond a point (the sum of its stages' radii) */\n");
     sb_printf(o, "static const int %s_DIST_REACH_[3] = {%d, %d, %d};\n", x, step_reach(p, 0), step_reach(p, 1),
               step_reach(p, 2));
-    sb_printf(o, "/* the global faces' layers reflected by a copy at each exchange (api_dist_reflects): 0 none,\n"
+    sb_printf(o, "/* the global faces' layers reflected by a copy before each launch (api_dist_reflects): 0 none,\n"
               " * 1 mirror (about the edge point), 2 clamp (about the edge's middle) */\n"
               "#define %s_DIST_REFLECT_ %d\n", x, api_dist_reflects(api->plan) == BC_MIRROR ? 1
                                                  : api_dist_reflects(api->plan) == BC_CLAMP ? 2 : 0);

@@ -25,8 +25,9 @@ int cg_emit_dist(const Plan *plan, const char *base, const char *h_include, cons
 /* The interior of one rank's local buffers in a distributed run of p over global split by procs
  * with exchange depth `depth` (the largest rank's, as NAME_dist_init lays it out): what a
  * distributed tuning measures on. Returns 0, or -1 with a reason (a part thinner than the
- * layers it sends, a split of an axis the grid does not have). reflects: the run's fused steps
- * reflect the global faces (api_dist_reflects), which then have deep layers too. */
+ * layers it sends, a split of an axis the grid does not have). reflects: how the run's fused
+ * steps reflect the global faces (api_dist_reflects: BC_CLAMP, BC_MIRROR, or 0), which then
+ * have deep layers too. */
 int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, int reflects,
                        long local[3], char *why, int whylen);
 

@@ -39,8 +39,8 @@ enum { CG_OVERLAP_NONE, CG_OVERLAP_PLANES, CG_OVERLAP_CHUNKS };
 typedef struct {
     int reach[3];      /* layers one step reads, per axis: one exchange sends depth x reach */
     int periodic;      /* the axes (bit a) where a field is periodic: they exchange, split or not */
-    int reflects;      /* fused steps reflect the global faces (api_dist_reflects): deep layers
-                        * there too, filled by a copy, not exchanged */
+    int reflects;      /* how fused steps reflect the global faces (api_dist_reflects: BC_CLAMP,
+                        * BC_MIRROR, 0): deep layers there too, filled by a copy, not exchanged */
     int depth1_only;   /* periodic and other boundaries mixed: depth 1 (and one stage) only */
     int overlap_able;  /* the overlapped step the code has (NAME_dist_set_overlap): CG_OVERLAP_* */
     int block_tile[3]; /* the blocks' tile along each axis where the overlapped step can run

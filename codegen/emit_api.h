@@ -98,8 +98,8 @@ void api_kernel_ctx(const Api *api, StrBuf *cu, CgCtx *ctx);
 /* The axes (bit a) on which field f is periodic (docs/language.md: on both faces or none). */
 int api_periodic_axes(const IrProgram *p, int f);
 /* Whether a distributed run's fused steps reflect the global faces (clamp or mirror, a step
- * symmetric along every axis: Plan.held): their layers are then reflected by a copy at each
- * exchange, not filled. The kind (BC_CLAMP or BC_MIRROR), or 0. */
+ * symmetric along every axis: Plan.held): their layers are then reflected by a copy before
+ * each launch (emit_dist.c), never filled. The kind (BC_CLAMP or BC_MIRROR), or 0. */
 int api_dist_reflects(const Plan *plan);
 /* Name of the sided fill kernel of a fill launch. */
 const char *api_sided_fill_name(const Api *api, const PlanLaunch *l);

@@ -1140,9 +1140,11 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
         const long width = (long)depth * step_reach(p, a);
         const int wraps = (any_periodic(p) >> a & 1) || reflects; /* both global faces have layers */
         const int exchanges = width > 0 && (procs[a] > 1 || wraps);
-        if (exchanges && global[a] / procs[a] < width) {
+        const long need = width + (reflects == BC_MIRROR); /* as NAME_dist_check_args_ */
+        if (exchanges && global[a] / procs[a] < need) {
             snprintf(why, (size_t)whylen, "a part of %ld points along %c is thinner than the %ld layers it must "
-                     "send (depth %d x reach %d)", global[a] / procs[a], "xyz"[a], width, depth, step_reach(p, a));
+                     "send or reflect (depth %d x reach %d)", global[a] / procs[a], "xyz"[a], need, depth,
+                     step_reach(p, a));
             return -1;
         }
         /* the largest part, with the most faces that compute layers again (NAME_dist_layout_) */
@@ -1172,7 +1174,7 @@ void cg_dist_traits(const Plan *plan, CgDistTraits *t)
     for (int a = 0; a < 3; a++)
         t->reach[a] = step_reach(p, a);
     t->periodic = any_periodic(p);
-    t->reflects = api_dist_reflects(plan) != 0;
+    t->reflects = api_dist_reflects(plan);
     t->depth1_only = depth1_only(p);
     t->overlap_able = api_dist_overlap_kind(plan);
     for (int a = 0; a < 3; a++)

@@ -199,8 +199,8 @@ static int c_select(const Space *s, const Config *c, char *why, int whylen)
  * fields and all their faces (a field whose faces differ: fixed and constant only); clamp and
  * mirror (unless they reflect: opt_temporal_geom.c) not retimed; in a distributed run's local part
  * (where the faces between ranks hold received layers) fixed, constant, periodic (whose faces are
- * exchanged too) and reflecting clamp and mirror (whose global faces are reflected by a copy at
- * each exchange: Plan.held); mirror on a grid deeper than the tblock*halo points it reflects. */
+ * exchanged too) and reflecting clamp and mirror (whose global faces are reflected by a copy
+ * before each launch: Plan.held); mirror on a grid deeper than the tblock*halo points it reflects. */
 static int c_edges(const Space *s, const Config *c, char *why, int whylen)
 {
     const IrProgram *p = s->prog;

@@ -46,8 +46,13 @@ int step_build_plan(Job *job)
     return 0;
 }
 
+const IrProgram *step_timed_program(Job *job)
+{
+    return job->opt->distributed ? plan_part_program(job->prog, job->arena) : job->prog;
+}
+
 const Plan *step_timed_plan(Job *job, char *why, int whylen)
 {
-    const IrProgram *part = job->opt->distributed ? plan_part_program(job->prog, job->arena) : job->prog;
+    const IrProgram *part = step_timed_program(job);
     return part == job->prog ? job->plan : plan_build(part, &job->config, job->arena, why, whylen);
 }

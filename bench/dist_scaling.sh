@@ -4,8 +4,8 @@
 # measurement (BENCH ... for stencilc, 'ranks ...' for the peer); bench/RESULTS.md keeps the
 # figures with the date and the GPU.
 #   bench/dist_scaling.sh [BUILD_DIR] [PEERS_DIR] [STEPS]
-# SECTIONS="weak split strong deep depth periodic reflect" (the default: all) picks the parts to
-# run; reflect runs on one GPU too (one rank, the distributed API against NAME_run).
+# SECTIONS="weak split strong deep depth periodic reflect wave" (the default: all) picks the parts
+# to run; reflect and wave run on one GPU too (one rank, the distributed API against NAME_run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpi() { timeout 300 mpirun --allow-run-as-root -np "$1" -x NCCL_NVLS_ENABLE=0 -x STC_DIST_OVERLAP "${@:2}" 2>&1 | grep -E "^BENCH|^ranks|dist_|rror"; }
 export STC_DIST_OVERLAP=1
-sections=${SECTIONS:-weak split strong deep depth periodic reflect}
+sections=${SECTIONS:-weak split strong deep depth periodic reflect wave}
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # build ID FILE STENCIL CONFIG: the harness over the emitted code of one configuration
@@ -56,6 +56,7 @@ stencil sym_$bc {
 EOF
   build "sym_$bc" "$work/sym_$bc.st" "sym_$bc" "tb=128x1x1,stream=y,sb=256,bm=2x1x1,tblock=16,select=on,maxreg=128" &
 done
+want wave && build wv examples/wave2d.st wave2d "tb=128x1x1,stream=y,sb=128,tblock=16,maxreg=128" &
 want reflect && build gau examples/image.st gaussian3x3 "tb=128x1x1,stream=y,sb=256,retime=on,tblock=6" &
 nvcc -O3 -arch=sm_90 -o "$work/peer" "$peers/mgpu_jacobi.cu" -I"$mpi_inc" -L"$mpi_lib" -lmpi -lnccl &
 wait
@@ -166,4 +167,14 @@ if want reflect; then
     mpi 1 "$work/$id/run" bench 8192 8192 1 1 1 1 1008 $k
     [ "$np" -gt 1 ] && mpi $np "$work/$id/run" bench 8192 $((8192 * np)) 1 1 $np 1 1008 $k
   done
+fi
+if want wave; then
+  np=$((ngpu >= 4 ? 4 : ngpu >= 2 ? 2 : 1))
+  echo "== three time levels (wave2d, mirror faces reflected, 8192^2 a GPU, tblock=16): one rank, then $np"
+  mpi 1 "$work/wv/run" bench 8192 8192 1 1 1 1 1008 16
+  if [ "$np" -gt 1 ]; then
+    STC_DIST_OVERLAP=0 mpi $np "$work/wv/run" bench 8192 $((8192 * np)) 1 1 $np 1 1008 16
+    STC_DIST_OVERLAP=0 mpi $np "$work/wv/run" bench 8192 $((8192 * np)) 1 1 $np 1 1008 32
+    STC_DIST_OVERLAP=0 mpi $np "$work/wv/run" bench $((8192 * np)) 8192 1 $np 1 1 1008 16
+  fi
 fi

@@ -102,6 +102,10 @@ static const Prior priors_2d[] = {
      FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock8", ANY_HALO, 0, 0},
     {"tb=256x1,stream=y,sb=256,tblock=12",
      FOR_STAR, ANY_STEPS, ANY_TYPE, "2d-star-tblock12", ANY_HALO, 0, 0},
+    /* 16 steps fused on 128-wide tiles at any grid size, after the rows above: the stars that
+     * read a coef field (wave2d), which refuses the select=on rows, reach it at the default four */
+    {"tb=128x1,stream=y,sb=128,tblock=16,maxreg=128",
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-any", ANY_HALO, 0, 0},
     /* a box of radius 1: 8 steps fused, two columns a thread, the points selected (box2d1r
      * 1.37x and j2d9pt-gol 1.22x the retimed row below) */
     {"tb=128x1,stream=y,sb=256,tblock=8,bm=2x1,select=on",

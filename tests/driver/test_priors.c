@@ -62,6 +62,30 @@ static void check_small_grid(void)
     arena_free(arena);
 }
 
+/* A star that reads a coef field refuses the select=on rows, so on a grid above 4096^2 it takes
+ * the 16-step 128-wide row at any size (2d-star-tblock16-any: wave2d at 8192^2 644.7 GStencil/s
+ * against 496.7 for a 10 s search without it, H200), third; star2d1r's four keep the select rows. */
+static void check_coef_star(void)
+{
+    Arena *arena = arena_new();
+    IrProgram *wave = load_example("wave2d.st", arena);
+    IrProgram *star = load_example("bench/star2d1r.st", arena);
+    CHECK(wave != NULL && star != NULL);
+    for (int big = 0; wave && star && big < 2; big++) {
+        Config four[4];
+        int n = four_priors_2d(wave, big ? 8192 : 4096, four), sixteen = 0;
+        for (int k = 0; k < n; k++)
+            sixteen += four[k].v[P_TB] == 16 && four[k].v[P_TBX] == 128 && four[k].v[P_SB] == 128 &&
+                       four[k].v[P_SELECT] != 2;
+        CHECK(n == 4 && sixteen == 1);
+        CHECK(!big || (four[2].v[P_TB] == 16 && four[2].v[P_SB] == 128));
+        n = four_priors_2d(star, 8192, four);
+        for (int k = 1; k < n; k++)
+            CHECK(four[k].v[P_SELECT] == 2);
+    }
+    arena_free(arena);
+}
+
 /* A 2D star of radius 3 takes the 6-step fused prior at 64 registers among its first four
  * multi-step priors (star2d3r: 581.7 GStencil/s against 548.0, H100); radius 1, 2 and 4 do not.
  * Radius 1 takes the 16-step one with its points selected (star2d1r 1493.7 against 1444.7 for 12
@@ -317,6 +341,7 @@ int main(void)
     check_small_grid();
     check_radius3();
     check_select_3d();
+    check_coef_star();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
     else

@@ -24,6 +24,7 @@ typedef enum {
     P_VEC,                    /* tile pass: a thread's adjacent x points as one vector access */
     P_HCOL,                   /* tile pass: store the halo columns of the rows written */
     P_SELECT,                 /* streaming temporal kernel: every point computed, then selected */
+    P_HOLD,                   /* one GPU: fused steps that wrap or reflect run held (codegen/hold.c) */
     P_COUNT
 } ParamId;
 

@@ -192,4 +192,9 @@ void cg_strides(CgCtx *ctx, KBlock *out, KExpr *s[3]);
  * point (c[0], c[1], c[2]) shifted by the halo (as the program's dims need). */
 KExpr *cg_linear_index(CgCtx *ctx, KExpr *const c[3], KExpr *const s[3]);
 
+/* hold=on (hold.c): Plan.hold_* from the plan's configuration and groups, and the two copy
+ * kernels the held run uses, printed onto src and named in the plan (nothing without hold). */
+void cg_hold_setup(Plan *plan);
+void cg_hold_kernels(Plan *plan, Arena *arena, const char *prefix, StrBuf *src);
+
 #endif

@@ -118,7 +118,7 @@ static const char HEADER_RULES[] =
     " * step t-1. @_run rotates the pointers in *f so that on return [0] holds the newest step\n"
     " * and [1] the one before (the set of pointers is unchanged; only their order).\n${fourth}"
     " * Temp fields live in a workspace of @_workspace_bytes(nx, ny, nz) bytes: pass one, or\n"
-    " * NULL to let @_run allocate it with cudaMallocAsync on the stream and free it after.\n"
+    " * NULL to let @_run allocate it with cudaMallocAsync on the stream and free it after.\n${hold}"
     " * All calls are asynchronous on `stream`; errors are returned, never printed. */\n"
     "#ifndef ^_STENCIL_H\n#define ^_STENCIL_H\n\n"
     "#include <stddef.h>\n#include <cuda_runtime_api.h>\n${nccl}\n"
@@ -132,6 +132,10 @@ static const char HEADER_FOURTH[] =
     " * block still reads both inputs, so such a field has a fourth buffer in the workspace below;\n"
     " * it never escapes: on return *f holds [0] t and [1] t-1 (a level that ends in the fourth\n"
     " * buffer is copied into one of *f's, at most one buffer's copy a run); [2] holds no level.\n";
+
+static const char HEADER_HOLD[] =
+    " * This configuration (hold=on) keeps in the workspace too an extended copy of each state buffer\n"
+    " * and coef field, every face deeper by the layers the fused steps reach (docs/config.md).\n";
 
 static const char HEADER_DECLS[] =
     "/* The parameters' defaults (0 where the stencil gives none). */\n"
@@ -175,7 +179,8 @@ static TplVar *header_vars(const Api *api, const char *hname, int dist)
         {"p1", p->dims >= 2 ? arena_printf(a, "(size_t)ny + %d", 2 * p->halo[1]) : "1"},
         {"void_ny", p->dims < 2 ? "    (void)ny;\n" : ""}, {"nccl", dist ? "#include <nccl.h>\n" : ""},
         {"max_extent", arena_printf(a, "%d", IR_MAX_EXTENT)},
-        {"fourth", fourth_buffers(api) ? HEADER_FOURTH : ""}, {NULL, NULL},
+        {"fourth", fourth_buffers(api) ? HEADER_FOURTH : ""},
+        {"hold", api_hold_buffers(api) ? HEADER_HOLD : ""}, {NULL, NULL},
     };
     TplVar *copy = arena_alloc(a, sizeof vars);
     memcpy(copy, vars, sizeof vars);
@@ -431,7 +436,7 @@ void api_emit_bind(const Api *api, StrBuf *o)
         }
     }
     sb_puts(o, "    cudaError_t err = cudaSuccess;\n");
-    if (temp_count(p) + fourth_buffers(api)) {
+    if (temp_count(p) + fourth_buffers(api) + api_hold_buffers(api)) {
         sb_puts(o, "    char *ws = (char *)workspace;\n");
         sb_printf(o, "    const size_t temp_bytes = %s_temp_bytes_(nx, ny, nz);\n", x);
         sb_printf(o, "    if (!ws) {\n"
@@ -464,7 +469,7 @@ void api_emit_unbind(const Api *api, StrBuf *o)
             for (int l = 0; l < fl->levels; l++)
                 sb_printf(o, "    f->%s[%d] = b.%s[%d];\n", m, l, m, l);
     }
-    if (t) {
+    if (t + api_hold_buffers(api)) {
         sb_puts(o, "    if (!workspace) {\n        const cudaError_t freed = cudaFreeAsync(ws, stream);\n"
                "        if (err == cudaSuccess)\n            err = freed;\n    }\n");
     } else {
@@ -501,8 +506,9 @@ static const char HOST_SIZES[] =
     "/* Each temp's buffer, rounded up to 256 bytes. */\n"
     "static size_t @_temp_bytes_(int nx, int ny, int nz)\n{\n"
     "    return (@_buffer_elems(nx, ny, nz) * ${esize} + 255) / 256 * 256;\n}\n\n"
+    "${hold_size}"
     "extern \"C\" size_t @_workspace_bytes(int nx, int ny, int nz)\n{\n"
-    "    return ${ntemps} * @_temp_bytes_(nx, ny, nz);\n}\n\n"
+    "    return ${ntemps} * @_temp_bytes_(nx, ny, nz)${hold_ws};\n}\n\n"
     "typedef struct {\n";
 
 static const char HOST_GRID[] =
@@ -560,6 +566,8 @@ static TplVar *host_vars(const Api *api)
         {"ntemps", arena_printf(a, "%d", temp_count(p) + fourth_buffers(api))}, {"T", api->T},
         {"ny", p->dims >= 2 ? "ny" : "1"}, {"nz", p->dims >= 3 ? "nz" : "1"},
         {"void_ny", p->dims < 2 ? "    (void)ny;\n" : ""}, {"void_nz", p->dims < 3 ? "    (void)nz;\n" : ""},
+        {"hold_size", api_hold_size(api)},
+        {"hold_ws", api_hold_buffers(api) ? arena_printf(a, " + %d * %s_hold_bytes_(nx, ny, nz)", api_hold_buffers(api), api->pfx) : ""},
         {NULL, NULL},
     };
     TplVar *copy = arena_alloc(a, sizeof vars);
@@ -603,7 +611,13 @@ void api_emit_steps(const Api *api, const char *steps, StrBuf *o)
                            {NULL, NULL}};
     api_put(api, o, "    err = @_prologue_(&b, p, n, 0, stream);\n", NULL);
     if (plan->step_count > 1)
-        api_put(api, o, "    int left = ${steps};\n"
+        api_put(api, o, "    int left = ${steps};\n", vars);
+    if (plan->hold_kind) /* hold=on: the workspace's extended copies follow the temps */
+        api_put(api, o, arena_printf(api->arena, "    if (err == cudaSuccess && left >= ${k}${fits} && @_hold_bytes_(n[0], n[1], n[2]) > 0)\n"
+                "        err = @_hold_run_(&b, p, n, &left, ${steps}, ws + %d * temp_bytes, stream);\n",
+                temp_count(api->prog) + fourth_buffers(api)), vars);
+    if (plan->step_count > 1)
+        api_put(api, o, ""
                 "    for (; err == cudaSuccess && left >= ${k}${fits}; left -= ${k})\n"
                 "        err = @_step_(&b, p, n, ${steps} - left, stream);\n"
                 "    for (; err == cudaSuccess && left > 0; left--)\n"
@@ -629,6 +643,7 @@ static void emit_host(const Api *api, StrBuf *o)
     int separate_single = plan->single != plan->step && plan->nsingle > 0;
     if (separate_single)
         api_emit_group(api, "single", plan->single, plan->nsingle, 0, o);
+    api_emit_hold(api, o);
     if (fourth_buffers(api))
         api_put(api, o, HOST_UNRING, vars);
     api_put(api, o, HOST_RUN, vars);
@@ -706,6 +721,7 @@ static int emit_files(const Plan *plan, const char *base, const char *h_include,
     api_emit_reduce_source(&api, cu);
     if (distributed) {
         Plan part = *plan; /* a rank's part: its fused steps hold the periodic faces (Plan.held) */
+        part.hold_kind = 0; /* (its run holds them its own way: no extended copies) */
         if (plan->held) {
             part.step = plan->held;
             part.nstep = plan->nheld;

@@ -65,6 +65,11 @@ void api_emit_unbind(const Api *api, StrBuf *o);
 
 /* The distributed API (emit_dist.c): declarations into the header, device and host code into
  * the .cu (after the one-GPU host code, whose groups it calls). */
+/* hold=on (emit_hold.c): the extended copies the workspace holds (0 without), the size function
+ * the workspace's size calls ("" without), and the held run's functions. */
+int api_hold_buffers(const Api *api);
+const char *api_hold_size(const Api *api);
+void api_emit_hold(const Api *api, StrBuf *o);
 void api_emit_dist_header(const Api *api, StrBuf *h);
 void api_emit_dist_source(const Api *api, StrBuf *cu);
 /* The overlapped step (emit_dist_overlap.c): which kind plan allows (0: none), the function

@@ -331,6 +331,49 @@ static int c_grid(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* hold=on (codegen/hold.c): the fused steps run over copies of the state and coef fields that
+ * extend every face by the layers they reach, which a copy refills by wrapping or reflecting
+ * before each launch, so the kernel is the fixed boundary's. For fused steps that wrap or
+ * reflect, of two-level fields, on one GPU, with no built-in coordinate or extent (the launch
+ * sees the extended grid). */
+static int c_hold(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (c->v[P_HOLD] != 2)
+        return 1;
+    const char *what = NULL;
+    if (!on(c))
+        what = "it holds the halo through fused steps: tblock above 1";
+    else if (p && cg_temporal_edge(p, NULL) != TB_WRAP)
+        what = "the fused steps must wrap (periodic) or reflect (clamp or mirror of a step symmetric "
+               "along every axis); a fixed boundary's kernel holds its halo already";
+    else if (s->distributed)
+        what = "a distributed run's part holds its faces anyway (Plan.held)";
+    else if (p && (ir_program_builtins(p) & ~IR_USES_STEP))
+        what = "the step reads x, y, z, nx, ny or nz, which the extended grid would shift";
+    for (int f = 0; p && !what && f < p->nfields; f++)
+        if (p->fields[f].role == ROLE_STATE && p->fields[f].levels > 2)
+            what = "three-level fields keep a fourth buffer (not held yet)";
+    if (what) {
+        snprintf(why, (size_t)whylen, "hold=on: %s", what);
+        return 0;
+    }
+    return 1;
+}
+
+/* hold's values: on and off where fused steps may wrap or reflect two-level fields, else off
+ * (a replay's space, with no program, too: its recordings predate it). */
+static void hold_values(const Space *s, SpaceParam *sp)
+{
+    int may = s->prog && cg_temporal_edge(s->prog, NULL) == TB_WRAP;
+    for (int f = 0; may && f < s->prog->nfields; f++)
+        may = !(s->prog->fields[f].role == ROLE_STATE && s->prog->fields[f].levels > 2);
+    sp->nvalues = 0;
+    sp->values[sp->nvalues++] = 1;
+    if (may)
+        sp->values[sp->nvalues++] = 2;
+}
+
 static const SpaceConstraint constraints[] = {
     {"tblock-alone", c_alone, "temporal blocking combines with no other optimization but streaming "
                               "(stream, sb, retime)"},
@@ -351,6 +394,8 @@ static const SpaceConstraint constraints[] = {
                             "levels (streaming: tblock rings of 2R+1 planes, 2 planes retimed) fit the 227 "
                             "KiB of a block"},
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
+    {"tblock-hold", c_hold, "hold=on: fused steps that wrap or reflect, two-level fields, one GPU, no "
+                            "x, y, z, nx, ny or nz read"},
     {"tblock-select", c_select, "select=on: the streaming temporal kernel (retime=off) of a step that "
                                 "reads state fields only"},
     {0},
@@ -373,6 +418,10 @@ static const CgParam params[] = {
      .nvalues = 2, .doc_values = "on/off",
      .doc = "streaming temporal kernel: each fused step computes every column's point and selects "
             "the passed-through value where it is not computed, instead of branching around it"},
+    {.key = "hold", .kind = PK_BOOL, .first = P_HOLD, .pos = 16, .dims = 1, .values_of = hold_values,
+     .doc_values = "on/off",
+     .doc = "fused steps that wrap or reflect run the fixed boundary's kernel over copies of the "
+            "fields extended by the layers they reach, refilled before each launch (one GPU)"},
     {0},
 };
 

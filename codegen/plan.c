@@ -465,10 +465,13 @@ static Plan *build(const IrProgram *prog, const Config *c, int held, Arena *aren
     StrBuf src = {0};
     Builder b = {0};
     builder_init(&b, plan, arena, &src);
+    held |= c->v[P_HOLD] == 2;
     if (build_groups(&b, plan, why, whylen) != 0 || (held && build_held(&b, plan) != 0)) {
         sb_free(&src);
         return NULL;
     }
+    cg_hold_setup(plan);
+    cg_hold_kernels(plan, arena, b.ctx.prefix, &src);
     cg_build_reductions(&b.ctx, plan);
     for (int f = 0; f < prog->nfields; f++)
         plan->needs_temp |= is_materialized_temp(prog, f);

@@ -99,7 +99,16 @@ typedef struct {
      * within its part would read the wrong points. NULL where the distributed run takes `step`. */
     PlanLaunch *held;
     int nheld;
+    /* hold=on (codegen/hold.c): one GPU runs `held` too, over copies of the state and coef
+     * fields whose every face gains hold_ext[d] layers (tblock x halo), which a copy within each
+     * copy refills by hold_kind before each launch; where the grid has at least hold_min_n[d]
+     * points along each axis (else `step`). hold_kind 0: no hold. */
+    int hold_ext[3], hold_min_n[3];
+    int hold_kind;
+    const char *hold_copy, *hold_edge; /* the two copy kernels' names */
 } Plan;
+
+enum { HOLD_WRAP = 1, HOLD_MIRROR, HOLD_CLAMP }; /* Plan.hold_kind */
 
 /* The reductions' device scratch (ARG_SCRATCH): per reduction r, PLAN_REDUCE_PARTIALS partials
  * from double PLAN_REDUCE_SLOT(r), then its value. */

@@ -70,7 +70,7 @@ int step_bench(Job *job)
         compared = rcmp == 0 && decided;
     }
     double copy = rt_copy_bandwidth(rc, why, sizeof why);
-    RtTimeOptions to = {0};
+    RtTimeOptions to = {.run_steps = job->steps};
     RtTiming t;
     if (rt_time_plan(rc, m, n, &to, &t, why, sizeof why) != 0) {
         diag_run_error(d, "timing failed: %s", why);

@@ -164,6 +164,9 @@ typedef struct {
     int max_reps;           /* 0: 200 */
     long steps_per_rep;     /* 0: a multiple of step_count taking about 1 ms */
     int flush;              /* -1 never, 0 when the grid fits in L2 (default), 1 always */
+    long run_steps;         /* the steps of the run timed for (0: unknown): a held plan (hold=on,
+                               rt_hold.c) is timed by whole runs of its groups, so that its copies
+                               in and out count once a run, as they do */
 } RtTimeOptions;
 
 typedef struct {

@@ -103,6 +103,16 @@ fail:
     return NULL;
 }
 
+/* hold=on: the held group's kernels and the two copies (codegen/hold.c). */
+static int resolve_hold(RtModule *m, char *why, int whylen)
+{
+    const Plan *p = m->plan;
+    if (!(m->held = resolve_list(m, p->held, p->nheld, why, whylen)))
+        return -1;
+    return RT_CU(m->rc, ModuleGetFunction(&m->hold_copy, m->mod, p->hold_copy), p->hold_copy, why, whylen)
+        || RT_CU(m->rc, ModuleGetFunction(&m->hold_edge, m->mod, p->hold_edge), p->hold_edge, why, whylen);
+}
+
 RtModule *rt_module_load(RtContext *rc, const Plan *plan, const void *cubin, char *why,
                          int whylen)
 {
@@ -127,7 +137,8 @@ RtModule *rt_module_load(RtContext *rc, const Plan *plan, const void *cubin, cha
         || !(m->single = resolve_list(m, plan->single, plan->nsingle, why, whylen))
         || !(m->reduce = resolve_list(m, plan->reduce, plan->nreduce, why, whylen))
         || !(m->fused = resolve_list(m, plan->fused, plan->nfused, why, whylen))
-        || !(m->after = resolve_list(m, plan->after, plan->nafter, why, whylen))) {
+        || !(m->after = resolve_list(m, plan->after, plan->nafter, why, whylen))
+        || (plan->hold_kind && resolve_hold(m, why, whylen) != 0)) {
         rt_module_free(m);
         return NULL;
     }
@@ -160,5 +171,6 @@ void rt_module_free(RtModule *m)
     free(m->reduce);
     free(m->fused);
     free(m->after);
+    free(m->held);
     free(m);
 }

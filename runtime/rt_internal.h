@@ -92,6 +92,7 @@ struct RtModule {
     const Plan *plan;
     CUmodule mod;
     CUfunction *prologue, *step, *single, *reduce, *fused, *after;
+    CUfunction *held, hold_copy, hold_edge; /* hold=on (rt_hold.c): NULL, 0 without */
 };
 
 struct RtGrid {
@@ -106,6 +107,8 @@ struct RtGrid {
     double *params;             /* one per program parameter */
     long step;                  /* the run's next step (the built-in step): 0 after the prologue */
     CUdeviceptr scratch;        /* the reductions' (ARG_SCRATCH) while rt_reduce runs, else 0 */
+    CUdeviceptr hold[RT_MAX_FIELDS][4]; /* hold=on: the extended copies (rt_hold.c), kept */
+    size_t hold_bytes;          /* the size they were allocated for (0: none) */
 };
 
 /* The GPU's reductions on g against the interpreter's on state (g's own state downloaded):
@@ -129,6 +132,10 @@ int rt_launch_list(RtModule *m, RtGrid *g, const PlanLaunch *ls, const CUfunctio
                    int whylen);
 
 /* Writes "what: CUDA_ERROR_X (description)" into why when r is an error; returns 0 or -1. */
+/* hold=on (rt_hold.c): whether the held groups take a grid of n, and `groups` of them run. */
+int rt_hold_fits(const Plan *p, const int n[3]);
+int rt_run_held(RtModule *m, RtGrid *g, long groups, char *why, int whylen);
+
 int rt_cu_check(const RtContext *rc, CUresult r, const char *what, char *why, int whylen);
 #define RT_CU(rc, call, what, why, whylen) rt_cu_check((rc), (rc)->api.call, (what), (why), (whylen))
 

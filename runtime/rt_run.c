@@ -56,9 +56,12 @@ void rt_grid_free(RtGrid *g)
     if (!g)
         return;
     for (int f = 0; f < RT_MAX_FIELDS; f++)
-        for (int l = 0; l < 4; l++)
+        for (int l = 0; l < 4; l++) {
             if (g->buf[f][l])
                 g->rc->api.MemFree(g->buf[f][l]);
+            if (g->hold[f][l])
+                g->rc->api.MemFree(g->hold[f][l]);
+        }
     free(g->params);
     free(g);
 }
@@ -344,6 +347,10 @@ int rt_run_steps(RtModule *m, RtGrid *g, long steps, char *why, int whylen)
     if (rt_ring_widen(g, p, why, whylen) != 0)
         return -1;
     int status = 0;
+    if (groups > 0 && rt_hold_fits(p, g->n)) { /* hold=on: held over extended copies */
+        status = rt_run_held(m, g, groups, why, whylen);
+        groups = 0;
+    }
     for (long s = 0; s < groups && status == 0; s++, g->step += per_group)
         status = rt_launch_list(m, g, p->step, m->step, p->nstep, why, whylen);
     for (long s = 0; s < rest && status == 0; s++, g->step++)

@@ -81,6 +81,8 @@ int rt_time_grid(RtModule *m, RtGrid *g, const RtTimeOptions *opt_in, RtTiming *
         || time_once(m, g, group, ev, &ms, why, whylen) != 0)
         goto done;
     long steps = opt.steps_per_rep;
+    if (steps <= 0 && m->plan->hold_kind && opt.run_steps >= group)
+        steps = opt.run_steps / group * group;
     if (steps <= 0) {
         long groups = ms > 0 ? (long)(1.0 / ms) + 1 : 64;
         if (groups > 64) groups = 64;

@@ -459,7 +459,7 @@ void gpu_eval_measure(GpuEval *g, const Config *cs, int n, double target_ms, int
     for (int at = 0; at < n; at += MAX_BATCH) {
         int k = n - at < MAX_BATCH ? n - at : MAX_BATCH;
         Req rq = {.type = REQ_MEASURE, .target_ms = target_ms > 0 ? target_ms : g->opt.target_ms,
-                  .min_reps = min_reps};
+                  .min_reps = min_reps, .steps = g->space ? g->space->steps : 0};
         run_requests(g, rq, cs + at, k, out + at, NULL);
     }
 }

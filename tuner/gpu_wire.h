@@ -23,7 +23,7 @@ enum { REQ_MEASURE = 1, REQ_COMPARE = 2 };
 typedef struct {
     int type, n, min_reps;
     double target_ms;
-    long steps;
+    long steps; /* a comparison's steps; a measurement's: the run's (RtTimeOptions.run_steps), 0 unknown */
 } Req;
 
 enum { MSG_HELLO = 1, MSG_COMPILING, MSG_BEGIN, MSG_RESULT, MSG_DONE };

@@ -146,7 +146,7 @@ static void gpu_stage(Worker *w, const Req *rq, Unit *u, Msg *m)
         goto fail;
     }
     w->grid_used = 0;
-    RtTimeOptions to = {.target_ms = rq->target_ms, .min_reps = rq->min_reps};
+    RtTimeOptions to = {.target_ms = rq->target_ms, .min_reps = rq->min_reps, .run_steps = rq->steps};
     int timed = rt_time_grid(mod, w->grid, &to, &t, why, (int)sizeof why);
     if (timed != 0) {
         snprintf(m->why, sizeof m->why, "timing failed: %.360s", why);

@@ -518,6 +518,37 @@ static void test_reflect(Arena *a)
     has(must_build(a, bits, cfg)->source, "rc_m1_0");
 }
 
+/* hold=on: fused steps that wrap or reflect, held over extended copies (codegen/hold.c): the
+ * plan's held group over the fixed program, the layers tblock x halo deep, the two copies, and the
+ * emitted run that takes them (its workspace holding the copies); refused where nothing wraps or
+ * reflects, without fused steps, with three levels, with built-in coordinates. */
+static void test_hold(Arena *a, IrProgram *star, IrProgram *wave)
+{
+    const char *cfg = "tb=64x1,stream=y,sb=16,tblock=4,hold=on";
+    IrProgram *clamp = symmetric2d(a, BC_CLAMP, 1), *mirror = symmetric2d(a, BC_MIRROR, 2);
+    IrProgram *wrap = hb_with_boundary(hb_example(a, 0), BC_PERIODIC);
+    const Plan *pc = must_build(a, clamp, cfg), *pm = must_build(a, mirror, cfg), *pw = must_build(a, wrap, cfg);
+    assert(pc->hold_kind == HOLD_CLAMP && pm->hold_kind == HOLD_MIRROR && pw->hold_kind == HOLD_WRAP);
+    assert(pc->hold_ext[0] == 4 && pc->hold_ext[1] == 4 && pc->hold_ext[2] == 0 && pm->hold_ext[0] == 8);
+    assert(pm->hold_min_n[0] == 10 && pc->hold_min_n[0] == 5); /* a mirror's image of layer E is E */
+    assert(pc->held && pc->nheld == 1 && strstr(pc->held[0].kernel, "_held"));
+    has(pc->source, pc->hold_copy);
+    has(pc->source, pc->hold_edge);
+    assert(!must_build(a, clamp, "tb=64x1,stream=y,sb=16,tblock=4")->hold_kind);
+    StrBuf cu = {0}, h = {0};
+    assert(cg_emit(pc, "held", &cu, &h) == 0);
+    has(cu.data, "err = sym2d_hold_run_(&b, p, n, &left, steps, ws + 0 * temp_bytes, stream);");
+    has(cu.data, "return 0 * sym2d_temp_bytes_(nx, ny, nz) + 2 * sym2d_hold_bytes_(nx, ny, nz);");
+    has(cu.data, "err = sym2d_hstep_(&x, p, xn, steps - *left, stream);");
+    has(h.data, "hold=on");
+    sb_free(&cu);
+    sb_free(&h);
+    /* the space offers hold=on only where fused steps may wrap or reflect two-level fields */
+    refused(a, star, "tb=64x1,stream=y,sb=16,tblock=4,hold=on", "hold=on is not one of its values (off)");
+    refused(a, hb_with_boundary(wave, BC_PERIODIC), "tb=32x8,tblock=2,hold=on", "not one of its values");
+    refused(a, clamp, "tb=64x1,stream=y,sb=16,hold=on", "tblock above 1");
+}
+
 /* The space: values, and the constraints named with their reasons. */
 static void test_space(IrProgram *star)
 {
@@ -732,6 +763,7 @@ int main(void)
     (void)heat1;
     test_edges(a);
     test_reflect(a);
+    test_hold(a, star, wave);
     test_stream_2d(a, star);
     test_stream_box_3d(a, h3);
     test_fast_arith(a);

@@ -81,6 +81,10 @@ static const Prior priors_2d[] = {
      * take 168 registers without the cap; j2d5pt loses with it, so both are measured */
     {"tb=128x1,stream=y,sb=256,tblock=16,bm=2x1,select=on,maxreg=128",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1-cols2-maxreg128", 1, 0, 0},
+    /* the same held over extended copies (hold=on), where the fused steps wrap or reflect (a
+     * fixed boundary's space has no hold=on: skipped, the next row moves up) */
+    {"tb=128x1,stream=y,sb=256,tblock=16,bm=2x1,select=on,maxreg=128,hold=on",
+     FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock16-r1-cols2-hold", 1, 0, 0},
     {"tb=128x1,stream=y,sb=256,tblock=8,bm=2x1,select=on",
      FOR_STAR, MULTI_STEP, ANY_TYPE, "2d-star-tblock8-r2-cols2", 2, 0, 2},
     {"tb=128x1,stream=y,sb=256,tblock=6,bm=2x1,select=on",

@@ -86,6 +86,30 @@ static void check_coef_star(void)
     arena_free(arena);
 }
 
+/* A symmetric radius-1 star that reflects or wraps takes the two-column fused rows, then the same
+ * held over extended copies (2d-star-tblock16-r1-cols2-hold: mirror 1528 -> 1782 GStencil/s at
+ * 8192^2, H200), fourth; with a fixed boundary hold=on is not in the space and the row is skipped. */
+static void check_hold(void)
+{
+    Arena *arena = arena_new();
+    const IrProgram *star = load_example("../tests/programs/symstar2d.st", arena);
+    CHECK(star != NULL);
+    for (int bc = 0; star && bc < 4; bc++) {
+        IrProgram copy = *star;
+        IrField field = star->fields[0];
+        const BoundaryKind kinds[4] = {BC_MIRROR, BC_CLAMP, BC_PERIODIC, BC_FIXED};
+        ir_bc_set(&field, kinds[bc], 0.0);
+        copy.fields = &field;
+        Config four[4];
+        int n = four_priors_2d(&copy, 8192, four), held = 0;
+        for (int k = 0; k < n; k++)
+            held += four[k].v[P_HOLD] == 2;
+        CHECK(n == 4 && held == (kinds[bc] != BC_FIXED));
+        CHECK(kinds[bc] == BC_FIXED || (four[3].v[P_HOLD] == 2 && four[3].v[P_BMX] == 2));
+    }
+    arena_free(arena);
+}
+
 /* A 2D star of radius 3 takes the 6-step fused prior at 64 registers among its first four
  * multi-step priors (star2d3r: 581.7 GStencil/s against 548.0, H100); radius 1, 2 and 4 do not.
  * Radius 1 takes the 16-step one with its points selected (star2d1r 1493.7 against 1444.7 for 12
@@ -342,6 +366,7 @@ int main(void)
     check_radius3();
     check_select_3d();
     check_coef_star();
+    check_hold();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
     else

@@ -23,13 +23,20 @@ static void hold_shape(const RtGrid *g, const Plan *p, HoldShape *s)
     s->bytes = (size_t)total * (size_t)ir_elem_size(g->prog);
 }
 
+/* As the emitted @_hold_bytes_ decides (codegen/emit_hold.c): the layers' sources within the grid,
+ * each extended extent and the element count within the API's limits (ir.h). */
 int rt_hold_fits(const Plan *p, const int n[3])
 {
     if (!p->hold_kind)
         return 0;
-    for (int d = 0; d < p->prog->dims; d++)
-        if (n[d] < p->hold_min_n[d] || (long long)n[d] + 2LL * (p->hold_ext[d] + p->prog->halo[d]) > IR_MAX_EXTENT)
+    unsigned long long elems = 1;
+    for (int d = 0; d < p->prog->dims; d++) {
+        const long long padded = (long long)n[d] + 2LL * (p->hold_ext[d] + p->prog->halo[d]);
+        if (n[d] < p->hold_min_n[d] || padded > IR_MAX_EXTENT ||
+            elems > (1ULL << IR_MAX_ELEMS_LOG2) / (unsigned long long)padded)
             return 0;
+        elems *= (unsigned long long)padded;
+    }
     return 1;
 }
 

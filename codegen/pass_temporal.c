@@ -331,11 +331,20 @@ static int c_grid(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
+/* Whether hold=on may apply to p: fused steps that wrap or reflect (TB_WRAP), of two-level fields
+ * (a three-level field keeps a fourth buffer: not held yet). */
+static int hold_may(const IrProgram *p)
+{
+    int may = p && cg_temporal_edge(p, NULL) == TB_WRAP;
+    for (int f = 0; may && f < p->nfields; f++)
+        may = !(p->fields[f].role == ROLE_STATE && p->fields[f].levels > 2);
+    return may;
+}
+
 /* hold=on (codegen/hold.c): the fused steps run over copies of the state and coef fields that
  * extend every face by the layers they reach, which a copy refills by wrapping or reflecting
- * before each launch, so the kernel is the fixed boundary's. For fused steps that wrap or
- * reflect, of two-level fields, on one GPU, with no built-in coordinate or extent (the launch
- * sees the extended grid). */
+ * before each launch, so the kernel is the fixed boundary's. On one GPU, with no built-in
+ * coordinate or extent (the launch sees the extended grid). */
 static int c_hold(const Space *s, const Config *c, char *why, int whylen)
 {
     const IrProgram *p = s->prog;
@@ -344,16 +353,13 @@ static int c_hold(const Space *s, const Config *c, char *why, int whylen)
     const char *what = NULL;
     if (!on(c))
         what = "it holds the halo through fused steps: tblock above 1";
-    else if (p && cg_temporal_edge(p, NULL) != TB_WRAP)
+    else if (p && !hold_may(p))
         what = "the fused steps must wrap (periodic) or reflect (clamp or mirror of a step symmetric "
-               "along every axis); a fixed boundary's kernel holds its halo already";
+               "along every axis), of two-level fields; a fixed boundary's kernel holds its halo already";
     else if (s->distributed)
         what = "a distributed run's part holds its faces anyway (Plan.held)";
     else if (p && (ir_program_builtins(p) & ~IR_USES_STEP))
         what = "the step reads x, y, z, nx, ny or nz, which the extended grid would shift";
-    for (int f = 0; p && !what && f < p->nfields; f++)
-        if (p->fields[f].role == ROLE_STATE && p->fields[f].levels > 2)
-            what = "three-level fields keep a fourth buffer (not held yet)";
     if (what) {
         snprintf(why, (size_t)whylen, "hold=on: %s", what);
         return 0;
@@ -361,16 +367,13 @@ static int c_hold(const Space *s, const Config *c, char *why, int whylen)
     return 1;
 }
 
-/* hold's values: on and off where fused steps may wrap or reflect two-level fields, else off
- * (a replay's space, with no program, too: its recordings predate it). */
+/* hold's values: on and off where it may apply, else off (a replay's space, with no program,
+ * too: its recordings predate it). */
 static void hold_values(const Space *s, SpaceParam *sp)
 {
-    int may = s->prog && cg_temporal_edge(s->prog, NULL) == TB_WRAP;
-    for (int f = 0; may && f < s->prog->nfields; f++)
-        may = !(s->prog->fields[f].role == ROLE_STATE && s->prog->fields[f].levels > 2);
     sp->nvalues = 0;
     sp->values[sp->nvalues++] = 1;
-    if (may)
+    if (hold_may(s->prog))
         sp->values[sp->nvalues++] = 2;
 }
 

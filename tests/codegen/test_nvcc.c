@@ -237,6 +237,10 @@ int main(void)
             ir_bc_set(&box->fields[f], BC_FIXED, 0);
     emit(box, "tb=16x4x1,stream=z,sb=16,tblock=3,bm=1x4x1", a, 0);
     emit(box, "tb=16x4x1,stream=z,sb=16,tblock=2,retime=on,bm=1x4x1", a, 0);
+    /* hold=on: the held run's host code and copies (codegen/emit_hold.c), in 1D, 2D and 3D */
+    emit(hb_with_boundary(hb_example(a, 0), BC_PERIODIC), "tb=64x1,stream=y,sb=16,tblock=4,hold=on", a, 0);
+    emit(hb_with_boundary(hb_example(a, 1), BC_PERIODIC), "tb=16x8x1,stream=z,sb=8,tblock=2,hold=on", a, 0);
+    emit(hb_with_boundary(hb_example(a, 5), BC_PERIODIC), "tb=64,tblock=2,hold=on", a, 0);
     const char *root = getenv("STC_SOURCE_ROOT");
     int examples = 0;
     if (root) {

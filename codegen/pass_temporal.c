@@ -368,12 +368,12 @@ static int c_hold(const Space *s, const Config *c, char *why, int whylen)
 }
 
 /* hold's values: on and off where it may apply, else off (a replay's space, with no program,
- * too: its recordings predate it). */
+ * too: its recordings predate it; a distributed part's, whose faces are held anyway). */
 static void hold_values(const Space *s, SpaceParam *sp)
 {
     sp->nvalues = 0;
     sp->values[sp->nvalues++] = 1;
-    if (hold_may(s->prog))
+    if (hold_may(s->prog) && !s->distributed)
         sp->values[sp->nvalues++] = 2;
 }
 

@@ -53,10 +53,11 @@ static void init_param(Space *s, const CgParam *r)
     }
 }
 
-void space_init(Space *s, const IrProgram *prog, const long n[3])
+static void init(Space *s, const IrProgram *prog, const long n[3], int distributed)
 {
     memset(s, 0, sizeof *s);
     s->prog = prog;
+    s->distributed = distributed;
     int dims = prog ? prog->dims : 3;
     s->dims = dims;
     for (int d = 0; d < 3; d++)
@@ -68,6 +69,10 @@ void space_init(Space *s, const IrProgram *prog, const long n[3])
             if (!unimplemented(cg_passes[i]))
                 init_param(s, r);
 }
+
+void space_init(Space *s, const IrProgram *prog, const long n[3]) { init(s, prog, n, 0); }
+
+void space_init_distributed(Space *s, const IrProgram *prog, const long n[3]) { init(s, prog, n, 1); }
 
 void space_set_steps(Space *s, long steps)
 {

@@ -25,6 +25,9 @@ typedef struct {
 } Space;
 
 void space_init(Space *s, const IrProgram *prog, const long n[3]);
+/* The same for a distributed run's local part (Space.distributed set before the values are
+ * computed: a parameter of one GPU only, such as hold, then keeps its off value). */
+void space_init_distributed(Space *s, const IrProgram *prog, const long n[3]);
 /* The run's step count: temporal blocking that fuses more steps than the run has would never
  * launch its fused kernel, so tblock keeps only values <= steps (`--steps 1` tunes one step). */
 void space_set_steps(Space *s, long steps);

@@ -148,8 +148,7 @@ int step_lower(Job *job)
     int rc = settle_grid(job);
     if (rc != 0)
         return rc;
-    space_init(&job->space, job->prog, job->grid);
+    (job->opt->distributed ? space_init_distributed : space_init)(&job->space, job->prog, job->grid);
     space_set_steps(&job->space, job->steps);
-    job->space.distributed = job->opt->distributed;
     return 0;
 }

@@ -543,7 +543,13 @@ static void test_hold(Arena *a, IrProgram *star, IrProgram *wave)
     has(h.data, "hold=on");
     sb_free(&cu);
     sb_free(&h);
-    /* the space offers hold=on only where fused steps may wrap or reflect two-level fields */
+    /* the space offers hold=on only where fused steps may wrap or reflect two-level fields, on
+     * one GPU */
+    Space one, part;
+    const long grid[3] = {512, 512, 1};
+    space_init(&one, clamp, grid);
+    space_init_distributed(&part, clamp, grid);
+    assert(one.params[P_HOLD].nvalues == 2 && part.params[P_HOLD].nvalues == 1 && part.distributed);
     refused(a, star, "tb=64x1,stream=y,sb=16,tblock=4,hold=on", "hold=on is not one of its values (off)");
     refused(a, hb_with_boundary(wave, BC_PERIODIC), "tb=32x8,tblock=2,hold=on", "not one of its values");
     refused(a, clamp, "tb=64x1,stream=y,sb=16,hold=on", "tblock above 1");

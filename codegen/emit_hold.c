@@ -17,17 +17,14 @@ int api_hold_buffers(const Api *api)
 
 static const char HOLD_SIZE[] =
     "/* hold=on (codegen/hold.c): the bytes of one extended copy of a field, every face ${ext}\n"
-    " * layers deeper; 0 where the held groups do not take the grid. */\n"
+    " * layers deeper (a temp's buffer on the extended grid); 0 where the held groups do not take\n"
+    " * the grid: the layers' sources outside it, or the extended grid beyond @_buffer_elems. */\n"
     "static size_t @_hold_bytes_(int nx, int ny, int nz)\n{\n"
     "    const int n[3] = {nx, ny, nz}, ext[3] = {${E0}, ${E1}, ${E2}}, least[3] = {${M0}, ${M1}, ${M2}};\n"
-    "    const int halo2[3] = {${hx2}, ${hy2}, ${hz2}};\n"
-    "    unsigned long long elems = 1;\n"
-    "    for (int d = 0; d < ${dims}; d++) {\n"
-    "        const long long padded = (long long)n[d] + 2LL * ext[d] + halo2[d];\n"
-    "        if (n[d] < least[d] || padded > ${max_extent}LL || elems > (1ULL << ${elems_log2}) / (unsigned long long)padded)\n"
+    "    for (int d = 0; d < ${dims}; d++)\n"
+    "        if (n[d] < least[d] || n[d] > 2147483647 - 2 * ext[d])\n"
     "            return 0;\n"
-    "        elems *= (unsigned long long)padded;\n    }\n"
-    "    return (size_t)((elems * ${esize} + 255) / 256 * 256);\n}\n\n";
+    "    return @_temp_bytes_(nx + ${E2x}, ny + ${E2y}, nz + ${E2z}); /* 0 beyond @_buffer_elems */\n}\n\n";
 
 static const char HOLD_COPIES[] =
     "/* A field's interior into its extended copy x (in = 1), or back. */\n"
@@ -134,10 +131,7 @@ static TplVar *hold_vars(const Api *api)
         {"E2z", arena_printf(a, "%d", 2 * E[2])}, {"ext", arena_printf(a, "%d x %d x %d", E[0], E[1], E[2])},
         {"M0", arena_printf(a, "%d", M[0])}, {"M1", arena_printf(a, "%d", M[1])}, {"M2", arena_printf(a, "%d", M[2])},
         {"hx", arena_printf(a, "%d", p->halo[0])}, {"hy", arena_printf(a, "%d", p->halo[1])},
-        {"hz", arena_printf(a, "%d", p->halo[2])}, {"hx2", arena_printf(a, "%d", 2 * p->halo[0])},
-        {"hy2", arena_printf(a, "%d", 2 * p->halo[1])}, {"hz2", arena_printf(a, "%d", 2 * p->halo[2])},
-        {"dims", arena_printf(a, "%d", p->dims)}, {"max_extent", arena_printf(a, "%d", IR_MAX_EXTENT)},
-        {"elems_log2", arena_printf(a, "%d", IR_MAX_ELEMS_LOG2)}, {"esize", arena_printf(a, "%d", ir_elem_size(p))},
+        {"hz", arena_printf(a, "%d", p->halo[2])}, {"dims", arena_printf(a, "%d", p->dims)},
         {"T", api->T}, {"kind", arena_printf(a, "%d", pl->hold_kind)},
         {"half", pl->hold_kind == HOLD_CLAMP ? "1" : "0"},
         {"how", pl->hold_kind == HOLD_WRAP ? "wrapped from the points n away"

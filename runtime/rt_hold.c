@@ -17,27 +17,25 @@ static void hold_shape(const RtGrid *g, const Plan *p, HoldShape *s)
     long long total = 1;
     for (int d = 0; d < 3; d++) {
         s->n[d] = g->n[d] + 2 * p->hold_ext[d];
-        s->pad[d] = s->n[d] + (g->pad[d] - g->n[d]);
+        s->pad[d] = s->n[d] + 2LL * g->prog->halo[d];
         total *= s->pad[d];
     }
     s->bytes = (size_t)total * (size_t)ir_elem_size(g->prog);
 }
 
 /* As the emitted @_hold_bytes_ decides (codegen/emit_hold.c): the layers' sources within the grid,
- * each extended extent and the element count within the API's limits (ir.h). */
+ * and the extended grid within the API's limits (ir_check_extent, as a grid's own). */
 int rt_hold_fits(const Plan *p, const int n[3])
 {
     if (!p->hold_kind)
         return 0;
-    unsigned long long elems = 1;
-    for (int d = 0; d < p->prog->dims; d++) {
-        const long long padded = (long long)n[d] + 2LL * (p->hold_ext[d] + p->prog->halo[d]);
-        if (n[d] < p->hold_min_n[d] || padded > IR_MAX_EXTENT ||
-            elems > (1ULL << IR_MAX_ELEMS_LOG2) / (unsigned long long)padded)
+    long long wide[3];
+    for (int d = 0; d < 3; d++) {
+        if (d < p->prog->dims && n[d] < p->hold_min_n[d])
             return 0;
-        elems *= (unsigned long long)padded;
+        wide[d] = (long long)n[d] + 2LL * p->hold_ext[d];
     }
-    return 1;
+    return ir_check_extent(p->prog->dims, p->prog->halo, wide, NULL, 0) == 0;
 }
 
 static int launch(RtModule *m, CUfunction fn, const long long grid[3], void **args, const char *what, char *why,
@@ -56,7 +54,7 @@ static int copy_box(RtModule *m, const RtGrid *g, const HoldShape *s, CUdevicept
     const size_t es = (size_t)ir_elem_size(g->prog);
     long long xo = 0, so = 0, xs = 1, ss = 1;
     for (int d = 0; d < 3; d++) {
-        long long h = (g->pad[d] - g->n[d]) / 2;
+        long long h = g->prog->halo[d];
         xo += (h + p->hold_ext[d]) * xs;
         so += h * ss;
         xs *= s->pad[d];
@@ -77,7 +75,7 @@ static int refill(RtModule *m, const RtGrid *g, const HoldShape *s, CUdeviceptr 
 {
     const Plan *p = m->plan;
     for (int a = 0; a < g->prog->dims; a++) {
-        long long h = (g->pad[a] - g->n[a]) / 2, n = g->n[a];
+        long long h = g->prog->halo[a], n = g->n[a];
         int w = p->hold_ext[a], kind = p->hold_kind, half = p->hold_kind == HOLD_CLAMP;
         long long lo0 = h, first = h + w, last = first + n - 1, hi0 = last + 1;
         long long m2lo = 2 * first - half, m2hi = 2 * last + half;

@@ -8,14 +8,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 new=$1 old=${2:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . bench/time_run.sh
-time_run_harness "$work/time_run.cu"
+time_run_begin
 progs=("star3d1r tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,hcol=on,maxreg=128"
        "box3d1r tb=128x2x1,stream=z,sb=64,bm=1x8x1,retime=on,prefetch=on"
        "star2d1r tb=256x1x1,stream=y,sb=256,tblock=12")
-nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sed 's/^/# GPU: /'
 versions="new${old:+ old}"
 for v in $versions; do
   eval "bin=\$$v"

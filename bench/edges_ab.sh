@@ -9,11 +9,8 @@ cd "$(dirname "$0")/.."
 old=$1 new=$2
 cfg=${3:-tb=256x1x1,stream=y,sb=256,tblock=12}
 nx=${4:-8192} ny=${5:-8192} steps=${6:-1008}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . bench/time_run.sh
-time_run_harness "$work/time_run.cu"
-nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sed 's/^/# GPU: /'
+time_run_begin
 for v in old new; do
   eval "bin=\$$v"
   mkdir -p "$work/$v"

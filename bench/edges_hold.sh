@@ -10,11 +10,8 @@ cd "$(dirname "$0")/.."
 bin=${1:-build/driver/stencilc}
 cfg=${2:-tb=128x1x1,stream=y,sb=256,bm=2x1x1,tblock=16,select=on,maxreg=128}
 nx=${3:-8192} ny=${4:-8192} steps=${5:-1008}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 . bench/time_run.sh
-time_run_harness "$work/time_run.cu"
-nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sed 's/^/# GPU: /'
+time_run_begin
 echo "# config $cfg, ${nx}x${ny}, $steps steps"
 variants=""
 for bc in fixed clamp mirror periodic; do

@@ -44,6 +44,15 @@ int main(int argc, char **argv)
 HARNESS
 }
 
+# time_run_begin: a scratch folder $work (removed on exit) holding the harness, time_run.cu, and
+# the GPU's name printed as a '# GPU:' line; what every script of this harness starts with.
+time_run_begin() {
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    time_run_harness "$work/time_run.cu"
+    nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sed 's/^/# GPU: /'
+}
+
 # time_run_build DIR PREFIX LABEL HARNESS: DIR/time_PREFIX from DIR/PREFIX.cu and PREFIX.h
 time_run_build() {
     ( cd "$1" && nvcc -O3 -arch=sm_90 -std=c++17 -I. -DSTC_P="$2" -DSTC_NAME="\"$3\"" \

@@ -45,6 +45,7 @@ typedef struct {
     int npriors, priors_listed;
     int priors_taken; /* of priors, those handed out or skipped */
     int priors_done;
+    TuneSeen *spent; /* measured configurations with no fresh neighbour left (near_measured) */
 } Gest;
 
 static void pending_add(Gest *g, const Config *c, int group)
@@ -96,7 +97,7 @@ static void gest_observe(TuneStrategy *st, const TuneSample *r)
  * better of two drawn at random) re-drawn by tune_sample. A long search can use up what the random
  * draws reach, since each draw is repaired toward the padded form and so favours sparse
  * configurations; without this it stops early (docs/gest.md, "Exhausted"). Returns 1 with
- * a fresh valid configuration in out, or 0. */
+ * a fresh valid configuration in out, or 0 after WANDER_ATTEMPTS steps (near_measured then). */
 static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *out)
 {
     int free_params[P_COUNT], nfree = 0;
@@ -123,6 +124,81 @@ static int wander(Gest *g, const TuneHistory *h, const TuneSeen *batch, Config *
             return 1;
     }
     return 0;
+}
+
+/* A measured configuration's place in near_measured's order: ok ones fastest first, failed
+ * ones (INFINITY) last, ties by history index so that the order does not depend on qsort. */
+typedef struct {
+    double ms;
+    int i;
+} Ranked;
+
+static int ranked_cmp(const void *x, const void *y)
+{
+    const Ranked *a = x, *b = y;
+    if (a->ms != b->ms)
+        return a->ms < b->ms ? -1 : 1;
+    return a->i - b->i;
+}
+
+/* The measured configurations not yet spent, in near_measured's order; *out malloc'd. */
+static int rank_unspent(const Gest *g, const TuneHistory *h, Ranked **out)
+{
+    Ranked *r = malloc(sizeof *r * (size_t)(h->n + 1));
+    int n = 0;
+    *out = r;
+    if (!r)
+        return 0;
+    for (int i = 0; i < h->n; i++)
+        if (!tune_seen_has(g->spent, &h->items[i].config))
+            r[n++] = (Ranked){h->items[i].ok ? h->items[i].ms : INFINITY, i};
+    qsort(r, (size_t)n, sizeof *r, ranked_cmp);
+    return n;
+}
+
+/* The fresh configurations one free parameter away from c, into out[*got..n). Returns 1 when
+ * none is left (c is spent), 0 when out filled up first. */
+static int one_param_away(Gest *g, const TuneHistory *h, TuneSeen *batch, const Config *c,
+                          Config *out, int n, int *got)
+{
+    const Space *s = g->pb->space;
+    for (int p = 0; p < P_COUNT; p++) {
+        if (!tune_param_free(s, p))
+            continue;
+        for (int v = 0; v < s->params[p].nvalues; v++) {
+            Config next = *c;
+            next.v[p] = s->params[p].values[v];
+            if (!tune_fresh(g->pb, h, batch, &next))
+                continue;
+            if (*got == n)
+                return 0;
+            out[(*got)++] = next;
+            tune_seen_add(batch, &next);
+        }
+    }
+    return 1;
+}
+
+/* The last resort, once the random draws and wander's random steps find nothing: every fresh
+ * configuration one parameter away from a measured one, the fastest measured first. wander
+ * picks its start among all the measured configurations and its parameters at random, so
+ * where the few with fresh neighbours sit in a narrow region (a dense corner of the space) its
+ * attempts run out and the search stopped with budget left (docs/gest.md, "Exhausted"). A
+ * measured configuration whose neighbours are all seen is remembered (g->spent), so a long
+ * search looks at each one's neighbours about once. */
+static int near_measured(Gest *g, const TuneHistory *h, TuneSeen *batch, Config *out, int n)
+{
+    if (!g->spent)
+        g->spent = tune_seen_new();
+    Ranked *r;
+    int nr = rank_unspent(g, h, &r), got = 0;
+    for (int i = 0; i < nr && got < n; i++) {
+        const Config *c = &h->items[r[i].i].config;
+        if (one_param_away(g, h, batch, c, out, n, &got))
+            tune_seen_add(g->spent, c);
+    }
+    free(r);
+    return got;
 }
 
 /* The starting configurations that h lacks, in order, at most n: listed once (priors.c,
@@ -168,6 +244,8 @@ static int propose_random(Gest *g, const TuneHistory *h, Config *out, int n)
         tune_seen_add(batch, &out[got]);
         got++;
     }
+    if (got < n)
+        got += near_measured(g, h, batch, out + got, n - got);
     tune_seen_free(batch);
     return hand_out(g, out, got);
 }
@@ -324,6 +402,7 @@ static void gest_destroy(TuneStrategy *st)
     free(g->data);
     free(g->pend);
     free(g->pend_group);
+    tune_seen_free(g->spent);
     free(g);
 }
 

@@ -134,15 +134,15 @@ static inline int cg_writing_stage(const IrProgram *p, int f) { return p->fields
 
 /* A field or param name as a C identifier that is not a C or C++ keyword. */
 const char *cg_member_name(Arena *arena, const char *name);
-/* In float programs, stage `stage` as the optimized kernels emit it (codegen/fast_arith.c):
- * every division by a constant replaced by a multiplication by the constant's float
- * reciprocal; with prog->fast_math, a / sqrt(x) as a * rsqrt(x) and the copy marked fast_ops
- * (approximate intrinsics). Returns p itself when nothing changes. */
+/* Stage `stage` as the optimized kernels emit it (codegen/fast_arith.c): every division by a
+ * constant replaced by a multiplication by the constant's reciprocal; with prog->fast_math (float
+ * programs), a / sqrt(x) as a * rsqrt(x) and the copy marked fast_ops (approximate intrinsics).
+ * Returns p itself when nothing changes. */
 const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena);
-/* Whether node n of st divides by a constant whose float reciprocal is a normal float (then
- * *recip, when not NULL, is 1/c in double; the float literal rounds it): the division the
- * optimized float kernels, and with --same-bits every float kernel, write as a product. */
-int cg_recip_const(const IrStage *st, const IrNode *n, double *recip);
+/* Whether node n of st divides by a constant whose reciprocal is a normal number of type t (then
+ * *recip, when not NULL, is 1/c in double; a float literal rounds it): the division the
+ * optimized kernels, and with --same-bits every kernel, write as a product. */
+int cg_recip_const(const IrStage *st, const IrNode *n, ElemType t, double *recip);
 /* What the emitted files' Configuration line adds for a --fast-math program (the tolerance it
  * was verified at is rt_tolerance's, and grows with the steps: not repeated here). */
 #define FAST_MATH_NOTE " (fast math: approximate float arithmetic, docs/config.md)"

@@ -1,9 +1,10 @@
 /* The arithmetic of the optimized kernels, a copy of one stage that the plain kernel (the
  * reference of the final check) does not use:
- * - In float programs, a division by a constant becomes a multiplication by the constant's
- *   float reciprocal: an IEEE float division is a long instruction sequence (j2d5pt's `/ 118`
- *   made its kernels compute-bound), a multiplication one instruction; the result differs by
- *   about an ulp per step, within the verification's tolerance.
+ * - A division by a constant becomes a multiplication by the constant's reciprocal (in the
+ *   program's type): an IEEE division is a long instruction sequence (j2d5pt's `/ 118` made its
+ *   fused kernels compute-bound, in double 4.7x slower than star2d1r's on an H200), a
+ *   multiplication one instruction; the result differs by about an ulp per step, within the
+ *   verification's tolerance.
  * - With --fast-math (prog->fast_math, float only), also `a / sqrt(x)` becomes
  *   `a * rsqrt(x)` where that square root has no other use, and the copy is marked fast_ops:
  *   the emitter writes the other divisions as __fdividef and exp, log, sin, cos and pow as
@@ -13,27 +14,31 @@
  * - With --same-bits (prog->same_bits), nothing here: every kernel, the plain one included,
  *   multiplies by the reciprocal as its point is built (kir_point.c, cg_recip_const), so that
  *   all round alike and none pays for the division. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "emit.h"
 
-int cg_recip_const(const IrStage *st, const IrNode *n, double *recip)
+int cg_recip_const(const IrStage *st, const IrNode *n, ElemType t, double *recip)
 {
     if (n->op != N_DIV || n->b < 0 || n->b >= st->nnodes || st->nodes[n->b].op != N_CONST)
         return 0;
     double c = st->nodes[n->b].value;
     if (!isfinite(c) || c == 0)
         return 0;
-    float r = (float)(1.0 / c);
-    if (!isfinite(r) || fabsf(r) < 1.17549435e-38f) /* not a normal float */
+    double r = t == ELEM_FLOAT ? (double)(float)(1.0 / c) : 1.0 / c;
+    if (!isfinite(r) || fabs(r) < (t == ELEM_FLOAT ? FLT_MIN : DBL_MIN)) /* not a normal number */
         return 0;
     if (recip)
         *recip = 1.0 / c;
     return 1;
 }
 
-static int recip_ok(const IrStage *st, const IrNode *n) { return cg_recip_const(st, n, NULL); }
+static int recip_ok(const IrProgram *p, const IrStage *st, const IrNode *n)
+{
+    return cg_recip_const(st, n, p->type, NULL);
+}
 
 /* Uses of each node by the stage's nodes and writes (the IR's own counts are not trusted). */
 static int *count_uses(const IrStage *st, Arena *arena)
@@ -61,14 +66,14 @@ static int rsqrt_ok(const IrStage *st, const IrNode *n, const int *uses)
 
 const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena)
 {
-    if (p->type != ELEM_FLOAT || p->same_bits || stage < 0 || stage >= p->nstages)
+    if (p->same_bits || stage < 0 || stage >= p->nstages)
         return p; /* --same-bits: the point builder takes the reciprocal in every kernel */
     const IrStage *st = &p->stages[stage];
-    int fast = p->fast_math;
+    int fast = p->fast_math && p->type == ELEM_FLOAT;
     int *uses = fast ? count_uses(st, arena) : NULL;
     int ndiv = 0;
     for (int i = 0; i < st->nnodes; i++)
-        ndiv += recip_ok(st, &st->nodes[i]);
+        ndiv += recip_ok(p, st, &st->nodes[i]);
     if (!ndiv && !fast)
         return p;
     IrProgram *q = arena_alloc(arena, sizeof *q);
@@ -83,7 +88,7 @@ const IrProgram *cg_fast_arith(const IrProgram *p, int stage, Arena *arena)
      * reciprocal square root in place, so operands still come before their users. */
     int at = st->nnodes;
     for (int i = 0; i < st->nnodes; i++) {
-        if (recip_ok(st, &st->nodes[i])) {
+        if (recip_ok(p, st, &st->nodes[i])) {
             IrNode *k = &nodes[at];
             k->op = N_CONST;
             k->a = k->b = k->c = -1;

@@ -126,7 +126,7 @@ static KExpr *rounded(Point *pt, const IrNode *n)
     }
     KExpr *x = value(pt, n->a);
     double r;
-    if (ctx->prog->type == ELEM_FLOAT && cg_recip_const(pt->st, n, &r)) /* x / c as x * (1/c) */
+    if (cg_recip_const(pt->st, n, ctx->prog->type, &r)) /* x / c as x * (1/c) */
         return cg_rn_binary(ctx, N_MUL, x, k_real(&ctx->kb, r));
     return cg_rn_binary(ctx, n->op, x, value(pt, n->b));
 }

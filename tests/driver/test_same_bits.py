@@ -3,8 +3,8 @@
 tuning database's key), its conflicts (--fast-math, replay) and its constraint (retime=on), and
 the emitted text: in every kernel family, the point arithmetic is the round-to-nearest
 intrinsics (codegen/kir_rounded.c) with no bare + - * / between values left, a sum of products
-an __fmaf_rn chain on a leading __fmul_rn, a float division by a constant a product by its
-reciprocal in every kernel (the plain one too). Without the option the
+an __fmaf_rn chain on a leading __fmul_rn, a division by a constant a product by its
+reciprocal in every kernel (the plain one too), in float and in double. Without the option the
 same kernels have bare operators (the check can fail). Where nvcc is, the outputs compile.
 
 usage: test_same_bits.py PATH/TO/stencilc   (STC_SOURCE_ROOT: the source tree)
@@ -98,13 +98,11 @@ def check_mixed(tmp):
                   all(s in text for s in (fma, div, "__dsub_rn(" if typ == "double" else "__fsub_rn(", "exp",
                                           "sqrt")), text[-1200:])
             check(f"mixed {typ} {cfg}: x - a*b as an fma of -a", re.search(re.escape(fma) + r"-", text), text[-1200:])
-        if typ == "float":  # every kernel multiplies by the reciprocal: the same bits, no division's cost
-            check("mixed float: the division by 3 as a product by its reciprocal, the one by a value kept",
-                  "__fmul_rn(" in text and "0.333333343f" in text and "3.0f" not in text and div in text,
-                  text[-1200:])
-        else:  # double: no reciprocal in any kernel, with the option or without
-            check("mixed double: the division by 3 kept (no reciprocal)", "3.0" in text and "0.333333" not in text,
-                  text[-1200:])
+        mul, third, three = ("__fmul_rn(", "0.333333343f", "3.0f") if typ == "float" else \
+            ("__dmul_rn(", "0.33333333333333331", ", 3.0)")
+        # every kernel multiplies by the reciprocal: the same bits, no division's cost
+        check(f"mixed {typ}: the division by 3 as a product by its reciprocal, the one by a value kept",
+              mul in text and third in text and three not in text and div in text, text[-1200:])
     plain = emit(src, cu, "--same-bits")  # the default configuration: the plain kernel alone
     check("mixed float, the plain kernel: the reciprocal too", "0.333333343f" in plain and "3.0f" not in plain,
           plain[-1200:])

@@ -80,6 +80,7 @@ int step_predict(Job *job)
     TuneGuideRankOptions ro;
     tune_guide_rank_defaults(&ro);
     ro.seed = o->seed;
+    ro.fused_first = 1;
     int n = tune_guide_rank(guide, &pb, &ro, cand, PREDICT_CANDIDATES);
     int rc = -1;
     if (n == 0) {
@@ -109,12 +110,15 @@ int step_predict(Job *job)
     char cfg[512], prov[400];
     config_format(&job->config, cfg, sizeof cfg);
     provenance(m, g, prov, sizeof prov);
+    const char *by = cand[pick].from_table ? "the priors table's fused steps for this radius (docs/priors.md), "
+                                             "ahead of the " : "";
     snprintf(job->config_origin, sizeof job->config_origin,
              "predicted by stencilc --autotune --target %.40s for %s (sm_%d), no GPU used and nothing timed: "
-             "%.160s, ranked first of %d candidates by the %.120s%s", o->target, g->name, g->cc, cfg, n, prov,
-             checked ? "; compiled for the target to check it fits" : "");
+             "%.160s, ranked first of %d candidates by %s%s%.120s%s", o->target, g->name, g->cc, cfg, n, by,
+             cand[pick].from_table ? "" : "the ", prov, checked ? "; compiled for the target to check it fits" : "");
     if (!o->quiet)
-        diag_run_info(&job->diag, "predicted for %s without timing: %s (%s)", g->name, cfg, prov);
+        diag_run_info(&job->diag, "predicted for %s without timing: %s (%s%s)", g->name, cfg,
+                      cand[pick].from_table ? "the priors table's fused steps, " : "", prov);
     rc = 0;
 out:
     tune_guide_free(guide);

@@ -24,7 +24,7 @@ typedef struct {
     long steps;
     Space space;
     Config config;
-    char config_origin[512]; /* how the config was chosen, for the emitted files' first line */
+    char config_origin[1024]; /* how the config was chosen, for the emitted files' first line */
     char config_text[512];   /* config_format of config */
     Plan *plan;
     const char *cu_path, *h_path; /* the outputs, once step_check_outputs has named them */

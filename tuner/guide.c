@@ -88,6 +88,19 @@ double tune_guide_menu_score(const TuneGuide *g, const Space *s, const Config *c
     return supported ? score : score + GUIDE_UNSUPPORTED;
 }
 
+int tune_guide_measured(const TuneGuide *g, const Space *s, const Config *c)
+{
+    if (!g->model || !s->prog)
+        return 0;
+    Arena *arena = arena_new();
+    char why[512];
+    double f[FEAT_COUNT];
+    int measured = feat_variant(s, c, NULL, NULL, score_gpu(g), arena, f, why, sizeof why) == 0
+                   && model_measured(g->model, f);
+    arena_free(arena);
+    return measured;
+}
+
 /* ---- the wrapped strategy ------------------------------------------------------------------ */
 
 /* A proposal scored within this of the batch's best (log2 of the predicted slowdown: 1.25x) is

@@ -51,6 +51,8 @@ double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c);
 /* The score of c in the ranking of the menu (tune_guide_rank): tune_guide_score, plus
  * GUIDE_UNSUPPORTED where c is not to be trusted (above). */
 double tune_guide_menu_score(const TuneGuide *g, const Space *s, const Config *c);
+/* Whether the model measured c's kernel family on programs of c's kind (model_measured). */
+int tune_guide_measured(const TuneGuide *g, const Space *s, const Config *c);
 
 /* st wrapped (see the top); st without a guide. The wrapper owns st. k (may be NULL): its first
  * configurations are, with the model's and the table's, starts that ranking never drops. */
@@ -59,6 +61,7 @@ TuneStrategy *tune_guide_wrap(TuneGuide *g, const TuneProblem *pb, const TuneKno
 typedef struct {
     Config config;
     double score;
+    int from_table; /* placed by fused_first (below), not by its score */
 } TuneGuideCandidate;
 
 typedef struct {
@@ -66,6 +69,12 @@ typedef struct {
     int climb_from;     /* the best candidates a local search starts from; default 0 */
     int climb_rounds;   /* its steps (one parameter each); default 0 */
     unsigned long long seed; /* of the draws; default 1 */
+    /* In a run of several steps where the model measured no fused-step kernel for this kind of
+     * program (its recordings are one-step tunings), the table's fused rows for the program's
+     * radius (tune_priors_fused) first, in the table's order: the model cannot weigh fusing
+     * steps against one step, the table's rows are what multi-step runs measured fastest.
+     * Default 0 (GeST's starts take the table's rows beside the model's anyway); --target 1. */
+    int fused_first;
 } TuneGuideRankOptions;
 
 void tune_guide_rank_defaults(TuneGuideRankOptions *o);

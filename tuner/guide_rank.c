@@ -31,8 +31,8 @@ static double offer(Pool *p, const Config *c)
     double score = tune_guide_menu_score(p->g, p->pb->space, c);
     if (!isfinite(score))
         return INFINITY;
-    p->pool[p->n].config = *c;
-    p->pool[p->n++].score = score;
+    p->pool[p->n] = (TuneGuideCandidate){*c, score, 0};
+    p->n++;
     return score;
 }
 
@@ -84,6 +84,31 @@ void tune_guide_rank_defaults(TuneGuideRankOptions *o)
     o->climb_from = 0;
     o->climb_rounds = 0;
     o->seed = 1;
+    o->fused_first = 0;
+}
+
+/* o->fused_first (guide.h): the table's fused rows that the pool holds and whose family the
+ * model never measured for this kind of program move to the front of the sorted pool, in the
+ * table's order. */
+static void fused_first(Pool *p)
+{
+    const Space *s = p->pb->space;
+    if (s->params[P_TB].nvalues <= 1)
+        return; /* one step: no fused kernel in the space */
+    Config rows[16];
+    int nrows = tune_priors_fused(p->pb, rows, 16), front = 0;
+    for (int r = 0; r < nrows; r++) {
+        if (tune_guide_measured(p->g, s, &rows[r]))
+            continue;
+        for (int i = front; i < p->n; i++)
+            if (tune_config_equal(&p->pool[i].config, &rows[r])) {
+                TuneGuideCandidate c = p->pool[i];
+                memmove(&p->pool[front + 1], &p->pool[front], sizeof c * (size_t)(i - front));
+                c.from_table = 1;
+                p->pool[front++] = c;
+                break;
+            }
+    }
 }
 
 int tune_guide_rank(const TuneGuide *g, const TuneProblem *pb, const TuneGuideRankOptions *o,
@@ -129,6 +154,8 @@ int tune_guide_rank(const TuneGuide *g, const TuneProblem *pb, const TuneGuideRa
     for (int i = 0; i < starts; i++)
         climb(&p, from[i].config, from[i].score, o->climb_rounds);
     qsort(p.pool, (size_t)p.n, sizeof *p.pool, by_score);
+    if (o->fused_first)
+        fused_first(&p);
     int got = p.n < max ? p.n : max;
     memcpy(out, p.pool, sizeof *out * (size_t)got);
     free(p.pool);

@@ -120,6 +120,9 @@ void model_add_support(Model *m, const ModelData *d, const int *keep);
  * ranking puts unsupported families last: the model's scores for them extrapolate from other
  * kinds (retimed streaming, a 3D box's best, scored fastest for 3D stars, where it never won). */
 int model_supports(const Model *m, const double f[FEAT_COUNT]);
+/* Whether the model measured the family of f's variant on programs of its kind at all (0 also
+ * where the model predates support): where it did not, its score of that family is a guess. */
+int model_measured(const Model *m, const double f[FEAT_COUNT]);
 /* The exemplars of dimension dims, parsed: up to max into out; returns how many. */
 int model_exemplars(const Model *m, int dims, Config *out, int max);
 /* How often each feature was split on (counts[FEAT_COUNT]). */

@@ -54,6 +54,15 @@ int model_supports(const Model *m, const double f[FEAT_COUNT])
     return !(m->seen[dims][shape] >> fam & 1) || (m->won[dims][shape] >> fam & 1);
 }
 
+int model_measured(const Model *m, const double f[FEAT_COUNT])
+{
+    float g[FEAT_COUNT];
+    for (int i = 0; i < FEAT_COUNT; i++)
+        g[i] = (float)f[i];
+    int dims, shape, fam = family_of(g);
+    return m->has_support && kind_of(g, &dims, &shape) && fam >= 0 && (m->seen[dims][shape] >> fam & 1);
+}
+
 void model_write_support(const Model *m, FILE *f)
 {
     if (!m->has_support)

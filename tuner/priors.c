@@ -240,42 +240,37 @@ static PriorFor stencil_shape(const IrProgram *p)
     return FOR_STAR;
 }
 
-int tune_priors(const TuneProblem *pb, Config *out, int max)
+/* Whether row r is for pb's program and run (shape, steps, type, halo, grid) and parses into a
+ * configuration that pb accepts, into *c. */
+static int row_applies(const Prior *r, const TuneProblem *pb, Config *c)
 {
     const Space *s = pb->space;
-    /* The program's dimension (space_init), a replay's recording's (replay_space); unknown: 3D. */
     int dims = s->dims ? s->dims : 3;
-    const Prior *list = dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
-    PriorFor shape = stencil_shape(s->prog);
-    int n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
-          : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;
     int multi = s->params[P_TB].nvalues > 1; /* temporal blocking: a multi-step run */
     PriorType type = s->prog && s->prog->type == ELEM_DOUBLE ? DOUBLE_ONLY : FLOAT_ONLY;
-    int got = 0;
-    for (int i = 0; i < n && got < max; i++) {
-        Config c;
-        char why[256];
-        if (list[i].when != FOR_ANY && list[i].when != shape)
-            continue;
-        if ((list[i].steps == ONE_STEP && multi) || (list[i].steps == MULTI_STEP && !multi))
-            continue;
-        if (list[i].type != ANY_TYPE && list[i].type != type)
-            continue;
-        if (list[i].max_halo != ANY_HALO && s->prog && s->prog->halo[0] > list[i].max_halo)
-            continue;
-        if (list[i].min_halo && s->prog && s->prog->halo[0] < list[i].min_halo)
-            continue;
-        if (list[i].max_points && s->n[0] * s->n[1] * s->n[2] > list[i].max_points)
-            continue;
-        if (config_parse(list[i].config, dims, &c, why, sizeof why) != 0 || !tune_problem_accepts(pb, &c))
-            continue;
-        int dup = 0;
-        for (int j = 0; j < got; j++)
-            dup |= tune_config_equal(&out[j], &c);
-        if (!dup)
-            out[got++] = c;
-    }
-    return got;
+    char why[256];
+    if (r->when != FOR_ANY && r->when != stencil_shape(s->prog))
+        return 0;
+    if ((r->steps == ONE_STEP && multi) || (r->steps == MULTI_STEP && !multi))
+        return 0;
+    if (r->type != ANY_TYPE && r->type != type)
+        return 0;
+    if (r->max_halo != ANY_HALO && s->prog && s->prog->halo[0] > r->max_halo)
+        return 0;
+    if (r->min_halo && s->prog && s->prog->halo[0] < r->min_halo)
+        return 0;
+    if (r->max_points && s->n[0] * s->n[1] * s->n[2] > r->max_points)
+        return 0;
+    return config_parse(r->config, dims, c, why, sizeof why) == 0 && tune_problem_accepts(pb, c);
+}
+
+/* The table of the space's dimension (the program's, a replay's recording's; unknown: 3D). */
+static const Prior *table_of(const Space *s, int *n)
+{
+    int dims = s->dims ? s->dims : 3;
+    *n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
+       : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;
+    return dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
 }
 
 /* Appends c to out[0..*n) unless it is there already. */
@@ -285,6 +280,30 @@ static void add_once(Config *out, int *n, const Config *c)
         if (tune_config_equal(&out[j], c))
             return;
     out[(*n)++] = *c;
+}
+
+int tune_priors(const TuneProblem *pb, Config *out, int max)
+{
+    int n, got = 0;
+    const Prior *list = table_of(pb->space, &n);
+    for (int i = 0; i < n && got < max; i++) {
+        Config c;
+        if (row_applies(&list[i], pb, &c))
+            add_once(out, &got, &c);
+    }
+    return got;
+}
+
+int tune_priors_fused(const TuneProblem *pb, Config *out, int max)
+{
+    int n, got = 0;
+    const Prior *list = table_of(pb->space, &n);
+    for (int i = 0; i < n && got < max; i++) {
+        Config c;
+        if (list[i].max_halo != ANY_HALO && row_applies(&list[i], pb, &c) && c.v[P_TB] > 1)
+            add_once(out, &got, &c);
+    }
+    return got;
 }
 
 int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst, const TuneGuide *guide,

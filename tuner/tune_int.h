@@ -61,6 +61,10 @@ long tune_enumerate_valid(const TuneProblem *pb, long max, Config **out);
 
 /* Up to max prior configurations valid for pb (tuner/priors.c), most promising first. */
 int tune_priors(const TuneProblem *pb, Config *out, int max);
+/* Of those, the rows that fuse steps (tblock > 1) and were written for the program's radius (a
+ * halo limit): what multi-step runs of such programs measured fastest (docs/priors.md), in the
+ * table's order; up to max. */
+int tune_priors_fused(const TuneProblem *pb, Config *out, int max);
 /* What a search opens with, in order and each once (at most TUNE_STARTS_MAX): the first
  * configurations (TuneKnobs.first) that pb accepts, then with a guide holding a model its
  * ranking for the GPU at hand, then the priors table's rows; at most want (<= 8) of the model's

@@ -120,6 +120,17 @@ with tempfile.TemporaryDirectory() as tmp:
         first = f.readline()
     check("--target H100 with the shipped model", code == 0 and "trained on measurements of this GPU" in first,
           first + se)
+    # several steps: the shipped model measured no fused kernel, so the table's fused rows for the
+    # radius come first (docs/model.md, "One step"); a radius with no such row keeps the model's pick
+    for name, steps, fused in (("star2d1r", "1000", True), ("star3d1r", "100", True), ("star2d1r", "1", False),
+                               ("box3d2r", "100", False)):
+        code, so, se = run(os.path.join(BENCH, name + ".st"), "--steps", steps, "--autotune", "--target", "H200",
+                           "-o", out)
+        with open(out) as f:
+            first = f.readline()
+        check(f"--target H200 {name} {steps} steps: {'the table' if fused else 'the model'}'s fused steps or not",
+              code == 0 and ("tblock=" in first.split(", ranked")[0]) == fused
+              and ("the priors table's fused steps" in first) == fused, first + se)
 
     # retraining from a tuning database: a search against a recording fills one (journal, .best)
     db = os.path.join(tmp, "db")

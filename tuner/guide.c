@@ -56,6 +56,17 @@ int tune_guide_hopeless(const TuneGuide *g, const Space *s, const Config *c, cha
     return hopeless;
 }
 
+/* c's features as the model sees them on the guide's GPU; 0, or -1 where its plan does not
+ * build. */
+static int features_of(const TuneGuide *g, const Space *s, const Config *c, double f[FEAT_COUNT])
+{
+    Arena *arena = arena_new();
+    char why[512];
+    int rc = feat_variant(s, c, NULL, NULL, score_gpu(g), arena, f, why, sizeof why);
+    arena_free(arena);
+    return rc == 0 ? 0 : -1;
+}
+
 /* The model's score of c; *supported (may be NULL): whether the menu may trust it (guide.h,
  * GUIDE_UNSUPPORTED). */
 static double score_of(const TuneGuide *g, const Space *s, const Config *c, int *supported)
@@ -64,16 +75,12 @@ static double score_of(const TuneGuide *g, const Space *s, const Config *c, int 
         *supported = 1;
     if (!g->model || !s->prog)
         return 0;
-    Arena *arena = arena_new();
-    char why[512];
-    double f[FEAT_COUNT], score = INFINITY;
-    if (feat_variant(s, c, NULL, NULL, score_gpu(g), arena, f, why, sizeof why) == 0) {
-        score = model_score(g->model, f);
-        if (supported)
-            *supported = model_supports(g->model, f) && f[FEAT_l_fill] >= GUIDE_MIN_FILL;
-    }
-    arena_free(arena);
-    return score;
+    double f[FEAT_COUNT];
+    if (features_of(g, s, c, f) != 0)
+        return INFINITY;
+    if (supported)
+        *supported = model_supports(g->model, f) && f[FEAT_l_fill] >= GUIDE_MIN_FILL;
+    return model_score(g->model, f);
 }
 
 double tune_guide_score(const TuneGuide *g, const Space *s, const Config *c)
@@ -90,15 +97,8 @@ double tune_guide_menu_score(const TuneGuide *g, const Space *s, const Config *c
 
 int tune_guide_measured(const TuneGuide *g, const Space *s, const Config *c)
 {
-    if (!g->model || !s->prog)
-        return 0;
-    Arena *arena = arena_new();
-    char why[512];
     double f[FEAT_COUNT];
-    int measured = feat_variant(s, c, NULL, NULL, score_gpu(g), arena, f, why, sizeof why) == 0
-                   && model_measured(g->model, f);
-    arena_free(arena);
-    return measured;
+    return g->model && s->prog && features_of(g, s, c, f) == 0 && model_measured(g->model, f);
 }
 
 /* ---- the wrapped strategy ------------------------------------------------------------------ */

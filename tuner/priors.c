@@ -241,8 +241,9 @@ static PriorFor stencil_shape(const IrProgram *p)
 }
 
 /* Whether row r is for pb's program and run (shape, steps, type, halo, grid) and parses into a
- * configuration that pb accepts, into *c. */
-static int row_applies(const Prior *r, const TuneProblem *pb, Config *c)
+ * configuration that pb accepts, into *c; with one_step_too a one-step row is for a run that may
+ * fuse steps too (its space holds the one-step kernels). */
+static int row_applies_as(const Prior *r, const TuneProblem *pb, Config *c, int one_step_too)
 {
     const Space *s = pb->space;
     int dims = s->dims ? s->dims : 3;
@@ -251,7 +252,7 @@ static int row_applies(const Prior *r, const TuneProblem *pb, Config *c)
     char why[256];
     if (r->when != FOR_ANY && r->when != stencil_shape(s->prog))
         return 0;
-    if ((r->steps == ONE_STEP && multi) || (r->steps == MULTI_STEP && !multi))
+    if ((r->steps == ONE_STEP && multi && !one_step_too) || (r->steps == MULTI_STEP && !multi))
         return 0;
     if (r->type != ANY_TYPE && r->type != type)
         return 0;
@@ -262,6 +263,11 @@ static int row_applies(const Prior *r, const TuneProblem *pb, Config *c)
     if (r->max_points && s->n[0] * s->n[1] * s->n[2] > r->max_points)
         return 0;
     return config_parse(r->config, dims, c, why, sizeof why) == 0 && tune_problem_accepts(pb, c);
+}
+
+static int row_applies(const Prior *r, const TuneProblem *pb, Config *c)
+{
+    return row_applies_as(r, pb, c, 0);
 }
 
 /* The table of the space's dimension (the program's, a replay's recording's; unknown: 3D). */
@@ -280,6 +286,42 @@ static void add_once(Config *out, int *n, const Config *c)
         if (tune_config_equal(&out[j], c))
             return;
     out[(*n)++] = *c;
+}
+
+/* Whether out[0..n) holds a configuration that fuses depth steps. */
+static int has_depth(const Config *out, int n, int depth)
+{
+    for (int j = 0; j < n; j++)
+        if (out[j].v[P_TB] == depth)
+            return 1;
+    return 0;
+}
+
+enum { SPREAD_DEPTHS = TUNE_SPREAD_MAX - 2 }; /* and the one-step row and the default */
+
+/* A run that may fuse steps opens, after the first rows, with what keeps its result from falling
+ * below other depths' and the one-step kernels' (issue 33): the first row of each depth that
+ * out[0..*n) lacks (at most SPREAD_DEPTHS; the rows of one radius fill the first places with
+ * one depth, which loses where the step is heavier, gradient2d), the first one-step row, and the
+ * space's default configuration. Appended to out, each once. */
+static void add_spread(const TuneProblem *pb, Config *out, int *n)
+{
+    int count, depths = 0, one_step = 0;
+    const Prior *list = table_of(pb->space, &count);
+    for (int i = 0; i < count; i++) {
+        Config c;
+        if (depths < SPREAD_DEPTHS && row_applies(&list[i], pb, &c) && !has_depth(out, *n, c.v[P_TB])) {
+            add_once(out, n, &c);
+            depths++;
+        }
+        if (!one_step && list[i].steps == ONE_STEP && row_applies_as(&list[i], pb, &c, 1)) {
+            add_once(out, n, &c);
+            one_step = 1;
+        }
+    }
+    Config d = space_default(pb->space);
+    if (tune_problem_accepts(pb, &d))
+        add_once(out, n, &d);
 }
 
 int tune_priors(const TuneProblem *pb, Config *out, int max)
@@ -322,6 +364,8 @@ int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst
     int nt = want > 0 ? tune_priors(pb, more, want) : 0;
     for (int i = 0; i < nt; i++)
         add_once(out, &n, &more[i]);
+    if (want > 0 && pb->space->params[P_TB].nvalues > 1)
+        add_spread(pb, out, &n);
     return n;
 }
 

@@ -42,6 +42,39 @@ static int four_priors_2d(const IrProgram *p, long side, Config four[4])
     return tune_priors(&pb, four, 4);
 }
 
+/* A run that may fuse steps opens, after the first four rows, with the first row of each other
+ * depth, the first one-step row and the default configuration (priors.c, add_spread): gradient2d's
+ * four fuse 16 steps (the 5-point stars' rows) where its own best fuses 8 (553 GStencil/s against
+ * 396 for a 10 s search without it, H200), and box5x5's multi-step search ended at 0.84 of its
+ * one-step figure for want of the one-step rows. A one-step run opens with the four alone. */
+static void check_spread(void)
+{
+    Arena *arena = arena_new();
+    IrProgram *grad = load_example("bench/gradient2d.st", arena);
+    CHECK(grad != NULL);
+    for (long steps = 1; grad && steps <= 1000; steps *= 1000) {
+        long grid[3] = {8192, 8192, 1};
+        Space s;
+        space_init(&s, grad, grid);
+        space_set_steps(&s, steps);
+        TuneProblem pb = {&s, tune_space_valid, &s};
+        Config out[TUNE_STARTS_MAX];
+        int n = tune_starting_configs(&pb, NULL, 0, NULL, 4, out), eight = 0, smem = 0, plain = 0;
+        Config d = space_default(&s);
+        for (int k = 0; k < n; k++) {
+            CHECK(tune_problem_accepts(&pb, &out[k]));
+            eight += out[k].v[P_TB] == 8;
+            smem += has_smem(&out[k]) && out[k].v[P_STREAM] == 2 && out[k].v[P_TB] == 1;
+            plain += tune_config_equal(&out[k], &d);
+        }
+        if (steps == 1)
+            CHECK(n == 4 && eight == 0 && plain == 0);
+        else
+            CHECK(n > 4 && n <= 4 + TUNE_SPREAD_MAX && eight == 1 && smem == 1 && plain == 1);
+    }
+    arena_free(arena);
+}
+
 /* A 2D star's multi-step run on a small grid takes the 128-wide fused priors first (gray_scott at
  * 2048^2: 369.9 GStencil/s against 173.9 for 256 x 256, wave2d at 4096^2 431.3 against 292.6,
  * H100); on 8192^2 it does not take them. */
@@ -362,6 +395,7 @@ int main(void)
         }
         arena_free(arena);
     }
+    check_spread();
     check_small_grid();
     check_radius3();
     check_select_3d();

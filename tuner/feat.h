@@ -26,6 +26,7 @@
     X(c_tbx) X(c_tby) X(c_tbz) X(c_smem) X(c_cmem) X(c_stream) X(c_sd) X(c_sb)                    \
     X(c_ufx) X(c_ufy) X(c_ufz) X(c_cmx) X(c_cmy) X(c_cmz) X(c_bmx) X(c_bmy) X(c_bmz)              \
     X(c_retime) X(c_prefetch) X(c_tblock) X(c_regq) X(c_maxreg) X(c_vec) X(c_hcol)                \
+    X(c_select) X(c_hold)                                                                         \
     /* derived from the configuration and the program */                                          \
     X(d_threads) X(d_points_thread) X(d_family_plain) X(d_family_tile) X(d_family_stream)         \
     X(d_family_retime) X(d_family_temporal) X(d_loads_point) X(d_row_bytes) X(d_halo_ratio)       \

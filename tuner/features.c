@@ -83,6 +83,8 @@ static void config_features(const Config *c, double *f)
     f[FEAT_c_prefetch] = on(c, P_PREFETCH);
     f[FEAT_c_regq] = c->v[P_REGQ] - 1;
     f[FEAT_c_hcol] = on(c, P_HCOL);
+    f[FEAT_c_select] = on(c, P_SELECT);
+    f[FEAT_c_hold] = on(c, P_HOLD);
 }
 
 /* The streaming axis: z in 3D when sd says so, else y. */

@@ -37,6 +37,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check("features: the vector", code == 0 and "p_points             7" in so and "c_cmz                2" in so
           and "d_family_tile        1" in so and "k_known              0" in so, so + se)
     check("features: the occupancy line", "# occupancy on H100" in so, so)
+    # every parameter is a feature: select and hold (the fused kernels' choices) too
+    code, so, se = run("model", "features", os.path.join(BENCH, "star2d1r.st"), "--steps", "100", "--config",
+                       "tb=128x1x1,stream=y,sb=256,tblock=16,bm=2x1x1,select=on", "--gpu", "H100")
+    check("features: select and hold", code == 0 and "c_select             1" in so
+          and "c_hold               0" in so and "c_tblock             4" in so, so + se)
 
     code, so, se = run("model", "extract", "--src", BENCH, "-o", data, *recs)
     check("extract: three recordings", code == 0 and "variants of 3 programs" in se, se)

@@ -301,13 +301,14 @@ static int has_depth(const Config *out, int n, int depth)
     return 0;
 }
 
-enum { SPREAD_DEPTHS = TUNE_SPREAD_MAX - 2 }; /* and the one-step row and the default */
+enum { SPREAD_DEPTHS = TUNE_SPREAD_MAX - 1 }; /* and the one-step row */
 
 /* A run that may fuse steps opens, after the first rows, with what keeps its result from falling
  * below other depths' and the one-step kernels' (issue 33): the first row of each depth that
  * out[0..*n) lacks (at most SPREAD_DEPTHS; the rows of one radius fill the first places with
- * one depth, which loses where the step is heavier, gradient2d), the first one-step row, and the
- * space's default configuration. Appended to out, each once. */
+ * one depth, which loses where the step is heavier, gradient2d) and the first one-step row.
+ * (The default configuration needs no place: the re-timing always times it, finalists.c.)
+ * Appended to out, each once. */
 static void add_spread(const TuneProblem *pb, Config *out, int *n)
 {
     int count, depths = 0, one_step = 0;
@@ -323,9 +324,6 @@ static void add_spread(const TuneProblem *pb, Config *out, int *n)
             one_step = 1;
         }
     }
-    Config d = space_default(pb->space);
-    if (tune_problem_accepts(pb, &d))
-        add_once(out, n, &d);
 }
 
 int tune_priors(const TuneProblem *pb, Config *out, int max)

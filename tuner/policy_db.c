@@ -97,8 +97,13 @@ int tune_without_gpu(Tuning *t, const char *reason)
 {
     diag_run_info(t->d, "no GPU found: %s", reason);
     TuneDbEntry e;
-    if (t->rq->config_given || tunedb_find_any_gpu(t->dir, &t->key, accept_record, t, &e, t->d) != 0)
-        return tune_keep_untuned(t, "no GPU found and no tuning record of this program and grid");
+    if (t->rq->config_given || tunedb_find_any_gpu(t->dir, &t->key, accept_record, t, &e, t->d) != 0) {
+        int rc = tune_keep_untuned(t, "no GPU found and no tuning record of this program and grid");
+        if (rc == 0 && !t->rq->config_given)
+            diag_run_info(t->d, "without a GPU, --target GPU (H100, H200, A100, L40 or sm_XY) emits the "
+                                "learned model's prediction for the GPU the kernel will run on (docs/model.md)");
+        return rc;
+    }
     char day[16];
     snprintf(day, sizeof day, "%.10s", e.date);
     diag_run_info(t->d, "using the tuned configuration recorded on %s on %s", e.gpu, day);

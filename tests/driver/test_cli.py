@@ -187,6 +187,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check("autotune without GPU exits 0", code == 0, se)
         check("autotune without GPU warns", "warning" in se and "not tuned" in se, se)
         check("autotune without GPU notes it in the .cu", "not tuned" in first_line(cu), first_line(cu))
+        check("autotune without GPU points to --target", "--target GPU" in se, se)
 
         # a record of this program and grid made on some GPU is used
         db = os.path.join(tmp, "db")

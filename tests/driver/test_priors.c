@@ -44,9 +44,9 @@ static int four_priors_2d(const IrProgram *p, long side, Config four[4])
 
 /* A run that may fuse steps opens, after the first four rows, with the first row of each other
  * depth and the first one-step row (priors.c, add_spread): gradient2d's
- * four fuse 16 steps (the 5-point stars' rows) where its own best fuses 8 (553 GStencil/s against
- * 396 for a 10 s search without it, H200), and box5x5's multi-step search ended at 0.84 of its
- * one-step figure for want of the one-step rows. A one-step run opens with the four alone. */
+ * four fuse 16 steps (the 5-point stars' rows) where its own best fuses 8 (556 GStencil/s against
+ * 394 for a 10 s search without it, H200), and its one-step winner, a one-step row, was not among
+ * them either. A one-step run opens with the four alone. */
 static void check_spread(void)
 {
     Arena *arena = arena_new();

@@ -93,7 +93,7 @@ void tune_guide_rank_defaults(TuneGuideRankOptions *o)
 static void fused_first(Pool *p)
 {
     const Space *s = p->pb->space;
-    if (s->params[P_TB].nvalues <= 1)
+    if (!tune_space_fuses(s))
         return; /* one step: no fused kernel in the space */
     Config rows[16];
     int nrows = tune_priors_fused(p->pb, rows, 16), front = 0;

@@ -251,7 +251,7 @@ static int row_applies_as(const Prior *r, const TuneProblem *pb, Config *c, int 
 {
     const Space *s = pb->space;
     int dims = s->dims ? s->dims : 3;
-    int multi = s->params[P_TB].nvalues > 1; /* temporal blocking: a multi-step run */
+    int multi = tune_space_fuses(s);
     PriorType type = s->prog && s->prog->type == ELEM_DOUBLE ? DOUBLE_ONLY : FLOAT_ONLY;
     char why[256];
     if (r->when != FOR_ANY && r->when != stencil_shape(s->prog))
@@ -274,13 +274,18 @@ static int row_applies(const Prior *r, const TuneProblem *pb, Config *c)
     return row_applies_as(r, pb, c, 0);
 }
 
-/* The table of the space's dimension (the program's, a replay's recording's; unknown: 3D). */
-static const Prior *table_of(const Space *s, int *n)
+/* The table of dimension dims and its row count in *n (none: NULL, 0). */
+static const Prior *table_of_dims(int dims, int *n)
 {
-    int dims = s->dims ? s->dims : 3;
     *n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
        : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;
     return dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
+}
+
+/* The table of the space's dimension (the program's, a replay's recording's; unknown: 3D). */
+static const Prior *table_of(const Space *s, int *n)
+{
+    return table_of_dims(s->dims ? s->dims : 3, n);
 }
 
 /* Appends c to out[0..*n) unless it is there already. */
@@ -366,17 +371,15 @@ int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst
     int nt = want > 0 ? tune_priors(pb, more, want) : 0;
     for (int i = 0; i < nt; i++)
         add_once(out, &n, &more[i]);
-    if (want > 0 && pb->space->params[P_TB].nvalues > 1)
+    if (want > 0 && tune_space_fuses(pb->space))
         add_spread(pb, out, &n);
     return n;
 }
 
 int tune_prior_rows(int dims, Config *out, int max)
 {
-    const Prior *list = dims == 2 ? priors_2d : dims == 3 ? priors_3d : NULL;
-    int n = dims == 2 ? (int)(sizeof priors_2d / sizeof *priors_2d)
-          : dims == 3 ? (int)(sizeof priors_3d / sizeof *priors_3d) : 0;
-    int got = 0;
+    int n, got = 0;
+    const Prior *list = table_of_dims(dims, &n);
     for (int i = 0; i < n && got < max; i++) {
         char why[256];
         if (config_parse(list[i].config, dims, &out[got], why, sizeof why) == 0)

@@ -12,6 +12,9 @@ static inline unsigned long long tune_rng_next(TuneRng *r) { return rng_next(r);
 static inline int tune_rng_below(TuneRng *r, int n) { return rng_below(r, n); } /* [0, n) */
 static inline double tune_rng_unit(TuneRng *r) { return rng_unit(r); }          /* [0, 1) */
 
+/* Whether s may fuse steps (tblock above 1): a multi-step run's space. */
+static inline int tune_space_fuses(const Space *s) { return s->params[P_TB].nvalues > 1; }
+
 /* How many of k->first hold configurations (0..TUNE_MAX_FIRST, whatever k->nfirst says). */
 static inline int tune_knobs_nfirst(const TuneKnobs *k)
 {

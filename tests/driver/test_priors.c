@@ -31,14 +31,20 @@ static int is_box_name(const char *name)
     return !strncmp(name, "box", 3) || !strcmp(name, "j3d27pt") || !strcmp(name, "j2d9pt-gol");
 }
 
+/* The tuning problem of steps steps of p on grid, over the space *s it sets up. */
+static TuneProblem problem_of(Space *s, const IrProgram *p, const long grid[3], long steps)
+{
+    space_init(s, p, grid);
+    space_set_steps(s, steps);
+    return (TuneProblem){s, tune_space_valid, s};
+}
+
 /* The first four priors GeST takes for 1000 steps of 2D program p on a side x side grid. */
 static int four_priors_2d(const IrProgram *p, long side, Config four[4])
 {
     long grid[3] = {side, side, 1};
     Space s;
-    space_init(&s, p, grid);
-    space_set_steps(&s, 1000);
-    TuneProblem pb = {&s, tune_space_valid, &s};
+    TuneProblem pb = problem_of(&s, p, grid, 1000);
     return tune_priors(&pb, four, 4);
 }
 
@@ -55,9 +61,7 @@ static void check_spread(void)
     for (long steps = 1; grad && steps <= 1000; steps *= 1000) {
         long grid[3] = {8192, 8192, 1};
         Space s;
-        space_init(&s, grad, grid);
-        space_set_steps(&s, steps);
-        TuneProblem pb = {&s, tune_space_valid, &s};
+        TuneProblem pb = problem_of(&s, grad, grid, steps);
         Config out[TUNE_STARTS_MAX];
         int n = tune_starting_configs(&pb, NULL, 0, NULL, 4, out), eight = 0, smem = 0;
         for (int k = 0; k < n; k++) {
@@ -186,9 +190,7 @@ static void check_select_3d(void)
     for (int max = 4; p && max <= 32; max *= 8) {
         long grid[3] = {512, 512, 512};
         Space s;
-        space_init(&s, p, grid);
-        space_set_steps(&s, 100);
-        TuneProblem pb = {&s, tune_space_valid, &s};
+        TuneProblem pb = problem_of(&s, p, grid, 100);
         Config all[32];
         int n = tune_priors(&pb, all, max), selected = 0, branched = 0;
         for (int k = 0; k < n; k++) {
@@ -220,9 +222,7 @@ int main(void)
         long grid[3] = {p->dims == 2 ? 8192 : 512, p->dims == 2 ? 8192 : 512, p->dims == 2 ? 1 : 512};
         for (int steps = 1; steps <= 100; steps += 99) {
             Space s;
-            space_init(&s, p, grid);
-            space_set_steps(&s, steps);
-            TuneProblem pb = {&s, tune_space_valid, &s};
+            TuneProblem pb = problem_of(&s, p, grid, steps);
             Config all[32], six[16], four[16];
             int nall = tune_priors(&pb, all, 32);
             int n6 = tune_priors(&pb, six, 6);
@@ -279,9 +279,7 @@ int main(void)
                 IrProgram *pd = load_example(rel, arena);
                 ir_set_type(pd, ELEM_DOUBLE);
                 Space sd;
-                space_init(&sd, pd, grid);
-                space_set_steps(&sd, 1);
-                TuneProblem pbd = {&sd, tune_space_valid, &sd};
+                TuneProblem pbd = problem_of(&sd, pd, grid, 1);
                 Config d4[4];
                 int nd = tune_priors(&pbd, d4, 4);
                 int r = p->halo[0] == 1; /* the rows' row first at radius 1 */

@@ -42,6 +42,8 @@ build gs $rd gray_scott "tb=256x1x1,smem=on,stream=y,sb=8,uf=1x8x1,regq=2" &
 build gst $rd gray_scott "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &
 build p3 tests/dist/periodic3d.st periodic3d "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,maxreg=128" &
 build p3t tests/dist/periodic3d.st periodic3d "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on" &
+build p3tw tests/dist/periodic3d.st periodic3d "tb=64x16x1,stream=z,sb=64,tblock=3,bm=1x4x1,select=on,hwrap=on" &
+build gstw $rd gray_scott "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128,hwrap=on" &
 # a symmetric 5-point star under a fixed, clamp and mirror boundary: the fused steps of clamp and
 # mirror reflect the grid (one GPU) and its global faces (a rank's part)
 for bc in fixed clamp mirror; do
@@ -55,6 +57,7 @@ stencil sym_$bc {
 }
 EOF
   build "sym_$bc" "$work/sym_$bc.st" "sym_$bc" "tb=128x1x1,stream=y,sb=256,bm=2x1x1,tblock=16,select=on,maxreg=128" &
+  [ $bc = fixed ] || build "sym_${bc}w" "$work/sym_$bc.st" "sym_$bc" "tb=128x1x1,stream=y,sb=256,bm=2x1x1,tblock=16,select=on,maxreg=128,hwrap=on" &
 done
 want wave && build wv examples/wave2d.st wave2d "tb=128x1x1,stream=y,sb=128,tblock=16,maxreg=128" &
 want reflect && build gau examples/image.st gaussian3x3 "tb=128x1x1,stream=y,sb=256,retime=on,tblock=6" &
@@ -157,12 +160,21 @@ if [ "$ngpu" -ge 2 ] && want periodic; then
   for depth in 3 6; do
     STC_DIST_OVERLAP=0 mpi $np "$work/p3t/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
   done
+  echo "== the same, hwrap=on: the part's fused steps wrap the extended grid (gray_scott: 1 GPU, then $np)"
+  mpi 1 "$work/p3tw/run" bench 512 512 512 1 1 1 300 3
+  for depth in 3 6; do
+    STC_DIST_OVERLAP=0 mpi $np "$work/p3tw/run" bench 512 512 $((512 * np)) 1 1 $np 300 $depth
+  done
+  STC_DIST_OVERLAP=0 mpi $np "$work/p3tw/run" bench 512 512 $((512 * np)) 1 2 $((np / 2)) 300 6
+  STC_DIST_OVERLAP=0 mpi $np "$work/p3t/run" bench 512 512 $((512 * np)) 1 2 $((np / 2)) 300 6
+  mpi 1 "$work/gstw/run" bench 8192 8192 1 1 1 1 1200 12
+  STC_DIST_OVERLAP=0 mpi $np "$work/gstw/run" bench 8192 $((8192 * np)) 1 1 $np 1 1200 24
 fi
 if want reflect; then
   np=$((ngpu >= 4 ? 4 : ngpu >= 2 ? 2 : 1))
   echo "== reflected faces (a symmetric 5-point star, 8192^2 a GPU, tblock=16, two columns; gaussian3x3"
   echo "   in double, clamp, the retimed fused kernel, tblock=6): one rank, then $np"
-  for id in sym_fixed sym_clamp sym_mirror gau; do
+  for id in sym_fixed sym_clamp sym_mirror sym_clampw sym_mirrorw gau; do
     k=16; [ $id = gau ] && k=6
     mpi 1 "$work/$id/run" bench 8192 8192 1 1 1 1 1008 $k
     [ "$np" -gt 1 ] && mpi $np "$work/$id/run" bench 8192 $((8192 * np)) 1 1 $np 1 1008 $k

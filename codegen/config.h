@@ -25,6 +25,7 @@ typedef enum {
     P_HCOL,                   /* tile pass: store the halo columns of the rows written */
     P_SELECT,                 /* streaming temporal kernel: every point computed, then selected */
     P_HOLD,                   /* one GPU: fused steps that wrap or reflect run held (codegen/hold.c) */
+    P_HWRAP,                  /* held fused steps wrap the extended grid instead of holding its faces */
     P_COUNT
 } ParamId;
 

@@ -726,7 +726,7 @@ static int emit_files(const Plan *plan, const char *base, const char *h_include,
         if (plan->held) {
             part.step = plan->held;
             part.nstep = plan->nheld;
-            memset(part.fused_min_n, 0, sizeof part.fused_min_n);
+            memcpy(part.fused_min_n, plan->held_min_n, sizeof part.fused_min_n);
         }
         api.plan = &part;
         api_emit_dist_source(&api, cu);

@@ -280,9 +280,9 @@ const char *api_sided_fill_name(const Api *api, const PlanLaunch *l)
 /* ------------------------------------------------------------------ host code */
 
 /* The part that is the same for every program. Before it: @_DIST_DIMS_, @_DIST_HALO_[3],
- * @_DIST_REACH_[3], @_DIST_PERIODIC_(a), @_DIST_PERIODIC_AXES_, @_DIST_MIXED_, @_DIST_STAGES_,
- * @_DIST_NCCL_REAL_, @_DIST_MAXF_ (most buffers exchanged at once) and @_DIST_DIGEST_ (the
- * program and configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
+ * @_DIST_RING_[3], @_DIST_REACH_[3], @_DIST_PERIODIC_(a), @_DIST_PERIODIC_AXES_, @_DIST_MIXED_,
+ * @_DIST_STAGES_, @_DIST_NCCL_REAL_, @_DIST_MAXF_ (most buffers exchanged at once) and
+ * @_DIST_DIGEST_ (the program and configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
 static const char *const DIST_TEMPLATE[] = {
     "static void @_dist_fail_(@_dist *d, const char *msg)\n"
     "{\n"
@@ -311,13 +311,14 @@ static const char *const DIST_TEMPLATE[] = {
     "}\n"
     "\n"
     "/* The layout of rank r's buffers: owned size, offset, extension per face (the layers it\n"
-    " * receives beyond one halo are computed again locally). */\n"
+    " * receives beyond the kernels' halo ring, or all of them with hwrap=on, are computed again\n"
+    " * locally). */\n"
     "static void @_dist_layout_(const @_dist *d, int r, int n[3], int off[3], int lo[3], int hi[3])\n"
     "{\n"
     "    const int c[3] = {r % d->procs[0], r / d->procs[0] % d->procs[1], r / (d->procs[0] * d->procs[1])};\n"
     "    for (int a = 0; a < 3; a++) {\n"
     "        @_dist_piece_(d->global[a], d->procs[a], c[a], &n[a], &off[a]);\n"
-    "        const int ext = @_dist_exchanges_(d, a) ? d->width[a] - @_DIST_HALO_[a] : 0;\n"
+    "        const int ext = @_dist_exchanges_(d, a) ? d->width[a] - @_DIST_RING_[a] : 0;\n"
     "        lo[a] = ext > 0 && (c[a] > 0 || @_DIST_PERIODIC_(a) || @_DIST_REFLECT_) ? ext : 0;\n"
     "        hi[a] = ext > 0 && (c[a] < d->procs[a] - 1 || @_DIST_PERIODIC_(a) || @_DIST_REFLECT_) ? ext : 0;\n"
     "    }\n"
@@ -951,6 +952,10 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "#include <stdio.h>\n\n");
     sb_printf(o, "#define %s_DIST_DIMS_ %d\n", x, p->dims);
     sb_printf(o, "static const int %s_DIST_HALO_[3] = {%d, %d, %d};\n", x, p->halo[0], p->halo[1], p->halo[2]);
+    const int *ring = api->plan->held && api->plan->config.v[P_HWRAP] == 2 ? (const int[3]){0, 0, 0} : p->halo;
+    sb_printf(o, "/* of the layers received, those in the kernels' halo ring, not in the local interior: none\n"
+              " * where the held fused steps wrap the interior (hwrap=on), as they never read the ring */\n"
+              "static const int %s_DIST_RING_[3] = {%d, %d, %d};\n", x, ring[0], ring[1], ring[2]);
     sb_printf(o, "/* layers one step reads beyond a point (the sum of its stages' radii) */\n");
     sb_printf(o, "static const int %s_DIST_REACH_[3] = {%d, %d, %d};\n", x, step_reach(p, 0), step_reach(p, 1),
               step_reach(p, 2));

@@ -377,6 +377,41 @@ static void hold_values(const Space *s, SpaceParam *sp)
         sp->values[sp->nvalues++] = 2;
 }
 
+/* hwrap=on (plan.c, Plan.held): the held fused steps wrap the extended grid they are launched
+ * over instead of holding its faces, where they are held (a distributed run's part, or hold=on),
+ * of a program whose fused steps wrap or reflect. */
+static int c_hwrap(const Space *s, const Config *c, char *why, int whylen)
+{
+    const IrProgram *p = s->prog;
+    if (c->v[P_HWRAP] != 2)
+        return 1;
+    const char *what = NULL;
+    if (!on(c))
+        what = "it chooses the kernel of fused steps: tblock above 1";
+    else if (p && cg_temporal_edge(p, NULL) != TB_WRAP)
+        what = "the fused steps must wrap (periodic) or reflect (clamp or mirror of a step symmetric along "
+               "every axis)";
+    else if (!s->distributed && c->v[P_HOLD] != 2)
+        what = "only held steps take it: a distributed run's part, or hold=on";
+    if (what) {
+        snprintf(why, (size_t)whylen, "hwrap=on: %s", what);
+        return 0;
+    }
+    return 1;
+}
+
+/* hwrap's values: on and off for a distributed part whose fused steps wrap or reflect, and on one
+ * GPU where hold=on may apply to a reflecting program (held over a periodic one, hold=on would
+ * only add copies to the kernel without it). */
+static void hwrap_values(const Space *s, SpaceParam *sp)
+{
+    const IrProgram *p = s->prog;
+    sp->nvalues = 0;
+    sp->values[sp->nvalues++] = 1;
+    if (p && cg_temporal_edge(p, NULL) == TB_WRAP && (s->distributed || (hold_may(p) && cg_temporal_reflects(p))))
+        sp->values[sp->nvalues++] = 2;
+}
+
 static const SpaceConstraint constraints[] = {
     {"tblock-alone", c_alone, "temporal blocking combines with no other optimization but streaming "
                               "(stream, sb, retime)"},
@@ -399,6 +434,8 @@ static const SpaceConstraint constraints[] = {
     {"tblock-grid", c_grid, "at most 65535 blocks of output tiles along y and z"},
     {"tblock-hold", c_hold, "hold=on: fused steps that wrap or reflect, two-level fields, one GPU, no "
                             "x, y, z, nx, ny or nz read"},
+    {"tblock-hwrap", c_hwrap, "hwrap=on: held fused steps (a distributed part, or hold=on) that wrap or "
+                              "reflect"},
     {"tblock-select", c_select, "select=on: the streaming temporal kernel (retime=off) of a step that "
                                 "reads state fields only"},
     {0},
@@ -425,6 +462,10 @@ static const CgParam params[] = {
      .doc_values = "on/off",
      .doc = "fused steps that wrap or reflect run the fixed boundary's kernel over copies of the "
             "fields extended by the layers they reach, refilled before each launch (one GPU)"},
+    {.key = "hwrap", .kind = PK_BOOL, .first = P_HWRAP, .pos = 17, .dims = 1, .values_of = hwrap_values,
+     .doc_values = "on/off",
+     .doc = "held fused steps (a distributed run's part, or hold=on) compute every point of the "
+            "extended grid and wrap their loads within it, instead of holding its faces"},
     {0},
 };
 

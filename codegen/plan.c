@@ -387,11 +387,12 @@ static int build_groups(Builder *b, Plan *plan, char *why, int whylen)
     return 0;
 }
 
-/* A copy of p whose periodic or reflecting state fields are fixed on every face: fused steps
- * built over it hold the halo (Plan.held). */
-static const IrProgram *held_program(const IrProgram *p, Arena *a)
+/* A copy of p whose periodic or reflecting state fields are fixed on every face (wrap: periodic):
+ * fused steps built over it hold the halo, or wrap within the launched grid (Plan.held). */
+static const IrProgram *held_program(const IrProgram *p, int wrap, Arena *a)
 {
-    if (cg_temporal_edge(p, NULL) != TB_WRAP)
+    BoundaryKind bc = BC_FIXED;
+    if (cg_temporal_edge(p, &bc) != TB_WRAP || (wrap && bc == BC_PERIODIC))
         return p;
     IrProgram *q = arena_alloc(a, sizeof *q);
     IrField *fields = arena_alloc(a, sizeof *fields * (size_t)p->nfields);
@@ -400,23 +401,46 @@ static const IrProgram *held_program(const IrProgram *p, Arena *a)
     const int reflects = cg_temporal_reflects(p);
     for (int f = 0; f < p->nfields; f++)
         if (fields[f].role == ROLE_STATE && (reflects || cg_temporal_edge_of(&fields[f]) == TB_WRAP))
-            ir_bc_set(&fields[f], BC_FIXED, 0.0);
+            ir_bc_set(&fields[f], wrap ? BC_PERIODIC : BC_FIXED, 0.0);
     q->fields = fields;
     return q;
 }
 
-/* Plan.held: the step group again, over held_program, where the fused steps wrap or reflect.
- * Its fills would be of periodic or reflecting faces, which a distributed run exchanges or
- * reflects by a copy instead: the group has none. */
+static int held_wraps(const Config *c) { return c->v[P_HWRAP] == 2; }
+
+/* ls's launches but its halo fills, into a new list: a held group's faces are the exchange's or
+ * the copies' to fill (the fills come after the launch that rotates). */
+static void without_fills(Arena *a, const PlanLaunch *ls, int n, PlanLaunch **out, int *nout)
+{
+    *out = arena_alloc(a, sizeof **out * (size_t)(n > 0 ? n : 1));
+    *nout = 0;
+    for (int i = 0; i < n; i++)
+        if (!ls[i].fill)
+            (*out)[(*nout)++] = ls[i];
+}
+
+/* Plan.held: the step group again, over held_program, where the fused steps wrap or reflect
+ * (the group's own kernels where that program is the plan's), without the fills of periodic or
+ * reflecting faces, which a distributed run exchanges or reflects by a copy instead. */
 static int build_held(Builder *b, Plan *plan)
 {
     if (plan->step_count <= 1 || cg_temporal_edge(plan->prog, NULL) != TB_WRAP)
         return 0;
-    b->ctx.prog = held_program(plan->prog, b->ctx.arena);
-    int status = build_group(b, &plan->config, "_held", &plan->held, &plan->nheld);
-    b->ctx.prog = plan->prog;
-    b->ctx.cfg = &plan->config;
-    return status;
+    const IrProgram *q = held_program(plan->prog, held_wraps(&plan->config), b->ctx.arena);
+    for (int d = 0; d < 3; d++)
+        plan->held_min_n[d] = cg_temporal_min_extent(q, &plan->config, d);
+    PlanLaunch *ls = plan->step;
+    int n = plan->nstep;
+    if (q != plan->prog) {
+        b->ctx.prog = q;
+        int status = build_group(b, &plan->config, "_held", &ls, &n);
+        b->ctx.prog = plan->prog;
+        b->ctx.cfg = &plan->config;
+        if (status != 0)
+            return status;
+    }
+    without_fills(b->ctx.arena, ls, n, &plan->held, &plan->nheld);
+    return 0;
 }
 
 int plan_buffers(const Plan *plan, int f)
@@ -440,7 +464,7 @@ int plan_rotations(const Plan *plan, const PlanLaunch *l, int f)
     return l->rotate_after == 2 && fl->levels == 3 ? 2 : 1;
 }
 
-static Plan *build(const IrProgram *prog, const Config *c, int held, Arena *arena, char *why, int whylen)
+static Plan *build(const IrProgram *prog, const Config *c, int distributed, Arena *arena, char *why, int whylen)
 {
     char scratch[256];
     if (!why || whylen <= 0) {
@@ -455,7 +479,11 @@ static Plan *build(const IrProgram *prog, const Config *c, int held, Arena *aren
     if (!check_program(prog, why, whylen))
         return NULL;
     Space space;
-    space_init(&space, prog, NULL); /* grid size unknown: size-dependent constraints skipped */
+    /* grid size unknown: size-dependent constraints skipped */
+    if (distributed)
+        space_init_distributed(&space, prog, NULL);
+    else
+        space_init(&space, prog, NULL);
     if (!space_check(&space, c, why, whylen))
         return NULL;
     Plan *plan = arena_alloc(arena, sizeof *plan);
@@ -465,7 +493,7 @@ static Plan *build(const IrProgram *prog, const Config *c, int held, Arena *aren
     StrBuf src = {0};
     Builder b = {0};
     builder_init(&b, plan, arena, &src);
-    held |= c->v[P_HOLD] == 2;
+    int held = distributed || c->v[P_HOLD] == 2;
     if (build_groups(&b, plan, why, whylen) != 0 || (held && build_held(&b, plan) != 0)) {
         sb_free(&src);
         return NULL;
@@ -490,7 +518,14 @@ Plan *plan_build_dist(const IrProgram *prog, const Config *c, Arena *arena, char
     return build(prog, c, 1, arena, why, whylen);
 }
 
-const IrProgram *plan_part_program(const IrProgram *prog, Arena *arena)
+const IrProgram *plan_part_program(const IrProgram *prog, const Config *c, Arena *arena)
 {
-    return held_program(prog, arena);
+    return held_program(prog, held_wraps(c), arena);
+}
+
+Plan *plan_build_part(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen)
+{
+    Config part = *c;
+    part.v[P_HWRAP] = 1; /* applied to the program */
+    return plan_build(plan_part_program(prog, c, arena), &part, arena, why, whylen);
 }

@@ -96,9 +96,15 @@ typedef struct {
      * those faces were fixed (NAME_step_held), which hold their halo through the fused steps. A
      * rank's periodic faces hold layers exchanged like the faces between ranks, and its global
      * reflecting faces layers reflected by a copy (emit_dist.c), so wrapping or reflecting
-     * within its part would read the wrong points. NULL where the distributed run takes `step`. */
+     * within its part would read the wrong points. NULL where the distributed run takes `step`.
+     * With hwrap=on the kernels are built as if every face were periodic instead: they compute
+     * every point of the extended grid as an interior one and wrap their loads within it, which
+     * leaves the owned points as exact (the layers are as deep as the fused steps reach) with no
+     * test of which points hold; for a periodic program that is `step` itself. held_min_n: the
+     * grid the held launch takes at least (its fused_min_n). */
     PlanLaunch *held;
     int nheld;
+    int held_min_n[3];
     /* hold=on (codegen/hold.c): one GPU runs `held` too, over copies of the state and coef
      * fields whose every face gains hold_ext[d] layers (tblock x halo), which a copy within each
      * copy refills by hold_kind before each launch; where the grid has at least hold_min_n[d]
@@ -144,9 +150,13 @@ int plan_rotations(const Plan *plan, const PlanLaunch *l, int f);
 Plan *plan_build(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
 /* plan_build, and Plan.held where the distributed API needs it (stencilc --distributed). */
 Plan *plan_build_dist(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
-/* The program whose kernels a rank's part of a distributed run runs, to time and verify them on
- * one GPU: where fused steps wrap or reflect, prog with those faces fixed (the kernels of
- * Plan.held, whose faces the exchange or the reflection's copy fills); else prog itself. */
-const IrProgram *plan_part_program(const IrProgram *prog, Arena *arena);
+/* The program whose kernels a rank's part of a distributed run runs under c, to time and verify
+ * them on one GPU: where fused steps wrap or reflect, prog with those faces fixed (the kernels
+ * of Plan.held, whose faces the exchange or the reflection's copy fills), or periodic with
+ * hwrap=on; else prog itself. */
+const IrProgram *plan_part_program(const IrProgram *prog, const Config *c, Arena *arena);
+/* The plan of what a rank's part runs under c, built for one GPU (plan_part_program's program,
+ * c with hwrap applied to it), to time and verify on the part's grid. */
+Plan *plan_build_part(const IrProgram *prog, const Config *c, Arena *arena, char *why, int whylen);
 
 #endif

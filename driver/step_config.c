@@ -46,13 +46,9 @@ int step_build_plan(Job *job)
     return 0;
 }
 
-const IrProgram *step_timed_program(Job *job)
-{
-    return job->opt->distributed ? plan_part_program(job->prog, job->arena) : job->prog;
-}
-
 const Plan *step_timed_plan(Job *job, char *why, int whylen)
 {
-    const IrProgram *part = step_timed_program(job);
-    return part == job->prog ? job->plan : plan_build(part, &job->config, job->arena, why, whylen);
+    if (!job->opt->distributed || plan_part_program(job->prog, &job->config, job->arena) == job->prog)
+        return job->plan;
+    return plan_build_part(job->prog, &job->config, job->arena, why, whylen);
 }

@@ -15,7 +15,7 @@ int step_autotune(Job *job)
         .strategy = o->strategy, .quiet = o->quiet, .log = o->tune_log, .db = o->tune_db,
         .replay = o->replay, .record = o->tune_record, .generator = options_generator_name(),
         .guide = o->guide, .model = o->model,
-        .timed = step_timed_program(job),
+        .part = o->distributed,
     };
     options_tuning(o, &rq.knobs, &rq.budget);
     if (o->nprocs) { /* a distributed tuning: job->grid is one rank's part */

@@ -41,11 +41,9 @@ int step_autotune(Job *job);
 /* --autotune --target GPU: the learned model's choice for GPU, nothing timed (step_predict.c). */
 int step_predict(Job *job);
 int step_build_plan(Job *job);
-/* The program that tuning, bench and the exchange-depth model time and verify: job->prog, or
- * for a distributed job whose fused steps wrap or reflect its part's (plan_part_program). */
-const IrProgram *step_timed_program(Job *job);
-/* Its plan under job->config: job->plan where the program is job->prog. NULL, with why, if it
- * cannot be built. */
+/* The plan that bench and the exchange-depth model time and verify under job->config: job->plan,
+ * or for a distributed job whose fused steps wrap or reflect its part's (plan_build_part). NULL,
+ * with why, if it cannot be built. */
 const Plan *step_timed_plan(Job *job, char *why, int whylen);
 int step_bench(Job *job);
 /* --distributed --procs: the exchange depth and overlap to recommend (step_dist.c). */

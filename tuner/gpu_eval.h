@@ -37,6 +37,8 @@ typedef struct {
     GpuEvalFakeFn fake; /* NULL: the GPU */
     GpuEvalFakeCompileFn fake_compile; /* with fake: how long each compile takes (NULL: none) */
     GpuEvalRewriteFn rewrite;          /* without fake: tests' rewrite of sources (NULL: none) */
+    int part; /* a distributed tuning: each configuration built as a rank's part runs it
+                 (plan_build_part), on the part's grid */
 } GpuEvalOptions;
 
 typedef struct {

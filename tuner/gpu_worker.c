@@ -28,6 +28,7 @@ typedef struct {
     GpuEvalFakeFn fake;
     GpuEvalFakeCompileFn fake_compile;
     GpuEvalRewriteFn rewrite;
+    int part; /* GpuEvalOptions.part */
     pthread_mutex_t send_mu; /* the compile threads send COMPILING while the main thread sends */
 } Worker;
 
@@ -111,6 +112,12 @@ static int context_poisoned(Worker *w, const char *why)
     return sticky_text(why) || rt_sync(w->rc, sync_why, (int)sizeof sync_why) != 0;
 }
 
+/* What the worker times under c: the program's plan, or a distributed rank's part's. */
+static Plan *worker_plan(const Worker *w, const Config *c, Arena *a, char *why, int whylen)
+{
+    return w->part ? plan_build_part(w->prog, c, a, why, whylen) : plan_build(w->prog, c, a, why, whylen);
+}
+
 /* Load, verify, time one compiled variant; fills m. */
 static void gpu_stage(Worker *w, const Req *rq, Unit *u, Msg *m)
 {
@@ -178,7 +185,7 @@ static void worker_measure(Worker *w, const Req *rq, const Config *cs)
             send_msg(w, &m);
             continue;
         }
-        units[i].plan = plan_build(w->prog, &cs[i], arena, why, (int)sizeof why);
+        units[i].plan = worker_plan(w, &cs[i], arena, why, (int)sizeof why);
         if (!units[i].plan) {
             snprintf(m.why, sizeof m.why, "cannot build: %.380s", why);
             send_msg(w, &m);
@@ -261,7 +268,7 @@ static void worker_measure(Worker *w, const Req *rq, const Config *cs)
 static RtModule *worker_compile(Worker *w, const Config *c, Arena *a, const Plan **plan,
                                char *why, int whylen)
 {
-    *plan = plan_build(w->prog, c, a, why, whylen);
+    *plan = worker_plan(w, c, a, why, whylen);
     return *plan ? rt_compile_plan(w->rc, *plan, why, whylen) : NULL;
 }
 
@@ -329,7 +336,7 @@ void gpu_worker_main(const IrProgram *prog, const Space *space, const long grid[
         _exit(0);
     Worker w = {.prog = prog, .space = space, .threads = opt->threads, .out = out,
                 .fake = opt->fake, .fake_compile = opt->fake_compile,
-                .rewrite = opt->rewrite};
+                .rewrite = opt->rewrite, .part = opt->part};
     pthread_mutex_init(&w.send_mu, NULL);
     for (int d = 0; d < 3; d++)
         w.n[d] = d < prog->dims ? (int)grid[d] : 1;

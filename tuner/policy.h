@@ -25,8 +25,8 @@
 
 typedef struct {
     const IrProgram *prog;
-    const IrProgram *timed; /* the program whose variants are timed and verified (NULL: prog;
-                             * a distributed tuning's part: plan_part_program) */
+    int part;               /* a distributed tuning: each variant is timed and verified as a
+                             * rank's part runs it (plan_build_part) */
     const Space *space;     /* prog's on grid, with the run's step count */
     long grid[3];           /* the tuning grid */
     const char *input;      /* the source file: named to a run that waits for the GPU */

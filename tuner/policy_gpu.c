@@ -165,7 +165,7 @@ int tune_with_gpu(Tuning *t)
     const TuneRequest *rq = t->rq;
     char why[512], cuda[32];
     GpuEval *g = NULL;
-    if (!rt_available(why, sizeof why) || !(g = gpu_eval_start(rq->timed ? rq->timed : rq->prog, rq->space, rq->grid, NULL, why, sizeof why))) {
+    if (!rt_available(why, sizeof why) || !(g = gpu_eval_start(rq->prog, rq->space, rq->grid, &(GpuEvalOptions){.part = rq->part}, why, sizeof why))) {
         if (!rq->record)
             return tune_without_gpu(t, why);
         diag_run_error(t->d, "--tune-record needs a GPU: %s", why);

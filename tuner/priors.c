@@ -331,6 +331,22 @@ static void add_spread(const TuneProblem *pb, Config *out, int *n)
     }
 }
 
+/* Where the space offers hwrap=on (a distributed part whose fused steps wrap or reflect), the
+ * first fused start again with it: the part's held kernels then wrap its extended grid, which
+ * ran a periodic 3D star's part 1.15x the kernels that hold its faces on 4 H200s and the 2D
+ * reflected stars' 0.8x (docs/distributed.md); a 25 s search from the rows had not reached it. */
+static void add_wrapped(const TuneProblem *pb, Config *out, int *n)
+{
+    for (int j = 0; j < *n; j++)
+        if (out[j].v[P_TB] > 1) {
+            Config c = out[j];
+            c.v[P_HWRAP] = 2;
+            if (tune_problem_accepts(pb, &c))
+                add_once(out, n, &c);
+            return;
+        }
+}
+
 int tune_priors(const TuneProblem *pb, Config *out, int max)
 {
     int n, got = 0;
@@ -371,8 +387,10 @@ int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst
     int nt = want > 0 ? tune_priors(pb, more, want) : 0;
     for (int i = 0; i < nt; i++)
         add_once(out, &n, &more[i]);
-    if (want > 0 && tune_space_fuses(pb->space))
+    if (want > 0 && tune_space_fuses(pb->space)) {
         add_spread(pb, out, &n);
+        add_wrapped(pb, out, &n);
+    }
     return n;
 }
 

@@ -507,11 +507,11 @@ static void test_reflect(Arena *a)
     assert(dist && dist->held && dist->nheld == 1 && !one->held); /* the fused kernel, no fills */
     assert(strstr(dist->source, "_step_held") && !strstr(one->source, "_step_held"));
     /* what a distributed tuning and bench time: the part's program, its faces fixed */
-    const IrProgram *part = plan_part_program(clamp, a);
+    const IrProgram *part = plan_part_program(clamp, &c, a);
     assert(part != clamp && ir_bc(&part->fields[0], 0, 0).kind == BC_FIXED);
     assert(ir_bc(&clamp->fields[0], 0, 0).kind == BC_CLAMP);
     const IrProgram *fixed = hb_example(a, 0), *mapped = hb_with_boundary(hb_example(a, 0), BC_MIRROR);
-    assert(plan_part_program(fixed, a) == fixed && plan_part_program(mapped, a) == mapped);
+    assert(plan_part_program(fixed, &c, a) == fixed && plan_part_program(mapped, &c, a) == mapped);
     IrProgram *clamp2 = symmetric2d(a, BC_CLAMP, 2);
     has(must_build(a, clamp2, cfg)->source, "rc_m2_0"); /* clamp of radius 2 */
     assert(!space_accepts(clamp2, big, 1, "tb=32x8,tblock=4", why, sizeof why) && strstr(why, "distributed"));
@@ -523,6 +523,44 @@ static void test_reflect(Arena *a)
     IrProgram *bits = symmetric2d(a, BC_MIRROR, 1);
     bits->same_bits = 1;
     has(must_build(a, bits, cfg)->source, "rc_m1_0");
+}
+
+/* hwrap=on: the held fused steps wrap the extended grid instead of holding its faces. A
+ * distributed part of a reflecting program runs the periodic program's kernel (its own held
+ * group and the stream axis's least extent), a periodic program's part the plan's own fused
+ * launch without its fills; what a part is timed as follows the choice. Refused
+ * without held steps (one GPU without hold=on), without fused steps, where nothing wraps or
+ * reflects. */
+static void test_hwrap(Arena *a)
+{
+    char why[512];
+    const long big[3] = {512, 512, 1};
+    IrProgram *clamp = symmetric2d(a, BC_CLAMP, 1), *wrap = hb_with_boundary(hb_example(a, 0), BC_PERIODIC);
+    Config off, on;
+    assert(config_parse("tb=64x1,stream=y,sb=16,tblock=4", 2, &off, why, sizeof why) == 0);
+    assert(config_parse("tb=64x1,stream=y,sb=16,tblock=4,hwrap=on", 2, &on, why, sizeof why) == 0);
+    const Plan *held = plan_build_dist(clamp, &off, a, why, sizeof why);
+    const Plan *wrapped = plan_build_dist(clamp, &on, a, why, sizeof why);
+    assert(held && wrapped && wrapped->held && wrapped->held != wrapped->step);
+    assert(strcmp(held->source, wrapped->source) != 0 && strstr(wrapped->source, "_step_held"));
+    assert(held->held_min_n[1] == 0 && wrapped->held_min_n[1] == 4 * 2 + 2); /* tblock*(R+1)+2 */
+    const IrProgram *part = plan_part_program(clamp, &on, a);
+    assert(part != clamp && ir_bc(&part->fields[0], 1, 1).kind == BC_PERIODIC);
+    const Plan *timed = plan_build_part(clamp, &on, a, why, sizeof why);
+    assert(timed && ir_bc(&timed->prog->fields[0], 0, 0).kind == BC_PERIODIC && timed->config.v[P_HWRAP] == 1);
+    assert(!timed->held);
+    const Plan *pw = plan_build_dist(wrap, &on, a, why, sizeof why);
+    assert(pw && pw->nheld == 1 && pw->nstep == 3 && !strstr(pw->source, "_step_held"));
+    assert(!strcmp(pw->held[0].kernel, pw->step[0].kernel) && pw->step[1].fill && pw->step[2].fill);
+    assert(plan_part_program(wrap, &on, a) == wrap && plan_part_program(wrap, &off, a) != wrap);
+    assert(space_accepts(clamp, big, 1, "tb=64x1,stream=y,sb=16,tblock=4,hwrap=on", why, sizeof why));
+    assert(!space_accepts(clamp, big, 0, "tb=64x1,stream=y,sb=16,tblock=4,hwrap=on", why, sizeof why) &&
+           strstr(why, "hold=on"));
+    assert(space_accepts(clamp, big, 0, "tb=64x1,stream=y,sb=16,tblock=4,hold=on,hwrap=on", why, sizeof why));
+    assert(!space_accepts(clamp, big, 1, "tb=64x1,stream=y,sb=16,hwrap=on", why, sizeof why) &&
+           strstr(why, "tblock above 1"));
+    assert(!space_accepts(hb_example(a, 0), big, 1, "tb=64x1,stream=y,sb=16,tblock=4,hwrap=on", why, sizeof why) &&
+           strstr(why, "wrap"));
 }
 
 /* hold=on: fused steps that wrap or reflect, held over extended copies (codegen/hold.c): the
@@ -776,6 +814,7 @@ int main(void)
     (void)heat1;
     test_edges(a);
     test_reflect(a);
+    test_hwrap(a);
     test_hold(a, star, wave);
     test_stream_2d(a, star);
     test_stream_box_3d(a, h3);

@@ -164,6 +164,15 @@ s3=examples/bench/star3d1r.st
   prog mwvt $rf mirrorwave2d float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1" 67 130 1 12 &
   prog wvpt "$work/wave_periodic.st" wave2d float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1" 67 130 1 12 &
   prog wvft "$work/wave_fixed.st" wave2d float "tb=32x1x1,stream=y,sb=16,tblock=4" 67 130 1 12 &
+  # hwrap=on: the part's held fused steps wrap the extended grid instead of holding its faces
+  # (periodic 2D and 3D, reflecting clamp and mirror, the retimed kernel, three levels)
+  prog gstw $rd gray_scott float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1,select=on,hwrap=on" 67 130 1 12 &
+  prog p3tw tests/dist/periodic3d.st periodic3d float "tb=32x16x1,stream=z,sb=16,tblock=3,hwrap=on" 37 33 70 9 &
+  prog rc3tw $rf clampsym3d float "tb=32x16x1,stream=z,sb=16,tblock=3,hwrap=on" 37 33 70 9 &
+  prog rm3tc2w $rf mirrorsym3d double "tb=32x16x1,stream=z,sb=16,tblock=2,bm=1x2x1,hwrap=on" 37 33 70 8 &
+  prog rm2ttw $rf mirrorsym2d double "tb=32x16x1,tblock=3,hwrap=on" 67 61 1 9 &
+  prog gauw examples/image.st gaussian3x3 double "tb=32x1x1,stream=y,sb=16,retime=on,tblock=3,hwrap=on" 67 130 1 9 &
+  prog mwvtw $rf mirrorwave2d float "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1,hwrap=on" 67 130 1 12 &
   # an overlapped one-step kernel whose blocks stream 32 planes, the sent slabs whole chunks
   prog b3o examples/bench/box3d1r.st box3d1r float "tb=32x4x1,stream=z,sb=32,retime=on" 37 33 140 7 &
   wait
@@ -257,6 +266,12 @@ run mwvt 1 1 1 1 12 4; run mwvt 2 2 1 1 12 4; run mwvt 4 2 2 1 12 8
 run wvpt 1 1 1 1 12 4; run wvpt 2 1 2 1 12 4; run wvpt 2 2 1 1 12 8; run wvpt 4 2 2 1 12 4
 run wvft 2 1 2 1 12 4; run wvft 2 2 1 1 12 8; run wvft 4 2 2 1 12 4; run wvft 4 4 1 1 12 4
 run_part s3tom 2 1 1 2 9 3; run_part s3tom 2 1 1 2 9 6
+run gstw 1 1 1 1 12 4; run gstw 2 1 2 1 12 8; run_ov gstw 2 1 2 1 12 4; run gstw 4 2 2 1 12 4
+run p3tw 1 1 1 1 9 3; run p3tw 2 1 1 2 9 3; run_ov p3tw 2 1 1 2 9 3; run p3tw 4 1 2 2 9 6; run p3tw 4 1 1 4 9 3
+run rc3tw 1 1 1 1 9 3; run rc3tw 2 1 1 2 9 3; run rc3tw 4 2 1 2 9 6
+run rm3tc2w 1 1 1 1 8 2; run rm3tc2w 2 2 1 1 8 4; run rm3tc2w 4 1 1 4 8 2
+run rm2ttw 2 1 2 1 9 3; run rm2ttw 4 2 2 1 9 6; run gauw 2 1 2 1 9 3; run gauw 4 2 2 1 9 6
+run mwvtw 1 1 1 1 12 4; run mwvtw 2 2 1 1 12 4; run mwvtw 4 2 2 1 12 8
 # the blocks way (any split): a middle axis, periodic axes exchanged with the rank itself beside
 # a split one (two and three axes), pencils, a fused kernel split along y
 run_ov s3 2 1 2 1 7 1; run_ov gs 2 1 2 1 9 1; run_ov gs 2 2 1 1 9 1; run_ov w3 2 1 1 2 7 1

@@ -203,6 +203,38 @@ static void check_select_3d(void)
     arena_free(arena);
 }
 
+/* A distributed part whose fused steps wrap (star3d1r made periodic, 512^3, 300 steps): the
+ * starts hold the first fused one again with hwrap=on (priors.c, add_wrapped); one GPU's space
+ * offers no hwrap for it, and the fixed star's part takes none. */
+static void check_wrapped(void)
+{
+    Arena *arena = arena_new();
+    IrProgram *p = load_example("bench/star3d1r.st", arena);
+    CHECK(p != NULL);
+    for (int periodic = 0; p && periodic < 2; periodic++)
+        for (int dist = 0; dist < 2; dist++) {
+            for (int f = 0; periodic && f < p->nfields; f++)
+                if (p->fields[f].role == ROLE_STATE)
+                    ir_bc_set(&p->fields[f], BC_PERIODIC, 0.0);
+            long grid[3] = {512, 512, 512};
+            Space s;
+            if (dist)
+                space_init_distributed(&s, p, grid);
+            else
+                space_init(&s, p, grid);
+            space_set_steps(&s, 300);
+            TuneProblem pb = {&s, tune_space_valid, &s};
+            Config out[TUNE_STARTS_MAX];
+            int n = tune_starting_configs(&pb, NULL, 0, NULL, 4, out), wrapped = 0;
+            for (int k = 0; k < n; k++) {
+                CHECK(tune_problem_accepts(&pb, &out[k]));
+                wrapped += out[k].v[P_HWRAP] == 2 && out[k].v[P_TB] > 1;
+            }
+            CHECK(wrapped == (periodic && dist));
+        }
+    arena_free(arena);
+}
+
 int main(void)
 {
     static const char *const names[] = {
@@ -401,6 +433,7 @@ int main(void)
         arena_free(arena);
     }
     check_spread();
+    check_wrapped();
     check_small_grid();
     check_radius3();
     check_select_3d();

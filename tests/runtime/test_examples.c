@@ -71,6 +71,10 @@ static const char *const configs[] = {
     "tb=64x1x1,stream=y,sb=16,tblock=4,retime=on,hold=on", "tb=16x8x1,stream=z,sb=8,tblock=2,hold=on",
     "tb=32x16x1,stream=z,sb=32,tblock=3,bm=1x4x1,select=on,hold=on", "tb=32x32x1,tblock=4,hold=on",
     "tb=16x8x8,tblock=2,hold=on",
+    /* held steps that wrap the extended grid (hwrap=on; one GPU: reflecting programs with hold=on) */
+    "tb=64x1x1,stream=y,sb=16,tblock=4,hold=on,hwrap=on",
+    "tb=32x1x1,stream=y,sb=8,tblock=2,bm=2x1x1,hold=on,hwrap=on",
+    "tb=16x8x1,stream=z,sb=8,tblock=2,hold=on,hwrap=on", "tb=32x32x1,tblock=4,hold=on,hwrap=on",
     /* 2D, several columns per thread along x (every boundary; tests/programs/edges2d.st):
      * tiles of 16 to 64 on the 67x61 check grid, radius 1 to 4 across 1 to 4 threads */
     "tb=32x1x1,stream=y,sb=8,tblock=2,bm=2x1x1", "tb=16x1x1,stream=y,sb=16,tblock=4,bm=4x1x1,select=on",

@@ -27,9 +27,10 @@ int cg_emit_dist(const Plan *plan, const char *base, const char *h_include, cons
  * distributed tuning measures on. Returns 0, or -1 with a reason (a part thinner than the
  * layers it sends, a split of an axis the grid does not have). reflects: how the run's fused
  * steps reflect the global faces (api_dist_reflects: BC_CLAMP, BC_MIRROR, or 0), which then
- * have deep layers too. */
+ * have deep layers too; held_wraps: the held fused steps wrap the interior (hwrap=on,
+ * api_dist_held_wraps), which then holds the layers of the kernels' halo ring too. */
 int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, int reflects,
-                       long local[3], char *why, int whylen);
+                       int held_wraps, long local[3], char *why, int whylen);
 
 /* The stencil's name as a C identifier, in arena. */
 const char *cg_c_identifier(Arena *arena, const char *name);

@@ -77,7 +77,7 @@ static int candidate(const Plan *plan, const CgDistTraits *t, const CgDistChoice
     const IrProgram *p = plan->prog;
     long local[3];
     char why[256];
-    if (cg_dist_local_size(p, c->global, c->procs, depth, t->reflects, local, why, sizeof why) != 0)
+    if (cg_dist_local_size(p, c->global, c->procs, depth, t->reflects, t->held_wraps, local, why, sizeof why) != 0)
         return -1;
     memset(k, 0, sizeof *k);
     k->depth = depth;

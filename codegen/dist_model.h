@@ -41,6 +41,7 @@ typedef struct {
     int periodic;      /* the axes (bit a) where a field is periodic: they exchange, split or not */
     int reflects;      /* how fused steps reflect the global faces (api_dist_reflects: BC_CLAMP,
                         * BC_MIRROR, 0): deep layers there too, filled by a copy, not exchanged */
+    int held_wraps;    /* the held fused steps wrap the interior (hwrap=on): one layer more a face */
     int depth1_only;   /* periodic and other boundaries mixed: depth 1 (and one stage) only */
     int overlap_able;  /* the overlapped step the code has (NAME_dist_set_overlap): CG_OVERLAP_* */
     int block_tile[3]; /* the blocks' tile along each axis where the overlapped step can run

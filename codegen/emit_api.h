@@ -106,6 +106,9 @@ int api_periodic_axes(const IrProgram *p, int f);
  * symmetric along every axis: Plan.held): their layers are then reflected by a copy before
  * each launch (emit_dist.c), never filled. The kind (BC_CLAMP or BC_MIRROR), or 0. */
 int api_dist_reflects(const Plan *plan);
+/* Whether a rank's held fused steps wrap its local interior (hwrap=on): every layer received
+ * then lies inside the interior, none in the kernels' halo ring (NAME_DIST_RING_). */
+int api_dist_held_wraps(const Plan *plan);
 /* Name of the sided fill kernel of a fill launch. */
 const char *api_sided_fill_name(const Api *api, const PlanLaunch *l);
 

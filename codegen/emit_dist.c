@@ -58,6 +58,8 @@ int api_periodic_axes(const IrProgram *p, int f)
     return m;
 }
 
+int api_dist_held_wraps(const Plan *plan) { return plan->held && plan->config.v[P_HWRAP] == 2; }
+
 int api_dist_reflects(const Plan *plan)
 {
     BoundaryKind bc = BC_FIXED;
@@ -952,7 +954,8 @@ static void emit_constants(const Api *api, StrBuf *o)
     sb_printf(o, "#include <stdio.h>\n\n");
     sb_printf(o, "#define %s_DIST_DIMS_ %d\n", x, p->dims);
     sb_printf(o, "static const int %s_DIST_HALO_[3] = {%d, %d, %d};\n", x, p->halo[0], p->halo[1], p->halo[2]);
-    const int *ring = api->plan->held && api->plan->config.v[P_HWRAP] == 2 ? (const int[3]){0, 0, 0} : p->halo;
+    /* (as cg_dist_local_size counts the part) */
+    const int *ring = api_dist_held_wraps(api->plan) ? (const int[3]){0, 0, 0} : p->halo;
     sb_printf(o, "/* of the layers received, those in the kernels' halo ring, not in the local interior: none\n"
               " * where the held fused steps wrap the interior (hwrap=on), as they never read the ring */\n"
               "static const int %s_DIST_RING_[3] = {%d, %d, %d};\n", x, ring[0], ring[1], ring[2]);
@@ -1130,7 +1133,7 @@ void api_emit_dist_source(const Api *api, StrBuf *cu)
 }
 
 int cg_dist_local_size(const IrProgram *p, const long global[3], const long procs[3], int depth, int reflects,
-                       long local[3], char *why, int whylen)
+                       int held_wraps, long local[3], char *why, int whylen)
 {
     for (int a = 0; a < 3; a++) {
         local[a] = global[a];
@@ -1152,8 +1155,9 @@ int cg_dist_local_size(const IrProgram *p, const long global[3], const long proc
                      step_reach(p, a));
             return -1;
         }
-        /* the largest part, with the most faces that compute layers again (NAME_dist_layout_) */
-        const long ext = exchanges ? width - p->halo[a] : 0;
+        /* the largest part, with the most faces that compute layers again (NAME_dist_layout_;
+         * the layers in the kernels' halo ring, NAME_DIST_RING_, are not computed) */
+        const long ext = exchanges ? width - (held_wraps ? 0 : p->halo[a]) : 0;
         const long faces = wraps ? 2 : procs[a] - 1 < 2 ? procs[a] - 1 : 2;
         local[a] = (global[a] + procs[a] - 1) / procs[a] + faces * ext;
     }
@@ -1180,6 +1184,7 @@ void cg_dist_traits(const Plan *plan, CgDistTraits *t)
         t->reach[a] = step_reach(p, a);
     t->periodic = any_periodic(p);
     t->reflects = api_dist_reflects(plan);
+    t->held_wraps = api_dist_held_wraps(plan);
     t->depth1_only = depth1_only(p);
     t->overlap_able = api_dist_overlap_kind(plan);
     for (int a = 0; a < 3; a++)

@@ -85,8 +85,9 @@ static int distributed_part(Job *job)
         procs[d] = o->procs[d];
     char why[256];
     /* (before a configuration is chosen: without the layers of reflected global faces, which a
-     * fused configuration of a reflecting program adds, docs/distributed.md) */
-    if (cg_dist_local_size(p, job->grid, procs, o->depth ? (int)o->depth : 1, 0, local, why, sizeof why) != 0) {
+     * fused configuration of a reflecting program adds, and hwrap=on's layer more a face,
+     * docs/distributed.md) */
+    if (cg_dist_local_size(p, job->grid, procs, o->depth ? (int)o->depth : 1, 0, 0, local, why, sizeof why) != 0) {
         diag_run_error(&job->diag, "--procs: %s", why);
         return -1;
     }

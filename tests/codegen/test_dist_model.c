@@ -216,6 +216,20 @@ static void candidates_of_plans(Arena *a)
     ir_bc_set(&torus->fields[0], BC_PERIODIC, 0);
     assert(cg_dist_prepare(hb_plan(a, torus, ""), global, rows, 0, 390, "nvlink", &c, why, sizeof why) == 0);
     assert(c.ncand > 1);
+    /* fused periodic steps: with hwrap=on the part's interior holds the layers of the kernels'
+     * halo ring too (NAME_DIST_RING_), one more a face along both axes */
+    long held[3];
+    Config fc;
+    assert(config_parse("tb=64x1,stream=y,sb=16,tblock=4", 2, &fc, why, sizeof why) == 0);
+    for (int wrap = 0; wrap < 2; wrap++) {
+        fc.v[P_HWRAP] = wrap ? 2 : 1;
+        Plan *fp = plan_build_dist(torus, &fc, a, why, sizeof why);
+        assert(fp && cg_dist_prepare(fp, global, rows, 4, 390, "nvlink", &c, why, sizeof why) == 0);
+        if (!wrap)
+            memcpy(held, c.cand[0].local, sizeof held);
+    }
+    assert(c.cand[0].local[0] == held[0] + 2 && c.cand[0].local[1] == held[1] + 2);
+    assert(held[1] == 4096 / 4 + 2 * (4 - 1) && c.cand[0].depth == 4);
 }
 
 static void links(void)

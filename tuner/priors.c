@@ -244,19 +244,24 @@ static PriorFor stencil_shape(const IrProgram *p)
     return FOR_STAR;
 }
 
+enum {
+    ROW_ONE_STEP_TOO = 1, /* a one-step row is for a run that may fuse steps too (its space holds
+                           * the one-step kernels) */
+    ROW_ANY_SHAPE = 2,    /* a row of either shape (star, box) */
+};
+
 /* Whether row r is for pb's program and run (shape, steps, type, halo, grid) and parses into a
- * configuration that pb accepts, into *c; with one_step_too a one-step row is for a run that may
- * fuse steps too (its space holds the one-step kernels). */
-static int row_applies_as(const Prior *r, const TuneProblem *pb, Config *c, int one_step_too)
+ * configuration that pb accepts, into *c; how: ROW_* flags. */
+static int row_applies_as(const Prior *r, const TuneProblem *pb, Config *c, int how)
 {
     const Space *s = pb->space;
     int dims = s->dims ? s->dims : 3;
     int multi = tune_space_fuses(s);
     PriorType type = s->prog && s->prog->type == ELEM_DOUBLE ? DOUBLE_ONLY : FLOAT_ONLY;
     char why[256];
-    if (r->when != FOR_ANY && r->when != stencil_shape(s->prog))
+    if (r->when != FOR_ANY && r->when != stencil_shape(s->prog) && !(how & ROW_ANY_SHAPE))
         return 0;
-    if ((r->steps == ONE_STEP && multi && !one_step_too) || (r->steps == MULTI_STEP && !multi))
+    if ((r->steps == ONE_STEP && multi && !(how & ROW_ONE_STEP_TOO)) || (r->steps == MULTI_STEP && !multi))
         return 0;
     if (r->type != ANY_TYPE && r->type != type)
         return 0;
@@ -324,27 +329,53 @@ static void add_spread(const TuneProblem *pb, Config *out, int *n)
             add_once(out, n, &c);
             depths++;
         }
-        if (!one_step && list[i].steps == ONE_STEP && row_applies_as(&list[i], pb, &c, 1)) {
+        if (!one_step && list[i].steps == ONE_STEP && row_applies_as(&list[i], pb, &c, ROW_ONE_STEP_TOO)) {
             add_once(out, n, &c);
             one_step = 1;
         }
     }
 }
 
-/* Where the space offers hwrap=on (a distributed part whose fused steps wrap or reflect), the
- * first fused start again with it: the part's held kernels then wrap its extended grid, which
- * ran a periodic 3D star's part 1.15x the kernels that hold its faces on 4 H200s and the 2D
- * reflected stars' 0.8x (docs/distributed.md); a 25 s search from the rows had not reached it. */
-static void add_wrapped(const TuneProblem *pb, Config *out, int *n)
+/* A run that may fuse steps also times the first fused row of the other shape: a star with one
+ * diagonal read is a box to stencil_shape, whose fused rows are the retimed kernels, where the
+ * star's tile kernel ran tests/dist/periodic3d.st 1.35x faster (docs/priors.md, "The other
+ * shape's fused row"). Appended once; its place in out, or -1. */
+static int add_crossed(const TuneProblem *pb, Config *out, int *n)
 {
-    for (int j = 0; j < *n; j++)
-        if (out[j].v[P_TB] > 1) {
-            Config c = out[j];
-            c.v[P_HWRAP] = 2;
-            if (tune_problem_accepts(pb, &c))
-                add_once(out, n, &c);
-            return;
+    int count;
+    const Prior *list = table_of(pb->space, &count);
+    PriorFor shape = stencil_shape(pb->space->prog);
+    for (int i = 0; i < count; i++) {
+        Config c;
+        if (list[i].when == (shape == FOR_STAR ? FOR_BOX : FOR_STAR) &&
+            row_applies_as(&list[i], pb, &c, ROW_ANY_SHAPE) && c.v[P_TB] > 1) {
+            int before = *n;
+            add_once(out, n, &c);
+            return *n > before ? before : -1;
         }
+    }
+    return -1;
+}
+
+/* Where the space offers hwrap=on (a distributed part whose fused steps wrap or reflect), the
+ * first fused start and the crossed one again with it: the part's held kernels then wrap its
+ * extended grid, which ran a periodic 3D program's part 1.15x the kernels that hold its faces
+ * and the 2D reflected stars' 0.8x (docs/distributed.md). */
+static void add_wrapped(const TuneProblem *pb, Config *out, int *n, int crossed)
+{
+    int first = -1;
+    for (int j = 0; j < *n && first < 0; j++)
+        if (out[j].v[P_TB] > 1)
+            first = j;
+    const int pick[2] = {first, crossed};
+    for (int i = 0; i < 2; i++) {
+        if (pick[i] < 0)
+            continue;
+        Config c = out[pick[i]];
+        c.v[P_HWRAP] = 2;
+        if (tune_problem_accepts(pb, &c))
+            add_once(out, n, &c);
+    }
 }
 
 int tune_priors(const TuneProblem *pb, Config *out, int max)
@@ -389,7 +420,8 @@ int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst
         add_once(out, &n, &more[i]);
     if (want > 0 && tune_space_fuses(pb->space)) {
         add_spread(pb, out, &n);
-        add_wrapped(pb, out, &n);
+        int crossed = add_crossed(pb, out, &n);
+        add_wrapped(pb, out, &n, crossed);
     }
     return n;
 }

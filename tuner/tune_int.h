@@ -72,11 +72,12 @@ int tune_priors_fused(const TuneProblem *pb, Config *out, int max);
  * configurations (TuneKnobs.first) that pb accepts, then with a guide holding a model its
  * ranking for the GPU at hand, then the priors table's rows; at most want (<= 8) of the model's
  * and of the table's; then, where the space may fuse steps, up to TUNE_SPREAD_MAX more: other
- * depths' first rows and the first one-step row (priors.c, add_spread), and where the space
- * offers hwrap=on the first fused start with it (add_wrapped). GeST's dataset opens with them
- * (gest.c); with --guide the model never ranks them out (guide.c). */
+ * depths' first rows and the first one-step row (priors.c, add_spread), the other shape's first
+ * fused row (add_crossed), and where the space offers hwrap=on the first fused start and the
+ * crossed one with it (add_wrapped). GeST's dataset opens with them (gest.c); with --guide the
+ * model never ranks them out (guide.c). */
 #define TUNE_SPREAD_MAX 3
-#define TUNE_STARTS_MAX (TUNE_MAX_FIRST + 16 + TUNE_SPREAD_MAX + 1)
+#define TUNE_STARTS_MAX (TUNE_MAX_FIRST + 16 + TUNE_SPREAD_MAX + 3)
 int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst, const TuneGuide *guide,
                           int want, Config *out);
 /* Every row of the priors table of dimension dims, whatever program or run it is for (candidates

@@ -115,6 +115,21 @@ if "$stencilc" "$dir/s2c.st" --distributed --config "tb=64x1,stream=y,sb=64,tblo
 grep -q "boundary clamp: in a distributed run .* clamp and mirror where the step is symmetric" "$dir/clamp.err" \
   || { echo "FAIL: no reason for fused clamp faces: $(cat "$dir/clamp.err")"; exit 1; }
 echo "--distributed: fused periodic steps hold their faces, symmetric clamp reflects, the rest refused"
+# hwrap=on: the part's held kernels wrap its interior, which holds every layer received: a periodic
+# program's part launches its own fused kernel (no _step_held), a reflecting one's the periodic
+# program's kernel; the ring of received layers is empty
+"$stencilc" "$root/examples/reaction_diffusion.st" --stencil gray_scott --distributed --config "$gst,hwrap=on" \
+  -o "$dir/gsw.cu"
+! grep -q "gray_scott_step_held" "$dir/gsw.cu" && grep -q "^    gray_scott_step<<<" "$dir/gsw.cu" \
+  && grep -q "gray_scott_DIST_RING_\[3\] = {0, 0, 0};" "$dir/gsw.cu" \
+  && grep -q "gray_scott_DIST_RING_\[3\] = {1, 1, 0};" "$dir/gst.cu" || { echo "FAIL: hwrap=on's periodic part"; exit 1; }
+"$stencilc" "$root/examples/image.st" --stencil gaussian3x3 --distributed --config "$gau,hwrap=on" -o "$dir/gauw.cu"
+sed 's/boundary clamp/boundary periodic/' "$root/examples/image.st" >"$dir/gaup.st"
+"$stencilc" "$dir/gaup.st" --stencil gaussian3x3 --config "$gau" -o "$dir/gaup.cu"
+[ -n "$(kernel "$dir/gaup.cu" gaussian3x3_step)" ] \
+  && [ "$(kernel "$dir/gauw.cu" gaussian3x3_step_held | sed 's/_step_held(/_step(/')" = "$(kernel "$dir/gaup.cu" gaussian3x3_step)" ] \
+  || { echo "FAIL: hwrap=on's reflecting part does not run the periodic program's kernel"; exit 1; }
+echo "--distributed: hwrap=on's parts wrap their interior"
 
 [ -x "$nvcc" ] || { echo "no nvcc: skipped"; exit 77; }
 n=0
@@ -157,6 +172,9 @@ emit examples/reaction_diffusion.st gray_scott "$gst"
 # fused steps that reflect clamp and mirror faces (with a coef; the retimed kernel)
 emit tests/programs/reflect.st mirrorsym2d "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1"
 emit examples/image.st gaussian3x3 "tb=32x1x1,stream=y,sb=16,retime=on,tblock=3"
+# held steps that wrap the part's interior (hwrap=on): periodic, reflected mirror
+emit examples/reaction_diffusion.st gray_scott "$gst,hwrap=on"
+emit tests/programs/reflect.st mirrorsym2d "tb=32x1x1,stream=y,sb=16,tblock=4,bm=2x1x1,hwrap=on"
 # fused steps of three time levels (a fourth buffer in the workspace, handed back at the end)
 emit examples/wave2d.st wave2d "tb=32x1x1,stream=y,sb=16,tblock=4"
 grep -q "p$((n - 1))_unring_(b.u, " "$dir/p$((n - 1)).cu" && grep -q "p$((n - 1))_step_held<<<" "$dir/p$((n - 1)).cu" \

@@ -284,7 +284,8 @@ const char *api_sided_fill_name(const Api *api, const PlanLaunch *l)
 /* The part that is the same for every program. Before it: @_DIST_DIMS_, @_DIST_HALO_[3],
  * @_DIST_RING_[3], @_DIST_REACH_[3], @_DIST_PERIODIC_(a), @_DIST_PERIODIC_AXES_, @_DIST_MIXED_,
  * @_DIST_STAGES_, @_DIST_NCCL_REAL_, @_DIST_MAXF_ (most buffers exchanged at once) and
- * @_DIST_DIGEST_ (the program and configuration, compared between ranks). After it: the exchange sets and @_dist_run. */
+ * @_DIST_DIGEST_ (the program and configuration, compared between ranks). After it: the
+ * exchange sets and @_dist_run. */
 static const char *const DIST_TEMPLATE[] = {
     "static void @_dist_fail_(@_dist *d, const char *msg)\n"
     "{\n"

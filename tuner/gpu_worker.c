@@ -296,6 +296,8 @@ static void worker_compare(Worker *w, const Req *rq, const Config *c)
     Arena *arena = arena_new();
     char why[2048] = "";
     Config plain = space_default(w->space);
+    if (w->part) /* the plain kernel of c's part program (plan_build_part: hwrap=on's is periodic) */
+        plain.v[P_HWRAP] = c->v[P_HWRAP];
     const Plan *pa = NULL, *pb = NULL;
     RtModule *a = worker_compile(w, &plain, arena, &pa, why, (int)sizeof why);
     RtModule *b = a ? worker_compile(w, c, arena, &pb, why, (int)sizeof why) : NULL;

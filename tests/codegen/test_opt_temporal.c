@@ -549,6 +549,11 @@ static void test_hwrap(Arena *a)
     const Plan *timed = plan_build_part(clamp, &on, a, why, sizeof why);
     assert(timed && ir_bc(&timed->prog->fields[0], 0, 0).kind == BC_PERIODIC && timed->config.v[P_HWRAP] == 1);
     assert(!timed->held);
+    /* the tuner's final check compares a part with the plain kernel of the same part program */
+    Config plain = config_default(2);
+    plain.v[P_HWRAP] = 2;
+    const Plan *pp = plan_build_part(clamp, &plain, a, why, sizeof why);
+    assert(pp && pp->step_count == 1 && ir_bc(&pp->prog->fields[0], 0, 0).kind == BC_PERIODIC);
     const Plan *pw = plan_build_dist(wrap, &on, a, why, sizeof why);
     assert(pw && pw->nheld == 1 && pw->nstep == 3 && !strstr(pw->source, "_step_held"));
     assert(!strcmp(pw->held[0].kernel, pw->step[0].kernel) && pw->step[1].fill && pw->step[2].fill);

@@ -341,6 +341,15 @@ static int hold_may(const IrProgram *p)
     return may;
 }
 
+/* A constraint's answer about key=on: refused with the reason `what` (1 where it is NULL). */
+static int on_refused(const char *key, const char *what, char *why, int whylen)
+{
+    if (!what)
+        return 1;
+    snprintf(why, (size_t)whylen, "%s=on: %s", key, what);
+    return 0;
+}
+
 /* hold=on (codegen/hold.c): the fused steps run over copies of the state and coef fields that
  * extend every face by the layers they reach, which a copy refills by wrapping or reflecting
  * before each launch, so the kernel is the fixed boundary's. On one GPU, with no built-in
@@ -360,11 +369,7 @@ static int c_hold(const Space *s, const Config *c, char *why, int whylen)
         what = "a distributed run's part holds its faces anyway (Plan.held)";
     else if (p && (ir_program_builtins(p) & ~IR_USES_STEP))
         what = "the step reads x, y, z, nx, ny or nz, which the extended grid would shift";
-    if (what) {
-        snprintf(why, (size_t)whylen, "hold=on: %s", what);
-        return 0;
-    }
-    return 1;
+    return on_refused("hold", what, why, whylen);
 }
 
 /* hold's values: on and off where it may apply, else off (a replay's space, with no program,
@@ -393,11 +398,7 @@ static int c_hwrap(const Space *s, const Config *c, char *why, int whylen)
                "every axis)";
     else if (!s->distributed && c->v[P_HOLD] != 2)
         what = "only held steps take it: a distributed run's part, or hold=on";
-    if (what) {
-        snprintf(why, (size_t)whylen, "hwrap=on: %s", what);
-        return 0;
-    }
-    return 1;
+    return on_refused("hwrap", what, why, whylen);
 }
 
 /* hwrap's values: on and off for a distributed part whose fused steps wrap or reflect, and on one

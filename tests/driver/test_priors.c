@@ -31,12 +31,21 @@ static int is_box_name(const char *name)
     return !strncmp(name, "box", 3) || !strcmp(name, "j3d27pt") || !strcmp(name, "j2d9pt-gol");
 }
 
-/* The tuning problem of steps steps of p on grid, over the space *s it sets up. */
-static TuneProblem problem_of(Space *s, const IrProgram *p, const long grid[3], long steps)
+/* The tuning problem of steps steps of p on grid, over the space *s it sets up (distributed: a
+ * distributed run's part's). */
+static TuneProblem problem_on(Space *s, const IrProgram *p, const long grid[3], long steps, int distributed)
 {
-    space_init(s, p, grid);
+    if (distributed)
+        space_init_distributed(s, p, grid);
+    else
+        space_init(s, p, grid);
     space_set_steps(s, steps);
     return (TuneProblem){s, tune_space_valid, s};
+}
+
+static TuneProblem problem_of(Space *s, const IrProgram *p, const long grid[3], long steps)
+{
+    return problem_on(s, p, grid, steps, 0);
 }
 
 /* The first four priors GeST takes for 1000 steps of 2D program p on a side x side grid. */
@@ -218,12 +227,7 @@ static void check_wrapped(void)
                     ir_bc_set(&p->fields[f], BC_PERIODIC, 0.0);
             long grid[3] = {512, 512, 512};
             Space s;
-            if (dist)
-                space_init_distributed(&s, p, grid);
-            else
-                space_init(&s, p, grid);
-            space_set_steps(&s, 300);
-            TuneProblem pb = {&s, tune_space_valid, &s};
+            TuneProblem pb = problem_on(&s, p, grid, 300, dist);
             Config out[TUNE_STARTS_MAX];
             int n = tune_starting_configs(&pb, NULL, 0, NULL, 4, out), wrapped = 0;
             for (int k = 0; k < n; k++) {

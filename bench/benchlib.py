@@ -374,7 +374,8 @@ def parse_dump_ir(out):
 
 def parse_tune_log(path):
     """The JSON lines of --tune-log (tuner/log.c): variants, valid ones, the search's clock and
-    the best-so-far curve [(elapsed_s, best ms)] over valid variants."""
+    the best-so-far curve [(elapsed_s, best ms)] over valid variants (the lines of the search's
+    end, status "final" and "chosen", are not variants)."""
     res = {"variants": 0, "valid": 0, "search_s": None, "best_ms": None, "curve": []}
     try:
         lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
@@ -386,6 +387,8 @@ def parse_tune_log(path):
             r = json.loads(line)
         except ValueError:
             continue  # a torn last line
+        if r.get("status") in ("final", "chosen"):
+            continue
         res["variants"] += 1
         t = r.get("elapsed_s")
         if isinstance(t, (int, float)) and t >= 0:

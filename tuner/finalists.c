@@ -90,14 +90,29 @@ static int agrees_with_plain(GpuEval *g, const Config *c, Diag *d)
     return vr.ok;
 }
 
-int tune_finalists_pick(GpuEval *g, const Space *space, const TuneFinalist *f, int n, Diag *d)
+/* Each finalist's fate on log (when given): f[w] "chosen", the others "final" with why[i]. */
+static void log_finalists(FILE *log, const TuneFinalist *f, int n, int w, const char *const *why)
+{
+    if (!log)
+        return;
+    for (int i = 0; i < n; i++)
+        tune_log_final(log, &f[i].config, f[i].ms, f[i].search_ms, i == w ? "chosen" : "final", why[i]);
+}
+
+int tune_finalists_pick(GpuEval *g, const Space *space, const TuneFinalist *f, int n, Diag *d, FILE *log)
 {
     Config plain = space_default(space);
+    const char *why[TUNE_FINALISTS + 1];
+    int w = -1;
     for (int i = 0; i < n; i++) {
-        if (f[i].ms < 0)
+        why[i] = f[i].ms < 0 ? "its longer timing failed" : w >= 0 ? "slower in the longer timing" : "";
+        if (w >= 0 || f[i].ms < 0)
             continue;
         if (!memcmp(&f[i].config, &plain, sizeof plain) || agrees_with_plain(g, &f[i].config, d))
-            return i; /* the plain kernel is the reference itself */
+            w = i; /* the plain kernel is the reference itself */
+        else
+            why[i] = "differs from the plain kernel on the full grid";
     }
-    return -1;
+    log_finalists(log, f, n, w, why);
+    return w;
 }

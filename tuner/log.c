@@ -49,6 +49,32 @@ void tune_log_line(FILE *f, const TuneSample *r)
     fprintf(f, ",\"elapsed_s\":%.3f}\n", r->elapsed_s);
 }
 
+/* A time of the search's end, or null. */
+static void ms_or_null(FILE *f, const char *key, double ms)
+{
+    char buf[40];
+    if (ms > 0)
+        exact_double(buf, sizeof buf, ms);
+    fprintf(f, ",\"%s\":%s", key, ms > 0 ? buf : "null");
+}
+
+void tune_log_final(FILE *f, const Config *c, double ms, double search_ms, const char *status,
+                    const char *reason)
+{
+    char cfg[512];
+    config_format(c, cfg, sizeof cfg);
+    fputs("{\"config\":", f);
+    tune_json_string(f, cfg);
+    ms_or_null(f, "ms", ms);
+    ms_or_null(f, "search_ms", search_ms);
+    fputs(",\"status\":", f);
+    tune_json_string(f, status);
+    fputs(",\"reason\":", f);
+    tune_json_string(f, reason);
+    fputs("}\n", f);
+    fflush(f);
+}
+
 /* Reads the JSON string at s (just after the opening quote) into out. Returns the position
  * after the closing quote, or NULL. */
 static const char *json_unescape(const char *s, char *out, int outlen)

@@ -89,12 +89,12 @@ static void say_guided(Tuning *t, char *text, int len)
 }
 
 /* The winner of the search's best few as the answer, stored unless the search was stopped. */
-static int choose(Tuning *t, GpuEval *g, const TuneHistory *h, int interrupted)
+static int choose(Tuning *t, GpuEval *g, const TuneHistory *h, int interrupted, FILE *log)
 {
     TuneFinalist f[TUNE_FINALISTS + 1];
     double plain_ms = -1;
     int n = tune_finalists_retime(g, h, t->rq->space, f, &plain_ms);
-    int w = tune_finalists_pick(g, t->rq->space, f, n, t->d);
+    int w = tune_finalists_pick(g, t->rq->space, f, n, t->d, log);
     if (w < 0)
         return tune_keep_untuned(t, "no fast variant passed the final comparison with the plain kernel");
     const char *gpu = gpu_eval_device(g)->name;
@@ -149,7 +149,7 @@ static int tune_on_gpu(Tuning *t, GpuEval *g)
                                 "database; run again to resume from the journal, Ctrl-C again to quit)");
         say_speed(t, g, &res);
         rc = s.h.nok == 0 ? tune_keep_untuned(t, "no variant compiled, verified and ran")
-                          : choose(t, g, &s.h, interrupted);
+                          : choose(t, g, &s.h, interrupted, s.log);
         tune_stop_disarm();
     }
     tune_record_close(&rec);

@@ -107,8 +107,9 @@ typedef struct {
 int tune_finalists_retime(GpuEval *g, const TuneHistory *h, const Space *space, TuneFinalist *f,
                           double *plain_ms);
 /* The first of f[0..n) that computes what the plain kernel computes on the full grid (the plain
- * kernel itself passes), each that does not said on d: its index, or -1. */
-int tune_finalists_pick(GpuEval *g, const Space *space, const TuneFinalist *f, int n, Diag *d);
+ * kernel itself passes), each that does not said on d: its index, or -1. With a log (--tune-log),
+ * a line for each finalist: the winner's status "chosen", the others' "final" and why. */
+int tune_finalists_pick(GpuEval *g, const Space *space, const TuneFinalist *f, int n, Diag *d, FILE *log);
 
 /* ---- replay_record.c: --tune-record ------------------------------------------------------ */
 

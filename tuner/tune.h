@@ -210,6 +210,12 @@ int tune_run(const TuneProblem *pb, TuneStrategy *st, const TuneEvaluator *ev, T
 /* One JSON line: {"config":"...","ms":1.234|null,"status":"ok"|"fail","reason":"...",
  * "elapsed_s":...}. */
 void tune_log_line(FILE *f, const TuneSample *r);
+/* A --tune-log line of the search's end (status "chosen", or "final" for a finalist not chosen,
+ * with the reason): {"config":...,"ms":...,"search_ms":...,"status":...,"reason":...}; ms, the
+ * longer re-timing (<= 0: it failed, null), search_ms the search's short one (<= 0: none, the
+ * plain kernel timed only at the end). No elapsed_s: the search's clock stopped before. */
+void tune_log_final(FILE *f, const Config *c, double ms, double search_ms, const char *status,
+                    const char *reason);
 /* Parses such a line (dims for config_parse). Returns 0, or -1 when it is not one. */
 int tune_log_parse(const char *line, int dims, TuneSample *r);
 

@@ -117,6 +117,15 @@ def helpers():
             {"ms": 1.0, "status": "ok", "elapsed_s": 9.0, "config": "c,tblock=4"}]
     check(benchlib.best_by(rows) == (1.0, "c,tblock=4", 9.0) and benchlib.best_by(rows, 3.0) == (1.5, "b", 3.0)
           and benchlib.best_by(rows, 0.5) == (None, None, None), "best_by")
+    with tempfile.TemporaryDirectory() as tmp:  # the search's end is not a variant
+        log = os.path.join(tmp, "t.jsonl")
+        with open(log, "w") as f:
+            f.write("\n".join(json.dumps(r) for r in rows) + "\n"
+                    '{"config":"b","ms":0.9,"search_ms":1.5,"status":"chosen","reason":""}\n'
+                    '{"config":"c","ms":1.2,"search_ms":1.0,"status":"final","reason":"slower"}\n')
+        t = benchlib.parse_tune_log(log)
+        check(t["variants"] == 4 and t["valid"] == 3 and t["best_ms"] == 1.0 and t["search_s"] == 9.0,
+              f"parse_tune_log skips the final lines {t}")
     med = benchlib.median_curve([[[1, 3.0], [4, 1.0]], [[2, 2.0]], [[5, 4.0]]])
     check(med == [[2, 3.0], [4, 2.0]], f"median_curve {med}")
     # An older results.json (one run per strategy, no "runs") still renders; GeST's verdict.

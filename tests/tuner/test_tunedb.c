@@ -210,11 +210,32 @@ static void test_log_lines(void)
     CHECK(tune_log_parse("", 3, &back) < 0);
 }
 
+/* The lines of the search's end: the re-timing and the search's time (null where absent), the
+ * fate and why; a reader of journal lines takes one as a failed sample, never as a time. */
+static void test_final_lines(void)
+{
+    Config c = config_default(3);
+    c.v[P_SB] = 16;
+    char buf[1024];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    tune_log_final(f, &c, 0.25, -1, "chosen", "");
+    tune_log_final(f, &c, -1, 0.5, "final", "its longer timing failed");
+    fclose(f);
+    char *second = strchr(buf, '\n') + 1;
+    second[-1] = '\0';
+    CHECK(strstr(buf, "\"ms\":0.25,\"search_ms\":null,\"status\":\"chosen\",\"reason\":\"\"}"));
+    CHECK(strstr(second, "\"ms\":null,\"search_ms\":0.5,\"status\":\"final\",\"reason\":\"its longer timing failed\"}"));
+    CHECK(!strchr(buf, '\t') && !strstr(buf, "elapsed_s"));
+    TuneSample back;
+    CHECK(tune_log_parse(buf, 3, &back) == 0 && !back.ok && back.ms < 0);
+}
+
 int main(void)
 {
     test_db();
     test_resume();
     test_log_lines();
+    test_final_lines();
     printf("tunedb: ok\n");
     return 0;
 }

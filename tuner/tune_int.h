@@ -77,7 +77,8 @@ int tune_priors_fused(const TuneProblem *pb, Config *out, int max);
  * crossed one with it (add_wrapped). GeST's dataset opens with them (gest.c); with --guide the
  * model never ranks them out (guide.c). */
 #define TUNE_SPREAD_MAX 3
-#define TUNE_STARTS_MAX (TUNE_MAX_FIRST + 16 + TUNE_SPREAD_MAX + 3)
+#define TUNE_CROSSED_MAX 3 /* add_crossed's row, and add_wrapped's two */
+#define TUNE_STARTS_MAX (TUNE_MAX_FIRST + 16 + TUNE_SPREAD_MAX + TUNE_CROSSED_MAX)
 int tune_starting_configs(const TuneProblem *pb, const Config *first, int nfirst, const TuneGuide *guide,
                           int want, Config *out);
 /* Every row of the priors table of dimension dims, whatever program or run it is for (candidates

@@ -16,6 +16,7 @@
 #include "../tuner/features_kernel.h"
 #include "../tuner/model.h"
 #include "../tuner/tune.h"
+#include "../util/outfile.h"
 #include "model_cmd.h"
 #include "model_program.h"
 
@@ -381,6 +382,27 @@ static int extract_db(Extract *x, const char *db, const char *const *programs, i
     return 0;
 }
 
+/* d's TSV into out, whole or not at all (util/outfile.h): an interrupted or failed write leaves
+ * what was there. 0, or 1 with the error said. */
+static int write_data(const ModelData *d, const char *out)
+{
+    char *text = NULL, why[512];
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int bad = !mem || model_data_write(mem, d) != 0;
+    if (mem && fclose(mem) != 0)
+        bad = 1;
+    OutFile file = {out, text, len};
+    if (bad)
+        snprintf(why, sizeof why, "cannot write '%s': out of memory", out);
+    if (bad || out_replace(&file, 1, why, sizeof why) != 0) {
+        diag_run_error(model_diag, "model: %s", why);
+        bad = 1;
+    }
+    free(text);
+    return bad;
+}
+
 int model_extract(const char *out, const char *const *src, int nsrc, const char *gpu_name, int compile,
                   const char *kernels, const char *db, const char *const *programs, int nprograms,
                   const char *const *inputs, int ninputs)
@@ -405,16 +427,8 @@ int model_extract(const char *out, const char *const *src, int nsrc, const char 
     }
     if (rc == 0 && db)
         rc = extract_db(&x, db, programs, nprograms, gpu_name);
-    if (rc == 0) {
-        FILE *f = fopen(out, "w");
-        if (!f || model_data_write(f, &d) != 0) {
-            diag_run_error(model_diag, "model: cannot write %s", out);
-            rc = 1;
-        }
-        if (f)
-            fclose(f);
+    if (rc == 0 && (rc = write_data(&d, out)) == 0)
         diag_run_info(model_diag, "model: %ld variants of %d programs written to %s (%ld skipped: no longer valid or not built)", x.added, d.ngroups, out, x.skipped);
-    }
     cache_close(&cache);
     model_data_free(&d);
     return rc ? 1 : 0;

@@ -61,6 +61,11 @@ with tempfile.TemporaryDirectory() as tmp:
     data200 = os.path.join(tmp, "data_h200.tsv")
     code, so, se = run("model", "extract", "--src", BENCH, "-o", data200, os.path.join(DATA, "replay_box3d4r_h200.tsv"))
     check("extract: an H200 recording", code == 0 and "variants of 1 programs" in se, se)
+    # a target that cannot be written: the error alone, no 'written to'
+    code, so, se = run("model", "extract", "--src", BENCH, "-o", os.path.join(tmp, "no", "such.tsv"),
+                       os.path.join(DATA, "replay_box3d4r_h200.tsv"))
+    check("extract: an unwritable target is an error", code == 1 and "cannot write" in se
+          and "written to" not in se, se)
     model_h100 = os.path.join(tmp, "model_h100.txt")
     code, so, se = run("model", "train", "--loo", "--trees", "20", "--train-gpu", "H100", "-o", model_h100, data,
                        data200)

@@ -26,6 +26,7 @@ typedef enum {
     P_SELECT,                 /* streaming temporal kernel: every point computed, then selected */
     P_HOLD,                   /* one GPU: fused steps that wrap or reflect run held (codegen/hold.c) */
     P_HWRAP,                  /* held fused steps wrap the extended grid instead of holding its faces */
+    P_ASYNC,                  /* retimed streaming: planes staged by asynchronous copies, two in flight */
     P_COUNT
 } ParamId;
 

@@ -244,6 +244,24 @@ KStmt *k_return(Kb *b) { return stmt(b, KS_RETURN); }
 KStmt *k_continue(Kb *b) { return stmt(b, KS_CONTINUE); }
 KStmt *k_break(Kb *b) { return stmt(b, KS_BREAK); }
 KStmt *k_barrier(Kb *b) { return stmt(b, KS_BARRIER); }
+KStmt *k_copy_commit(Kb *b) { return stmt(b, KS_COPY_COMMIT); }
+
+KStmt *k_copy_wait(Kb *b, int pending)
+{
+    KStmt *s = stmt(b, KS_COPY_WAIT);
+    s->extent = pending;
+    return s;
+}
+
+KStmt *k_copy(Kb *b, KExpr *dst, KExpr *src, KExpr *cond, const char *T)
+{
+    KStmt *s = stmt(b, KS_COPY);
+    s->lhs = dst;
+    s->rhs = src;
+    s->cond = cond;
+    s->type = T;
+    return s;
+}
 
 KStmt *k_comment(Kb *b, const char *text)
 {

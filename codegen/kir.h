@@ -68,6 +68,10 @@ typedef enum {
     KS_COMMENT,
     KS_EVAL,     /* rhs; evaluated for its effect ((void)x: x may go unused) */
     KS_BREAK,    /* out of the innermost loop */
+    KS_COPY,     /* lhs (a shared-memory element) = cond ? *rhs : 0, asynchronously where the GPU
+                    can (cp.async, sm_80 and later): complete after KS_COPY_COMMIT and KS_COPY_WAIT */
+    KS_COPY_COMMIT, /* the copies issued since the last commit form one group */
+    KS_COPY_WAIT,   /* this thread waits until at most `extent` groups are pending */
 } KStmtKind;
 
 typedef struct KStmt KStmt;
@@ -230,6 +234,12 @@ KExpr *k_shuffle(Kb *b, KShuffle kind, KExpr *value, KExpr *lane);
 KStmt *k_assign_add(Kb *b, KExpr *lhs, KExpr *rhs);
 /* `e;` */
 KStmt *k_eval(Kb *b, KExpr *e);
+
+/* ---- appended: asynchronous copies into shared memory (KS_COPY) ---- */
+/* dst = cond ? *src : 0, dst of type T (float or double), src a pointer to global memory. */
+KStmt *k_copy(Kb *b, KExpr *dst, KExpr *src, KExpr *cond, const char *T);
+KStmt *k_copy_commit(Kb *b);
+KStmt *k_copy_wait(Kb *b, int pending);
 
 /* The element type's C name: "float" or "double" (the one place it is spelled). */
 const char *k_elem_name(ElemType t);

@@ -284,9 +284,34 @@ static void for_stmt(StrBuf *out, const KStmt *s, int depth)
     body(out, &s->body, depth);
 }
 
+/* KS_COPY: cp.async of one element (4 or 8 bytes, zero-filled where cond is false: no byte is
+ * read), or on GPUs before sm_80 (and in the host pass) a plain copy. */
+static void copy_stmt(StrBuf *out, const KStmt *s, int depth)
+{
+    int bytes = strcmp(s->type, "double") == 0 ? 8 : 4;
+    sb_puts(out, "#if __CUDA_ARCH__ >= 800\n");
+    indent(out, depth);
+    sb_printf(out, "asm volatile(\"cp.async.ca.shared.global [%%0], [%%1], %d, %%2;\" :: \"r\"((unsigned)"
+              "__cvta_generic_to_shared(&", bytes);
+    kir_cuda_expr(out, s->lhs);
+    sb_puts(out, ")), \"l\"(");
+    kir_cuda_expr(out, s->rhs);
+    sb_puts(out, "), \"r\"((");
+    kir_cuda_expr(out, s->cond);
+    sb_printf(out, ") ? %d : 0) : \"memory\");\n#else\n", bytes);
+    indent(out, depth);
+    kir_cuda_expr(out, s->lhs);
+    sb_puts(out, " = (");
+    kir_cuda_expr(out, s->cond);
+    sb_puts(out, ") ? *(");
+    kir_cuda_expr(out, s->rhs);
+    sb_printf(out, ") : (%s)0;\n#endif\n", s->type);
+}
+
 static void stmt(StrBuf *out, const KStmt *s, int depth)
 {
-    indent(out, depth);
+    if (s->kind < KS_COPY) /* the copies open with a directive, at the line's start */
+        indent(out, depth);
     switch (s->kind) {
     case KS_DECL: decl(out, s); return;
     case KS_ASSIGN:
@@ -312,6 +337,17 @@ static void stmt(StrBuf *out, const KStmt *s, int depth)
         sb_puts(out, ";\n");
         return;
     case KS_BREAK: sb_puts(out, "break;\n"); return;
+    case KS_COPY: copy_stmt(out, s, depth); return;
+    case KS_COPY_COMMIT:
+        sb_puts(out, "#if __CUDA_ARCH__ >= 800\n");
+        indent(out, depth);
+        sb_puts(out, "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n#endif\n");
+        return;
+    case KS_COPY_WAIT:
+        sb_puts(out, "#if __CUDA_ARCH__ >= 800\n");
+        indent(out, depth);
+        sb_printf(out, "asm volatile(\"cp.async.wait_group %lld;\" ::: \"memory\");\n#endif\n", s->extent);
+        return;
     }
 }
 

@@ -55,6 +55,7 @@ typedef struct {
     int reg_mode;        /* every plane in registers, x neighbours by warp shuffles */
     int bm;              /* register mode and retiming: output rows per thread along ab (1 in 2D) */
     int retime;          /* retiming: see opt_stream_retime.c */
+    int async;           /* retiming: planes staged by cp.async into three slots, two in flight */
     int nsrc;
     StreamSrc src[STREAM_MAX_SRC];
     long smem_elems;     /* dynamic shared memory in elements */

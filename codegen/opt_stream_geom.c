@@ -97,6 +97,7 @@ static int stream_axes(const IrProgram *prog, const Config *c, StreamGeom *g, ch
     g->regq = c->v[P_REGQ];
     g->prefetch = c->v[P_PREFETCH] == 2;
     g->retime = c->v[P_RETIME] == 2;
+    g->async = g->retime && c->v[P_ASYNC] == 2;
     /* Register mode: streaming without smem=on (and without retime): the whole window in
      * registers, in-plane x neighbours by warp shuffles. It needs whole warps along x and an x
      * halo that the edge lanes of a warp can load (2hx <= 32). */
@@ -183,12 +184,13 @@ int cg_stream_geom(const IrProgram *prog, int stage, const Config *c, StreamGeom
         }
         record_read(g, &g->src[k], n);
     }
-    /* retiming: two slots (double buffer) of one plane per source; register mode: none; else
-     * each source's ring */
+    /* retiming: two slots (double buffer) of one plane per source, three with asynchronous
+     * copies (two planes in flight beside the one read); register mode: none; else each
+     * source's ring */
     long at = 0;
     for (int k = 0; k < g->nsrc; k++) {
         if (g->reg_mode || g->retime)
-            g->src[k].slots = g->retime ? 2 : 0;
+            g->src[k].slots = g->retime ? 2 + g->async : 0;
         else
             place_source(g, &g->src[k]);
         g->src[k].smem_offset = (int)at;

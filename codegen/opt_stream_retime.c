@@ -305,12 +305,12 @@ static KExpr *cell_load(StreamB *sb, KExpr *ok, int k, int c, int at)
 
 /* Source k's neighbourhood of the staged plane around the thread's rows, each value read once
  * and its terms added to the partial sums a<R - dp> of every row it feeds. */
-static void accumulate(StreamB *sb, KBlock *out, int k, const CgLinTerm *terms, int nterms)
+static void accumulate(StreamB *sb, KBlock *out, int k, KExpr *slot, const CgLinTerm *terms, int nterms)
 {
     Kb *b = sb->b;
     const StreamGeom *g = sb->g;
     KStmt *scope = k_scope(b);
-    KExpr *at = k_add(b, k_varf(b, "sm%d", k), k_mul(b, k_bin(b, KO_BAND, k_var(b, "t"), k_int(b, 1)), k_int(b, g->W * g->H)));
+    KExpr *at = k_add(b, k_varf(b, "sm%d", k), k_mul(b, slot, k_int(b, g->W * g->H)));
     k_push(b, &scope->body, k_decl(b, 0, stream_name(sb, "const %s *const", sb->ctx->T), "rd", k_add(b, at, k_var(b, "own_s"))));
     KExpr *rd = k_var(b, "rd");
     for (int dy = -g->hb; dy <= g->bm - 1 + g->hb; dy++)
@@ -353,17 +353,65 @@ static void retime_store(StreamB *sb, KBlock *out, KExpr *dst, KExpr *oidx, KExp
     sb->pt.kidx = NULL;
 }
 
-/* Plane t: staged into its slot (t & 1), one barrier, its terms added to the partial sums; the
- * oldest sum is complete, stored, and the sums rotate. */
-static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst, const CgLinTerm *terms,
-                         int nterms)
+/* The tile cells of plane `ahead` planes past bp<k> (t0 + ahead, valid while <= tlast, else
+ * zeros) copied asynchronously into slot `slot`, one group; with back > 0 the address stays on
+ * plane `ahead` - `back`, in the buffer, where the plane is beyond it. */
+static void async_issue(StreamB *sb, KBlock *out, int ahead, int back, KExpr *slot, int ncell)
 {
     Kb *b = sb->b;
     const StreamGeom *g = sb->g;
-    int PL = g->W * g->H, R = g->R;
-    KExpr *t = k_var(b, "t");
+    int PL = g->W * g->H;
+    KExpr *ok = k_let(b, out, "bool", "cok", k_bin(b, KO_LE, stream_add(sb, k_var(b, "t0"), ahead), k_var(b, "tlast")));
+    KExpr *at = back ? k_select(b, ok, k_int(b, ahead), k_int(b, ahead - back)) : k_int(b, ahead);
+    at = k_mul(b, at, k_var(b, "ps"));
     for (int k = 0; k < g->nsrc; k++) {
-        KExpr *at = k_add(b, k_varf(b, "sm%d", k), k_mul(b, k_bin(b, KO_BAND, t, k_int(b, 1)), k_int(b, PL)));
+        KExpr *wr = k_varf(b, "cw%d", k), *src = k_varf(b, "cs%d", k);
+        k_push(b, out, k_decl(b, 0, stream_name(sb, "%s *const", sb->ctx->T), wr->name,
+                              k_add(b, k_varf(b, "sm%d", k), k_mul(b, slot, k_int(b, PL)))));
+        k_push(b, out, k_decl(b, 0, stream_name(sb, "const %s *const", sb->ctx->T), src->name,
+                              k_add(b, k_varf(b, "bp%d", k), at)));
+        for (int c = 0; c < ncell; c++) {
+            KExpr *fs = k_varf(b, "fs%d", c);
+            KStmt *copy = k_copy(b, k_index(b, wr, fs), k_add(b, src, k_varf(b, "fg%d", c)),
+                                 k_and(b, ok, k_varf(b, "okf%d", c)), sb->ctx->T);
+            if ((c + 1) * g->tbx * g->tbb > PL) {
+                KStmt *in = k_if(b, k_bin(b, KO_LT, fs, k_int(b, PL)));
+                k_push(b, &in->body, copy);
+                copy = in;
+            }
+            k_push(b, out, copy);
+        }
+    }
+    k_push(b, out, k_copy_commit(b));
+}
+
+/* The slot of plane t: t & 1, or with asynchronous copies the rotating sl (0, 1, 2). */
+static KExpr *plane_slot(StreamB *sb)
+{
+    Kb *b = sb->b;
+    return sb->g->async ? k_var(b, "sl") : k_bin(b, KO_BAND, k_var(b, "t"), k_int(b, 1));
+}
+
+/* Plane t in its slot: written there from the registers h<k>_<c>_<u>, or with asynchronous copies
+ * waited for (the copies of plane t + 2 then issued into the slot that plane t - 1 used); one
+ * barrier. */
+static void retime_stage(StreamB *sb, KBlock *out, int u, int ncell)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    int PL = g->W * g->H;
+    if (g->async) {
+        k_push(b, out, k_copy_wait(b, 1));
+        k_push(b, out, k_barrier(b));
+        KExpr *sl = k_var(b, "sl");
+        KExpr *next = k_select(b, k_bin(b, KO_EQ, sl, k_int(b, 0)), k_int(b, 2), k_sub(b, sl, k_int(b, 1)));
+        KStmt *issue = k_scope(b);
+        async_issue(sb, &issue->body, u + 2, 2, next, ncell);
+        k_push(b, out, issue);
+        return;
+    }
+    for (int k = 0; k < g->nsrc; k++) {
+        KExpr *at = k_add(b, k_varf(b, "sm%d", k), k_mul(b, plane_slot(sb), k_int(b, PL)));
         KExpr *wr = k_varf(b, "wr%d", k);
         k_push(b, out, k_decl(b, 0, stream_name(sb, "%s *const", sb->ctx->T), wr->name, at));
         for (int c = 0; c < ncell; c++) {
@@ -374,8 +422,20 @@ static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst,
         }
     }
     k_push(b, out, k_barrier(b));
+}
+
+/* Plane t: staged in its slot, its terms added to the partial sums; the oldest sum is complete,
+ * stored, and the sums rotate (and with asynchronous copies the slot). */
+static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst, const CgLinTerm *terms,
+                         int nterms)
+{
+    Kb *b = sb->b;
+    const StreamGeom *g = sb->g;
+    int R = g->R;
+    KExpr *t = k_var(b, "t");
+    retime_stage(sb, out, u, ncell);
     for (int k = 0; k < g->nsrc; k++)
-        accumulate(sb, out, k, terms, nterms);
+        accumulate(sb, out, k, plane_slot(sb), terms, nterms);
     for (int o = 0; o < g->bm; o++) {
         KExpr *ok = k_and(b, k_bin(b, KO_GE, t, stream_add(sb, k_var(b, "z0"), R)), k_var(b, "inside"));
         if (g->bm > 1)
@@ -392,6 +452,26 @@ static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst,
             k_push(b, out, k_assign(b, partial(sb, j, o), partial(sb, j + 1, o)));
         k_push(b, out, k_assign(b, partial(sb, 2 * R, o), stream_zero(sb)));
     }
+    if (g->async) {
+        KExpr *sl = k_var(b, "sl");
+        k_push(b, out, k_assign(b, sl, k_select(b, k_bin(b, KO_EQ, sl, k_int(b, 2)), k_int(b, 0), stream_add(sb, sl, 1))));
+    }
+}
+
+/* Asynchronous copies: the first two planes into slots 0 and 1 (t0 = z0 - R here), and sl, the
+ * slot of plane t. */
+static void async_prologue(StreamB *sb, KBlock *out, int ncell)
+{
+    Kb *b = sb->b;
+    KStmt *first = k_scope(b);
+    k_let(b, &first->body, "int", "t0", stream_sub(sb, k_var(b, "z0"), sb->g->R));
+    for (int p = 0; p < 2; p++) {
+        KStmt *plane = k_scope(b);
+        async_issue(sb, &plane->body, p, 0, k_int(b, p), ncell);
+        k_push(b, &first->body, plane);
+    }
+    k_push(b, out, first);
+    k_push(b, out, k_decl(b, 0, "int", "sl", k_int(b, 0)));
 }
 
 /* Loads of a group of uf planes together (with prefetch: the next group's, carried). */
@@ -402,6 +482,9 @@ static void retime_loop(StreamB *sb, KBlock *out, int ncell, KExpr *dst, const C
     const char *T = sb->ctx->T;
     int uf = g->uf, R = g->R;
     KExpr *z0 = k_var(b, "z0"), *t0 = k_var(b, "t0"), *tlast = k_var(b, "tlast");
+    if (g->async) {
+        async_prologue(sb, out, ncell);
+    }
     for (int u = 0; g->prefetch && u < uf; u++)
         for (int k = 0; k < g->nsrc; k++)
             for (int c = 0; c < ncell; c++) {
@@ -411,7 +494,7 @@ static void retime_loop(StreamB *sb, KBlock *out, int ncell, KExpr *dst, const C
     KStmt *loop = k_for(b, "t0", stream_sub(sb, z0, R), tlast, k_int(b, uf), 0);
     loop->inclusive = 1;
     int ahead = g->prefetch ? uf : 0;
-    for (int u = 0; u < uf; u++)
+    for (int u = 0; !g->async && u < uf; u++)
         for (int k = 0; k < g->nsrc; k++)
             for (int c = 0; c < ncell; c++) {
                 KExpr *ok = k_bin(b, KO_LE, stream_add(sb, t0, ahead + u), tlast);
@@ -431,6 +514,8 @@ static void retime_loop(StreamB *sb, KBlock *out, int ncell, KExpr *dst, const C
     for (int k = 0; k < g->nsrc; k++)
         k_push(b, &loop->body, k_assign_add(b, k_varf(b, "bp%d", k), k_mul(b, k_int(b, uf), k_var(b, "ps"))));
     k_push(b, out, loop);
+    if (g->async)
+        k_push(b, out, k_copy_wait(b, 0));
 }
 
 KKernel *cg_build_stream_retime(CgCtx *ctx, int stage, const char *name, const CgArgs *args,
@@ -454,7 +539,8 @@ KKernel *cg_build_stream_retime(CgCtx *ctx, int stage, const char *name, const C
     k->comment = arena_printf(ctx->arena, "stage %d: 2.5D streaming along %c with retiming, %d planes per block: each "
                               "plane staged once, its terms added to %d partial sums, %s%s", stage,
                               stream_axis_letter(g->sd), g->sb, 2 * g->R + 1,
-                              g->prefetch ? "next planes prefetched" : "no prefetch",
+                              g->async ? "two planes ahead copied asynchronously"
+                              : g->prefetch ? "next planes prefetched" : "no prefetch",
                               g->bm > 1 ? arena_printf(ctx->arena, ", %d rows along %c per thread", g->bm,
                                                        stream_axis_letter(g->ab)) : "");
     stream_smem(sb, &k->body, name, 1);

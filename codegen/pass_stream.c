@@ -60,8 +60,8 @@ static int c_stream_only(const Space *s, const Config *c, char *why, int whylen)
     (void)s;
     if (streaming(c))
         return 1;
-    static const ParamId only[] = {P_SD, P_SB, P_REGQ, P_PREFETCH, P_RETIME};
-    for (int i = 0; i < 5; i++)
+    static const ParamId only[] = {P_SD, P_SB, P_REGQ, P_PREFETCH, P_RETIME, P_ASYNC};
+    for (int i = 0; i < 6; i++)
         if (c->v[only[i]] != 1) {
             char item[48];
             config_item(c, only[i], item, sizeof item);
@@ -178,6 +178,13 @@ static int c_stream_modes(const Space *s, const Config *c, char *why, int whylen
     int sd = sd_of(s, c);
     int ab = dims_of(s) == 3 ? 3 - sd : -1;
     int bm = ab > 0 ? c->v[P_BMX + ab] : 1;
+    if (c->v[P_ASYNC] == 2 && (c->v[P_RETIME] != 2 || c->v[P_PREFETCH] == 2)) {
+        snprintf(why, (size_t)whylen, "async=on %s", c->v[P_RETIME] != 2
+                 ? "without retime: only the retimed kernel stages its planes by asynchronous copies"
+                 : "with prefetch=on: the asynchronous copies are the prefetch (two planes ahead, "
+                   "in shared memory); prefetch=off");
+        return 0;
+    }
     if (c->v[P_RETIME] == 2) {
         if (c->v[P_REGQ] != 1 || c->v[P_SMEM] != 1) {
             snprintf(why, (size_t)whylen, "%s with retime: a retimed kernel reads each plane once "
@@ -229,14 +236,15 @@ static int c_retime_same_bits(const Space *s, const Config *c, char *why, int wh
 }
 
 static const SpaceConstraint stream_constraints[] = {
-    {"stream-only", c_stream_only, "sb, regq, prefetch and retime shape the streaming kernel only"},
+    {"stream-only", c_stream_only, "sb, regq, prefetch, retime and async shape the streaming kernel only"},
     {"stream-tb", c_stream_block, "a streaming block has one thread along the streaming axis"},
     {"stream-sb", c_stream_sb, "a streaming block walks at least 8 planes, uf <= sb, sb within "
      "the axis"},
     {"stream-excl", c_stream_others, "cmem, cyclic merging, block merging other "
      "than along the other in-plane axis, and in-plane unrolling are not combined with streaming"},
-    {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/smem; bm "
-     "along the other in-plane axis needs register mode (smem off) or retime"},
+    {"stream-modes", c_stream_modes, "retime needs weighted-sum stages and no regq/smem; async "
+     "needs retime and prefetch off; bm along the other in-plane axis needs register mode (smem "
+     "off) or retime"},
     {"retime-same-bits", c_retime_same_bits, "retime stays off with --same-bits (a retimed "
      "kernel adds a point's terms in another order)"},
     {"stream-regs", c_stream_regs, "register mode holds at most 160 queued values per thread"},
@@ -269,6 +277,10 @@ static const CgParam params[] = {
     {.key = "prefetch", .kind = PK_BOOL, .first = P_PREFETCH, .pos = 11, .dims = 2,
      .values = onoff, .nvalues = 2, .doc_values = "on/off",
      .doc = "load the next plane while computing this one (streaming only)"},
+    {.key = "async", .kind = PK_BOOL, .first = P_ASYNC, .pos = 18, .dims = 2,
+     .values = onoff, .nvalues = 2, .doc_values = "on/off",
+     .doc = "retimed streaming: each plane is staged by asynchronous copies (cp.async) into a "
+            "ring of three slots, two planes in flight, instead of through registers"},
     {.key = "regq", .kind = PK_NUMBER, .first = P_REGQ, .pos = 13, .dims = 2,
      .values_of = regq_values, .doc_values = "positive integer",
      .doc = "streaming with smem=on: 1 + how many of the 2R+1 streamed planes have their centre "

@@ -30,7 +30,7 @@ static int refuse(const Config *c, ParamId id, char *why, int whylen)
 {
     char item[48];
     config_item(c, id, item, sizeof item);
-    if (streaming(c) && (id == P_REGQ || id == P_PREFETCH))
+    if (streaming(c) && (id == P_REGQ || id == P_PREFETCH || id == P_ASYNC))
         snprintf(why, (size_t)whylen, "tblock=%d with %s: the streaming temporal kernel always keeps "
                  "the own column in registers and the in-plane tile in shared memory, and always "
                  "loads one plane ahead", c->v[P_TB], item);

@@ -80,7 +80,8 @@ static void config_features(const Config *c, double *f)
     f[FEAT_c_stream] = on(c, P_STREAM);
     f[FEAT_c_sd] = on(c, P_SD);
     f[FEAT_c_retime] = on(c, P_RETIME);
-    f[FEAT_c_prefetch] = on(c, P_PREFETCH);
+    /* planes loaded ahead: 1 through registers, 2 by asynchronous copies */
+    f[FEAT_c_prefetch] = c->v[P_ASYNC] == 2 ? 2 : on(c, P_PREFETCH);
     f[FEAT_c_regq] = c->v[P_REGQ] - 1;
     f[FEAT_c_hcol] = on(c, P_HCOL);
     f[FEAT_c_select] = on(c, P_SELECT);

@@ -100,7 +100,7 @@ int main(void)
     bad("foo=1", "'foo'");
     /* the known keys come from the table: all of them, in config_format's order */
     bad("foo=1", "(known: tb smem cmem stream sb uf cm bm vec hcol retime prefetch tblock regq "
-                 "maxreg select hold hwrap)");
+                 "maxreg select hold hwrap async)");
     bad("stream=x", "expected 'off', 'y' or 'z'");
     bad("vect=2", "unknown key; did you mean 'vec'?");
     bad("prefech=on", "did you mean 'prefetch'?");

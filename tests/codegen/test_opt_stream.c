@@ -329,6 +329,42 @@ static void retime_rows(Arena *a, IrProgram *box3d)
     assert(g.bm == 4 && g.H == 2 * 4 + 2 * g.hb && g.smem_elems == 2L * g.W * g.H);
 }
 
+/* Retiming with asynchronous copies (async=on): three slots a source; the loop waits for plane
+ * t, passes one barrier, then copies plane t + 2 (a group, committed) and reads plane t from
+ * the rotating slot sl; no plane passes through registers; the copies are cp.async of the
+ * element's size, with a plain copy before sm_80. */
+static void retime_async(Arena *a, IrProgram *box3d)
+{
+    const char *cfg = "tb=32x2x1,stream=z,sb=32,retime=on,bm=1x4x1,async=on";
+    const KKernel *k = kernel(a, box3d, cfg);
+    Config c;
+    StreamGeom g;
+    char why[256];
+    assert(config_parse(cfg, 3, &c, why, sizeof why) == 0);
+    assert(cg_stream_geom(box3d, 0, &c, &g, why, sizeof why) == 0);
+    assert(g.async && g.src[0].slots == 3 && g.smem_elems == 3L * g.W * g.H);
+    int cells = (g.W * g.H + 63) / 64;
+    const KStmt *loop = find(&k->body, KS_FOR, "t0");
+    assert(loop && kir_count_stmts(&loop->body, KS_BARRIER) == 1);
+    assert(kir_count_stmts(&loop->body, KS_COPY) == cells && kir_count_stmts(&loop->body, KS_COPY_COMMIT) == 1);
+    const KStmt *wait = kir_find_stmt(&loop->body, KS_COPY_WAIT, 0);
+    assert(wait && wait->extent == 1 && kir_count_stmts(&loop->body, KS_COPY_WAIT) == 1);
+    /* the first two planes before the loop, and every copy waited for at the end */
+    assert(kir_count_stmts(&k->body, KS_COPY) == 3 * cells && kir_count_stmts(&k->body, KS_COPY_WAIT) == 2);
+    assert(kir_find_stmt(&k->body, KS_COPY_WAIT, 1)->extent == 0);
+    assert(!find(&k->body, KS_DECL, "h0_0_0") && !find(&k->body, KS_DECL, "h0_0_0n"));
+    assert(declares(a, &k->body, "sl", "0") && assigns(a, &loop->body, "sl", "sl == 2 ? 0 : sl + 1"));
+    assert(kir_count_index(&loop->body, "rd") == (4 + 2 * box3d->halo[1]) * (2 * box3d->halo[0] + 1));
+    const char *src = source(a, box3d, cfg);
+    assert(strstr(src, "cp.async.ca.shared.global [%0], [%1], 8, %2;") && strstr(src, "cp.async.wait_group 1;"));
+    assert(strstr(src, "#if __CUDA_ARCH__ >= 800\n") && strstr(src, "#else\n") && strstr(src, "two planes ahead copied asynchronously"));
+    differs(a, box3d, "tb=32x2x1,stream=z,sb=32,retime=on,bm=1x4x1", cfg);
+    refused(a, box3d, "tb=32x4x1,stream=z,sb=32,async=on", "without retime");
+    refused(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on,prefetch=on,async=on", "prefetch=off");
+    refused(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on,async=on,tblock=2", "async=on");
+    refused(a, box3d, "async=on", "streaming only");
+}
+
 /* A radius of 20 along z, the axis beside a stream along y: a thread's rows (bm + 2 x 20) would
  * index past StreamSrc's per-row arrays (fuzz_parse found it, 2026-11-27); refused with a reason,
  * while streaming along z is refused for the radius along the stream. */
@@ -419,6 +455,7 @@ int main(void)
     refused(a, box3d, "tb=32x4x1,stream=z,sb=32,retime=on,smem=on", "retime");
     retime(a, box3d);
     retime_rows(a, box3d);
+    retime_async(a, box3d);
     param_weights(a);
     config_parse("tb=32x4x1,stream=z,sb=32,retime=on", 3, &c, why, sizeof why);
     assert(cg_stream_geom(box3d, 0, &c, &g, why, sizeof why) == 0);

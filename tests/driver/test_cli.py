@@ -121,7 +121,7 @@ with tempfile.TemporaryDirectory() as tmp:
             ("a value not in the space", [HEAT, "--config", "tb=2048x1x1"],
              "2048 along x is not one of its values (1 2 4 8 16 32 64 128 256 512 1024)"),
             ("an unknown key", [HEAT, "--config", "vect=2"],
-             "(known: tb smem cmem stream sb uf cm bm vec hcol retime prefetch tblock regq maxreg select hold hwrap)")]:
+             "(known: tb smem cmem stream sb uf cm bm vec hcol retime prefetch tblock regq maxreg select hold hwrap async)")]:
         code, so, se = expect("--config: " + name, args + ["-o", os.path.join(tmp, "x.cu")], 2,
                               err=words)
         check("--config names no internal id: " + name, " sd" not in se and "tbx" not in se, se)

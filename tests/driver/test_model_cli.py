@@ -42,6 +42,15 @@ with tempfile.TemporaryDirectory() as tmp:
                        "tb=128x1x1,stream=y,sb=256,tblock=16,bm=2x1x1,select=on", "--gpu", "H100")
     check("features: select and hold", code == 0 and "c_select             1" in so
           and "c_hold               0" in so and "c_tblock             4" in so, so + se)
+    # async: planes ahead 2 (prefetch 1), its third slot in the shared memory
+    cfg = "tb=256x1x1,stream=z,sb=128,bm=1x8x1,retime=on"
+    feats = []
+    for extra in (",prefetch=on", ",async=on"):
+        code, so, se = run("model", "features", os.path.join(BENCH, "box3d1r.st"), "--config", cfg + extra,
+                           "--grid", "512x512x512", "--gpu", "H200")
+        feats.append(so)
+    check("features: async", "c_prefetch           1" in feats[0] and "c_prefetch           2" in feats[1]
+          and "l_smem_kib           20.1562" in feats[0] and "l_smem_kib           30.2344" in feats[1], "".join(feats))
 
     code, so, se = run("model", "extract", "--src", BENCH, "-o", data, *recs)
     check("extract: three recordings", code == 0 and "variants of 3 programs" in se, se)

@@ -31,7 +31,7 @@ build() {
       -I. -I"$mpi_inc" -o run "$OLDPWD/tests/dist/dist_check.cu" "$3.cu" -L"$mpi_lib" -lmpi -lnccl )
 }
 build s3 examples/bench/star3d1r.st star3d1r "tb=32x8x1,cmem=on,uf=8x1x1,cm=8x1x4,hcol=on,maxreg=128" &
-build b3 examples/bench/box3d1r.st box3d1r "tb=256x1x1,stream=z,sb=128,bm=1x8x1,retime=on,prefetch=on,maxreg=128" &
+build b3 examples/bench/box3d1r.st box3d1r "tb=256x1x1,stream=z,sb=128,bm=1x8x1,retime=on,async=on" &
 build b3t examples/bench/box3d1r.st box3d1r "tb=32x16x1,stream=z,sb=128,retime=on,tblock=2,bm=1x2x1" &
 build s2 examples/bench/star2d1r.st star2d1r "tb=512x1x1,smem=on,stream=y,sb=8,uf=1x8x1,maxreg=32" &
 build s2t examples/bench/star2d1r.st star2d1r "tb=256x1x1,stream=y,sb=256,tblock=12,maxreg=128" &

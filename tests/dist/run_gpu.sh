@@ -98,6 +98,8 @@ s3=examples/bench/star3d1r.st
   prog b3tc2 examples/bench/box3d1r.st box3d1r float "tb=32x16x1,stream=z,sb=128,tblock=2,retime=on,bm=1x2x1" 37 33 29 8 &
   # several rows a thread in the retimed one-step kernel (box3d1r's one-step prior, smaller)
   prog b3r examples/bench/box3d1r.st box3d1r float "tb=32x2x1,stream=z,sb=16,retime=on,bm=1x4x1,prefetch=on" 37 33 29 7 &
+  # the same with the planes copied asynchronously (async=on, box3d1r's one-step prior)
+  prog b3ra examples/bench/box3d1r.st box3d1r float "tb=32x2x1,stream=z,sb=16,retime=on,bm=1x4x1,async=on" 37 33 29 7 &
   prog heat examples/heat.st heat float "" 37 33 29 6 &
   prog heatd examples/heat.st heat double "tb=32x32x1,stream=z,sb=128,tblock=3" 37 33 29 6 &
   prog wave examples/wave2d.st wave2d float "" 67 61 1 9 &
@@ -199,6 +201,7 @@ run s3tc4b 2 1 1 2 7 3; run s3tc4b 4 2 2 1 7 3; run s3tc4b 4 1 2 2 7 6; run s3tc
 run s3tc4s 2 1 1 2 7 3; run s3tc4s 4 2 2 1 7 3; run s3tc4s 4 1 2 2 7 6; run s3tc4s 4 1 1 4 7 3
 run b3tc2 2 1 2 1 8 2; run b3tc2 4 2 2 1 8 2; run b3tc2 4 1 1 4 8 4
 run b3r 2 1 2 1 7 1; run b3r 4 1 2 2 7 2; run b3r 4 2 2 1 7 1; run b3r 4 1 1 4 7 3
+run b3ra 2 1 2 1 7 1; run b3ra 2 1 1 2 7 2; run b3ra 4 1 2 2 7 2; run b3ra 4 2 2 1 7 1; run b3ra 4 1 1 4 7 3
 run heat 4 2 2 1 6 1; run heatd 4 1 2 2 6 3
 run wave 2 2 1 1 9 1; run wave 2 1 2 1 9 2; run wave 4 2 2 1 9 1; run wave 4 4 1 1 9 3; run wave 4 1 4 1 9 2
 run gs 2 2 1 1 9 1; run gs 2 1 2 1 9 3; run gs 4 2 2 1 9 1; run gs 4 2 2 1 9 3; run gs 4 4 1 1 9 2; run gs 4 1 4 1 9 1

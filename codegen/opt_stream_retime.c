@@ -11,7 +11,11 @@
  * tile grows to tbb*bm rows, and each of the (bm+2R_ab) x (2R_x+1) values around the thread's
  * rows is read once from the staged plane and added to every row's partial sums that need it
  * (a<j>_<o> for row o), so a 3x3x3 box reads 6 values per point with two rows, 4.5 with four,
- * instead of 9. */
+ * instead of 9.
+ *
+ * With async (async=on) no plane passes through registers: each thread copies its tile cells of
+ * plane t + 2 into a third slot by asynchronous copies (KS_COPY), issued after plane t's barrier
+ * into the slot plane t - 1 used, so two planes are in flight while one is read. */
 #include "opt_stream_build.h"
 
 #include <math.h>
@@ -482,9 +486,8 @@ static void retime_loop(StreamB *sb, KBlock *out, int ncell, KExpr *dst, const C
     const char *T = sb->ctx->T;
     int uf = g->uf, R = g->R;
     KExpr *z0 = k_var(b, "z0"), *t0 = k_var(b, "t0"), *tlast = k_var(b, "tlast");
-    if (g->async) {
+    if (g->async)
         async_prologue(sb, out, ncell);
-    }
     for (int u = 0; g->prefetch && u < uf; u++)
         for (int k = 0; k < g->nsrc; k++)
             for (int c = 0; c < ncell; c++) {

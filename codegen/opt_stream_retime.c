@@ -458,7 +458,8 @@ static void retime_plane(StreamB *sb, KBlock *out, int u, int ncell, KExpr *dst,
     }
     if (g->async) {
         KExpr *sl = k_var(b, "sl");
-        k_push(b, out, k_assign(b, sl, k_select(b, k_bin(b, KO_EQ, sl, k_int(b, 2)), k_int(b, 0), stream_add(sb, sl, 1))));
+        KExpr *next = k_select(b, k_bin(b, KO_EQ, sl, k_int(b, 2)), k_int(b, 0), stream_add(sb, sl, 1));
+        k_push(b, out, k_assign(b, sl, next));
     }
 }
 

@@ -55,7 +55,8 @@ static const char *const configs[] = {
     "tb=32x1x2,stream=y,sb=16,retime=on,bm=1x1x4",
     /* planes copied asynchronously: rows, groups of two planes (a partial last group), along y */
     "tb=32x2x1,stream=z,sb=16,retime=on,bm=1x4x1,async=on", "tb=64x1x1,stream=y,sb=16,retime=on,uf=1x2x1,async=on",
-    "tb=16x4x1,stream=z,sb=8,retime=on,bm=1x2x1,uf=1x1x2,async=on", "tb=32x1x2,stream=y,sb=16,retime=on,bm=1x1x4,async=on",
+    "tb=16x4x1,stream=z,sb=8,retime=on,bm=1x2x1,uf=1x1x2,async=on",
+    "tb=32x1x2,stream=y,sb=16,retime=on,bm=1x1x4,async=on",
     "tb=32x1x4,stream=y,sb=16,retime=on", "tb=128x1x1,stream=y,sb=32,smem=on,prefetch=on,uf=1x2x1",
     "tb=32x8x1,stream=z,sb=32,smem=on,regq=2,prefetch=on", "tb=64x1x1,stream=y,sb=16,smem=on,regq=3",
     /* several columns per thread (3D, every boundary): tiles of 16x16 to 32x64 on the 37x33x29

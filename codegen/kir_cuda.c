@@ -308,9 +308,18 @@ static void copy_stmt(StrBuf *out, const KStmt *s, int depth)
     sb_printf(out, ") : (%s)0;\n#endif\n", s->type);
 }
 
+/* An asm statement for sm_80 and later (nothing before); opens with a directive at the line's start. */
+static void sm80_asm(StrBuf *out, int depth, const char *text)
+{
+    sb_puts(out, "#if __CUDA_ARCH__ >= 800\n");
+    indent(out, depth);
+    sb_printf(out, "asm volatile(\"%s;\" ::: \"memory\");\n#endif\n", text);
+}
+
 static void stmt(StrBuf *out, const KStmt *s, int depth)
 {
-    if (s->kind < KS_COPY) /* the copies open with a directive, at the line's start */
+    int directive = s->kind == KS_COPY || s->kind == KS_COPY_COMMIT || s->kind == KS_COPY_WAIT;
+    if (!directive) /* the copies open with a directive, at the line's start */
         indent(out, depth);
     switch (s->kind) {
     case KS_DECL: decl(out, s); return;
@@ -338,16 +347,13 @@ static void stmt(StrBuf *out, const KStmt *s, int depth)
         return;
     case KS_BREAK: sb_puts(out, "break;\n"); return;
     case KS_COPY: copy_stmt(out, s, depth); return;
-    case KS_COPY_COMMIT:
-        sb_puts(out, "#if __CUDA_ARCH__ >= 800\n");
-        indent(out, depth);
-        sb_puts(out, "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n#endif\n");
+    case KS_COPY_COMMIT: sm80_asm(out, depth, "cp.async.commit_group"); return;
+    case KS_COPY_WAIT: {
+        char text[48];
+        snprintf(text, sizeof text, "cp.async.wait_group %lld", s->extent);
+        sm80_asm(out, depth, text);
         return;
-    case KS_COPY_WAIT:
-        sb_puts(out, "#if __CUDA_ARCH__ >= 800\n");
-        indent(out, depth);
-        sb_printf(out, "asm volatile(\"cp.async.wait_group %lld;\" ::: \"memory\");\n#endif\n", s->extent);
-        return;
+    }
     }
 }
 

@@ -32,45 +32,47 @@ static void exact_double(char *buf, size_t len, double v)
         snprintf(buf, len, "%.17g", v);
 }
 
-void tune_log_line(FILE *f, const TuneSample *r)
-{
-    char cfg[512];
-    config_format(&r->config, cfg, sizeof cfg);
-    fputs("{\"config\":", f);
-    tune_json_string(f, cfg);
-    if (r->ok) {
-        char ms[40];
-        exact_double(ms, sizeof ms, r->ms);
-        fprintf(f, ",\"ms\":%s,\"status\":\"ok\",\"reason\":\"\"", ms);
-    } else {
-        fputs(",\"ms\":null,\"status\":\"fail\",\"reason\":", f);
-        tune_json_string(f, r->why);
-    }
-    fprintf(f, ",\"elapsed_s\":%.3f}\n", r->elapsed_s);
-}
-
-/* A time of the search's end, or null. */
-static void ms_or_null(FILE *f, const char *key, double ms)
-{
-    char buf[40];
-    if (ms > 0)
-        exact_double(buf, sizeof buf, ms);
-    fprintf(f, ",\"%s\":%s", key, ms > 0 ? buf : "null");
-}
-
-void tune_log_final(FILE *f, const Config *c, double ms, double search_ms, const char *status,
-                    const char *reason)
+/* The fields every line shares: {"config":"..." */
+static void line_open(FILE *f, const Config *c)
 {
     char cfg[512];
     config_format(c, cfg, sizeof cfg);
     fputs("{\"config\":", f);
     tune_json_string(f, cfg);
-    ms_or_null(f, "ms", ms);
-    ms_or_null(f, "search_ms", search_ms);
+}
+
+/* ,"key":ms exactly, or null where there is none */
+static void ms_or_null(FILE *f, const char *key, int have, double ms)
+{
+    char buf[40];
+    if (have)
+        exact_double(buf, sizeof buf, ms);
+    fprintf(f, ",\"%s\":%s", key, have ? buf : "null");
+}
+
+static void status_reason(FILE *f, const char *status, const char *reason)
+{
     fputs(",\"status\":", f);
     tune_json_string(f, status);
     fputs(",\"reason\":", f);
     tune_json_string(f, reason);
+}
+
+void tune_log_line(FILE *f, const TuneSample *r)
+{
+    line_open(f, &r->config);
+    ms_or_null(f, "ms", r->ok, r->ms);
+    status_reason(f, r->ok ? "ok" : "fail", r->ok ? "" : r->why);
+    fprintf(f, ",\"elapsed_s\":%.3f}\n", r->elapsed_s);
+}
+
+void tune_log_final(FILE *f, const Config *c, double ms, double search_ms, const char *status,
+                    const char *reason)
+{
+    line_open(f, c);
+    ms_or_null(f, "ms", ms > 0, ms);
+    ms_or_null(f, "search_ms", search_ms > 0, search_ms);
+    status_reason(f, status, reason);
     fputs("}\n", f);
     fflush(f);
 }
